@@ -1,0 +1,25 @@
+"""hlojit: trace Python array functions into StableHLO, JIT-compile them with IREE, run them fast.
+
+    import hlojit as hj
+    from hlojit import ops
+
+    @hj.jit
+    def f(x):
+        return ops.relu(2 * x + 1)
+"""
+from . import errors
+from .backends import Array
+from .errors import (BackendError, CompileError, DTypeError, HlojitError, ShapeError, SignatureError,
+                     TracingError)
+from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
+from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
+                              uint16, uint32, uint64)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array", "BackendError", "CacheInfo", "CompileError", "DTypeError", "Exec", "HlojitError", "Lowered",
+    "RecompileWarning", "ShapeError", "SignatureError", "Tensor", "TracingError", "dtypes", "errors", "jit",
+    "ops", "promotion", "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "uint32", "uint64",
+]

@@ -1,0 +1,85 @@
+"""`hj.Array`: a result of a compiled function.
+
+It holds either an IREE buffer view (device-resident; on the CPU `np.asarray` maps it without a copy) or,
+for the reference backend, a numpy array. Passed back into a compiled function on the same kind of
+device, the buffer is used as it is, not copied.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class Array:
+    __slots__ = ("buffer_view", "shape", "dtype", "driver", "_host", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, buffer_view, shape: tuple, dtype: np.dtype, driver: str | None = None,
+                 host: np.ndarray | None = None):
+        self.buffer_view = buffer_view   # iree.runtime.HalBufferView, or None for host arrays
+        self.shape = shape
+        self.dtype = dtype
+        self.driver = driver             # the IREE driver whose device holds buffer_view
+        self._host = host
+
+    @classmethod
+    def from_numpy(cls, array: np.ndarray) -> "Array":
+        return cls(None, array.shape, array.dtype, None, array)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def numpy(self) -> np.ndarray:
+        """The values as a read-only numpy array; on the CPU a view of the device buffer (no copy)."""
+        if self._host is None:
+            mapped = self.buffer_view.map().asarray(self.shape, self.dtype)
+            mapped.flags.writeable = False
+            self._host = mapped
+        return self._host
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        if dtype is not None and np.dtype(dtype) != array.dtype:
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
+    def block_until_ready(self) -> "Array":
+        """Calls are synchronous today, so the values are ready; kept for JAX-style code."""
+        return self
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def item(self):
+        return self.numpy().item()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __getitem__(self, index):
+        return self.numpy()[index]
+
+    def __iter__(self):
+        return iter(self.numpy())
+
+    def __float__(self):
+        return float(self.numpy())
+
+    def __int__(self):
+        return int(self.numpy())
+
+    def __bool__(self):
+        return bool(self.numpy())
+
+    def __index__(self):
+        return self.numpy().__index__()
+
+    def __repr__(self):
+        body = np.array2string(self.numpy(), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype})"

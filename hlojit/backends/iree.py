@@ -1,0 +1,161 @@
+"""Running vmfbs with the IREE runtime: devices, loaded executables and the call fast path.
+
+Devices live in one process-wide registry (a device dropped before the modules that ran on it
+segfaults at exit). On the CPU each executable picks its driver by the work it does: `local-sync` runs
+inline (p50 3-4 us per call, steady) and wins for small functions; `local-task` uses every core and is
+~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs (../shared/IREE_NOTES.md).
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+import numpy as np
+import iree.runtime as rt
+
+from ..errors import BackendError
+from ..pipeline import Program, Target, compile_program
+from .array import Array
+
+_INSTANCE = None
+_DEVICES: dict[str, object] = {}
+_HAL_MODULES: dict[str, object] = {}
+_REGISTRY_LOCK = threading.Lock()
+
+_LOCAL_DRIVERS = frozenset({"local-sync", "local-task"})
+
+# Below this many elements touched (summed over all op results) a CPU function runs on local-sync.
+SMALL_WORK = 1 << 17
+
+_ELEMENT_TYPES = {
+    np.dtype(np.bool_): rt.HalElementType.BOOL_8,
+    np.dtype(np.int8): rt.HalElementType.SINT_8, np.dtype(np.int16): rt.HalElementType.SINT_16,
+    np.dtype(np.int32): rt.HalElementType.SINT_32, np.dtype(np.int64): rt.HalElementType.SINT_64,
+    np.dtype(np.uint8): rt.HalElementType.UINT_8, np.dtype(np.uint16): rt.HalElementType.UINT_16,
+    np.dtype(np.uint32): rt.HalElementType.UINT_32, np.dtype(np.uint64): rt.HalElementType.UINT_64,
+    np.dtype(np.float16): rt.HalElementType.FLOAT_16, np.dtype(np.float32): rt.HalElementType.FLOAT_32,
+    np.dtype(np.float64): rt.HalElementType.FLOAT_64,
+}
+try:
+    import ml_dtypes
+    _ELEMENT_TYPES[np.dtype(ml_dtypes.bfloat16)] = rt.HalElementType.BFLOAT_16
+except ImportError:  # pragma: no cover
+    pass
+
+
+def instance():
+    global _INSTANCE
+    if _INSTANCE is None:
+        _INSTANCE = rt.VmInstance()
+    return _INSTANCE
+
+
+def device(driver: str):
+    """The process-wide device for a driver (created once, kept until exit)."""
+    with _REGISTRY_LOCK:
+        if driver not in _DEVICES:
+            try:
+                # the caching allocator reuses freed blocks: no page faults or heap calls per result
+                dev = rt.get_driver(driver).create_default_device(allocators=["caching"])
+            except Exception as e:
+                raise BackendError(f"IREE driver {driver!r} has no usable device here: {e}") from None
+            _DEVICES[driver] = dev
+            _HAL_MODULES[driver] = rt.create_hal_module(instance(), dev)
+        return _DEVICES[driver]
+
+
+def available_drivers() -> list[str]:
+    return list(rt.query_available_drivers())
+
+
+def work_estimate(program: Program) -> int:
+    """Elements produced by all ops of @main (plus multiply-adds of contractions): picks the driver."""
+    total = 0
+    for op in program.module.body.operations[0].regions[0].blocks[0].operations:
+        for result in op.results:
+            t = result.type
+            shape = getattr(t.maybe_downcast(), "shape", None) if hasattr(t, "maybe_downcast") else None
+            if shape is not None:
+                total += int(np.prod(shape, dtype=np.int64))
+        if op.operation.name == "stablehlo.dot_general":
+            k = np.prod(op.operands[0].type.maybe_downcast().shape, dtype=np.int64)
+            total += int(k * np.prod(op.results[0].type.maybe_downcast().shape[-1:] or [1]))
+    return total
+
+
+class Executable:
+    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `program.inputs`."""
+
+    def __init__(self, program: Program, target: Target, driver: str | None = None):
+        self.compiled = compile_program(program, target)
+        if driver is None:
+            driver = target.driver
+            if driver == "local-task" and work_estimate(program) < SMALL_WORK:
+                driver = "local-sync"
+        self.driver = driver
+        self.device = device(driver)
+        # CPU drivers share host memory, so their buffers pass between them as they are
+        self._shares_memory_with = _LOCAL_DRIVERS if driver in _LOCAL_DRIVERS else frozenset({driver})
+        self._module = rt.VmModule.copy_buffer(instance(), self.compiled.vmfb)
+        self._context = rt.VmContext(instance(), modules=[_HAL_MODULES[driver], self._module])
+        self._function = self._module.lookup_function("main")
+        self._invoke = self._context.invoke
+        self._lock = threading.Lock()
+        self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)])
+                        for shape, dtype in program.inputs]
+        self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.outputs]
+        self.call = self._make_call()
+
+    @property
+    def vmfb(self) -> bytes:
+        return self.compiled.vmfb
+
+    def __call__(self, leaves) -> list[Array]:
+        return self.call(leaves)
+
+    def _make_call(self):
+        """Generate the per-call path for this signature: unrolled over the arguments, every name a
+        local. When the whole call is a few microseconds, each attribute lookup and loop saved counts."""
+        namespace = {
+            "VmVariantList": rt.VmVariantList, "BufferView": rt.HalBufferView, "ndarray": np.ndarray,
+            "generic": np.generic, "asarray": np.asarray, "Array": Array, "shares": self._shares_memory_with,
+            "driver": self.driver, "invoke": self._invoke, "function": self._function, "lock": self._lock,
+            "upload": functools.partial(self.device.allocator.allocate_buffer_copy, rt.MemoryType.DEVICE_LOCAL,
+                                        rt.BufferUsage.DEFAULT, self.device),
+        }
+        lines = [f"def call(leaves):", f"    args = VmVariantList({len(self._inputs)})", "    push = args.push_ref"]
+        if self._inputs:
+            lines.append(f"    {''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
+        for i, (_, dtype, element_type) in enumerate(self._inputs):
+            namespace[f"dtype{i}"], namespace[f"element_type{i}"] = dtype, element_type
+            lines += [
+                f"    if type(a{i}) is Array and a{i}.driver in shares:",
+                f"        push(a{i}.buffer_view)  # device-resident: no copy",
+                "    else:",
+                f"        if type(a{i}) is not ndarray and not isinstance(a{i}, generic):",
+                f"            a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
+                f"        push(upload(a{i}, element_type{i}))  # a copy: the caller may change its array later",
+            ]
+        lines += [f"    results = VmVariantList({len(self._outputs)})",
+                  "    with lock:  # a VM context is not re-entrant across threads (invoke releases the GIL)",
+                  "        invoke(function, args, results)",
+                  "    get = results.get_as_object"]
+        outs = []
+        for i, (shape, dtype) in enumerate(self._outputs):
+            namespace[f"shape{i}"], namespace[f"out_dtype{i}"] = shape, dtype
+            outs.append(f"Array(get({i}, BufferView), shape{i}, out_dtype{i}, driver)")
+        lines.append(f"    return [{', '.join(outs)}]")
+        exec(compile("\n".join(lines) + "\n", f"<hlojit call {self.driver}>", "exec"), namespace)
+        return namespace["call"]
+
+
+class IreeBackend:
+    def __init__(self, name: str, target: Target):
+        self.name = name
+        self.target = target
+
+    def load(self, program: Program) -> Executable:
+        return Executable(program, self.target)
+
+    def __repr__(self):
+        return f"<backend {self.name}>"

@@ -1,0 +1,4 @@
+"""Typed builders for StableHLO on top of `iree.compiler.ir` (no tracing, no compiling)."""
+from . import stablehlo, types
+
+__all__ = ["stablehlo", "types"]

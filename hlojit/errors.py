@@ -1,0 +1,39 @@
+"""Exceptions raised at the API boundary.
+
+They subclass the builtin a user would expect (`ValueError` for shapes and values, `TypeError` for dtypes
+and argument kinds), so `except ValueError` catches them naturally. Every stage may import this module.
+"""
+from __future__ import annotations
+
+
+class HlojitError(Exception):
+    """Base of every hlojit error."""
+
+
+class ShapeError(HlojitError, ValueError):
+    """Operand shapes do not fit the op (raised at trace time, naming the user's line)."""
+
+
+class DTypeError(HlojitError, TypeError):
+    """An operand's dtype is not one the op takes, or promotion is not allowed."""
+
+
+class TracingError(HlojitError, TypeError):
+    """The traced function did something a graph cannot express (e.g. `bool(tensor)`)."""
+
+
+class SignatureError(HlojitError, TypeError):
+    """A call does not fit the function: argument count, static arguments, unsupported argument kinds."""
+
+
+class CompileError(HlojitError, RuntimeError):
+    """IREE could not compile a module; the message holds the first diagnostic and the saved IR's path."""
+
+    def __init__(self, message: str, *, diagnostics=(), ir_path: str | None = None):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+        self.ir_path = ir_path
+
+
+class BackendError(HlojitError, ValueError):
+    """An unknown backend name or a backend that cannot run here."""

@@ -1,0 +1,119 @@
+"""dtypes and type promotion.
+
+The promotion lattice is JAX's: Python scalars are *weakly typed* (`i*`, `f*`) and take the dtype of the
+array they meet, so `f32 * 2` stays f32 and `i32 + 1.5` becomes f32; `bf16 + f16` is f32; unsigned meets
+signed one size up. Two operands promote to their least upper bound in the lattice below.
+
+Strict mode (`with hj.promotion("strict"):` or `HLOJIT_PROMOTION=strict`) forbids implicit promotion
+between two different concrete dtypes; weakly typed Python scalars still adapt.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+
+import ml_dtypes
+import numpy as np
+
+from ..errors import DTypeError
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+DEFAULT_INT = int32
+DEFAULT_FLOAT = float32
+
+# Node names of the lattice; "i*" and "f*" are the weak Python int and float.
+_NODE = {bool_: "b", uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", int8: "i8", int16: "i16",
+         int32: "i32", int64: "i64", bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64"}
+_DTYPE = {node: dtype for dtype, node in _NODE.items()} | {"i*": DEFAULT_INT, "f*": DEFAULT_FLOAT}
+_LATTICE = {
+    "b": ["i*"], "i*": ["u8", "i8"], "u8": ["u16", "i16"], "u16": ["u32", "i32"], "u32": ["u64", "i64"],
+    "u64": ["f*"], "i8": ["i16"], "i16": ["i32"], "i32": ["i64"], "i64": ["f*"], "f*": ["bf16", "f16"],
+    "bf16": ["f32"], "f16": ["f32"], "f32": ["f64"], "f64": [],
+}
+
+
+def _upper_bounds() -> dict[str, frozenset]:
+    bounds: dict[str, frozenset] = {}
+
+    def visit(node):
+        if node not in bounds:
+            bounds[node] = frozenset({node}).union(*(visit(n) for n in _LATTICE[node]))
+        return bounds[node]
+    for node in _LATTICE:
+        visit(node)
+    return bounds
+
+
+_UPPER = _upper_bounds()
+
+
+def _join(a: str, b: str) -> str:
+    common = _UPPER[a] & _UPPER[b]
+    return max(common, key=lambda n: len(_UPPER[n]))  # the lowest common upper bound
+
+
+_PROMOTION = contextvars.ContextVar("hlojit_promotion", default=os.environ.get("HLOJIT_PROMOTION", "standard"))
+
+
+@contextlib.contextmanager
+def promotion(mode: str):
+    """`with hj.promotion("strict"):` forbids implicit promotion between different concrete dtypes."""
+    if mode not in ("standard", "strict"):
+        raise ValueError(f"promotion mode must be 'standard' or 'strict', not {mode!r}")
+    token = _PROMOTION.set(mode)
+    try:
+        yield
+    finally:
+        _PROMOTION.reset(token)
+
+
+def canonical(dtype) -> np.dtype:
+    """A supported numpy dtype from anything numpy understands, or a clear error."""
+    try:
+        d = np.dtype(dtype)
+    except TypeError:
+        raise DTypeError(f"{dtype!r} is not a dtype") from None
+    if d not in _NODE:
+        raise DTypeError(f"dtype {d} is not supported; supported: {', '.join(map(str, _NODE))}")
+    return d
+
+
+def is_float(dtype) -> bool:
+    return dtype in (float16, bfloat16, float32, float64)
+
+
+def is_int(dtype) -> bool:
+    return dtype.kind in "iu"
+
+
+def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
+    """Promote (dtype, weak) pairs; returns the result's (dtype, weak)."""
+    nodes = [("i*" if d.kind in "iu" else "f*" if is_float(d) else _NODE[d]) if weak and d != bool_
+             else _NODE[d] for d, weak in operands]
+    if _PROMOTION.get() == "strict":
+        concrete = {n for n in nodes if n not in ("i*", "f*")}
+        if len(concrete) > 1:
+            names = ", ".join(sorted(str(_DTYPE[n]) for n in concrete))
+            raise DTypeError(f"implicit promotion of {names} is not allowed in strict mode; "
+                             "convert with .astype() first")
+    node = nodes[0]
+    for other in nodes[1:]:
+        node = _join(node, other)
+    return _DTYPE[node], node in ("i*", "f*")
+
+
+def python_scalar_dtype(value) -> tuple[np.dtype, bool]:
+    """(dtype, weak) of a Python scalar: bool is a concrete bool, int and float are weak."""
+    if isinstance(value, bool):
+        return bool_, False
+    if isinstance(value, int):
+        return DEFAULT_INT, True
+    if isinstance(value, float):
+        return DEFAULT_FLOAT, True
+    raise DTypeError(f"{type(value).__name__} is not an array or a Python scalar")

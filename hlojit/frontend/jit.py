@@ -1,0 +1,310 @@
+"""`hj.jit` / `hj.Exec`: trace on the first call per signature, compile, cache, and call fast afterwards.
+
+The cache key is the pytree structure of the arguments, each leaf's shape, dtype and weak-typedness, and
+the static arguments' values. A call whose arguments are all top-level arrays takes a fast path: one
+tuple of (shape, dtype) looked up in a dict, then straight into the backend's executable.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import operator
+import os
+import threading
+import time
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import backends
+from ..dialects.types import short_signature
+from ..errors import SignatureError
+from ..pipeline import Program
+from . import dtypes, pytree, trace as _trace
+from .ops._core import as_tensor
+from .tensor import Tensor
+
+
+# Argument types whose (type, shape, dtype) alone decide the signature (Tensors never take the fast path).
+_FAST_TYPES = {np.ndarray, backends.Array}
+
+
+class RecompileWarning(UserWarning):
+    """A jit function keeps being traced and compiled for new signatures."""
+
+
+class LeafSpec(NamedTuple):
+    shape: tuple
+    dtype: np.dtype
+    weak: bool
+
+    def __str__(self):
+        return short_signature(self.shape, self.dtype) + (" (weak)" if self.weak else "")
+
+
+def _leaf_spec(fn_name: str, path: str, x) -> LeafSpec:
+    if isinstance(x, (bool, int, float)):
+        dtype, weak = dtypes.python_scalar_dtype(x)
+        return LeafSpec((), dtype, weak)
+    if isinstance(x, Tensor):
+        raise SignatureError(f"{fn_name}(): argument {path} is a traced Tensor from another trace")
+    shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+    if shape is None or dtype is None:
+        raise SignatureError(f"{fn_name}(): argument {path} is a {type(x).__name__}; arguments must be arrays, "
+                             "Python scalars, or tuples/lists/dicts of them (mark other values static)")
+    try:
+        return LeafSpec(tuple(shape), dtypes.canonical(dtype), False)
+    except TypeError as e:
+        raise SignatureError(f"{fn_name}(): argument {path}: {e}") from None
+
+
+class _Entry:
+    __slots__ = ("key", "fast_keys", "executable", "call", "finish", "signature", "trace_seconds", "compile_seconds")
+
+    def __init__(self, key, executable, out_tree, signature, trace_seconds, compile_seconds):
+        self.key, self.executable, self.signature = key, executable, signature
+        self.call = getattr(executable, "call", executable)
+        self.fast_keys = []             # (type, shape, dtype) per argument: keys of Exec._fast
+        self.trace_seconds, self.compile_seconds = trace_seconds, compile_seconds
+        if pytree.is_leaf(out_tree):
+            self.finish = operator.itemgetter(0)
+        else:
+            self.finish = lambda outs: pytree.unflatten(out_tree, outs)
+
+
+class CacheInfo(NamedTuple):
+    function: str
+    hits: int
+    misses: int
+    maxsize: int
+    entries: list          # the signature of each cached entry, least recently used first
+    miss_reasons: list     # why each miss happened, in order
+
+    @property
+    def currsize(self) -> int:
+        return len(self.entries)
+
+    def __str__(self):
+        lines = [f"{self.function}: {self.currsize} entries (max {self.maxsize}), {self.hits} hits, "
+                 f"{self.misses} misses"]
+        lines += [f"  entry: {e}" for e in self.entries]
+        lines += [f"  miss {i + 1}: {r}" for i, r in enumerate(self.miss_reasons)]
+        return "\n".join(lines)
+
+
+class Lowered:
+    """The traced program of one signature: `.mlir` (StableHLO text), `.module` (ir.Module)."""
+
+    def __init__(self, program: Program, out_tree):
+        self.program, self.out_tree = program, out_tree
+
+    @property
+    def module(self):
+        return self.program.module
+
+    @property
+    def mlir(self) -> str:
+        return str(self.program.module)
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """The StableHLO text; with `debug_info=True` each op shows the user's file:line."""
+        return self.program.module.operation.get_asm(enable_debug_info=debug_info)
+
+    def __repr__(self):
+        return f"<Lowered {self.program.name}: {len(self.program.inputs)} inputs, {len(self.program.outputs)} outputs>"
+
+
+class Exec:
+    """A function JIT-compiled per signature (GoMLX's Exec); `hj.jit` is the decorator form."""
+
+    def __init__(self, fn, *, backend: str | None = None, static_argnums=(), static_argnames=(),
+                 cache_size: int = 64):
+        if not callable(fn):
+            raise TypeError(f"hj.jit needs a callable, not {type(fn).__name__}")
+        self.fn = fn
+        self.name = getattr(fn, "__name__", type(fn).__name__)
+        self.backend = backends.get(backend)
+        self.cache_size = cache_size
+        self._signature = inspect.signature(fn)
+        self._static = self._static_names(static_argnums, static_argnames)
+        self._entries: collections.OrderedDict = collections.OrderedDict()
+        self._fast: dict = {}
+        self._lock = threading.Lock()
+        self._hits = self._misses = 0
+        self._miss_reasons: list[str] = []
+        self._evicted: set = set()
+        functools.update_wrapper(self, fn)
+
+    def _static_names(self, argnums, argnames) -> frozenset:
+        params = list(self._signature.parameters)
+        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+        names = set(argnames)
+        for i in argnums:
+            if not -len(params) <= i < len(params):
+                raise ValueError(f"static_argnums {i} is out of range for {self.name}{self._signature}")
+            names.add(params[i])
+        unknown = names - set(params)
+        if unknown:
+            raise ValueError(f"static_argnames {sorted(unknown)} are not parameters of {self.name}{self._signature}")
+        return frozenset(names)
+
+    # --- calling ---
+    def __call__(self, *args, **kwargs):
+        if not kwargs:  # the fast path: positional arrays of a signature seen before
+            try:
+                entry = self._fast[tuple([(type(a), a.shape, a.dtype) for a in args])]
+            except (KeyError, AttributeError, TypeError):
+                pass
+            else:
+                self._hits += 1
+                return entry.finish(entry.call(args))
+        return self._call_slow(args, kwargs)
+
+    def _where(self) -> str:
+        code = getattr(self.fn, "__code__", None)
+        defined = f"; {self.name} is defined at {os.path.basename(code.co_filename)}:{code.co_firstlineno}" \
+            if code else ""
+        return f"called at {_trace.user_site()}{defined}"
+
+    def _bind(self, args, kwargs):
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise SignatureError(f"{self.name}(): {e} ({self._where()})") from None
+        statics, dynamic = [], []
+        for name, value in bound.arguments.items():
+            if name in self._static:
+                try:
+                    hash(value)
+                except TypeError:
+                    raise SignatureError(f"{self.name}(): static argument {name!r} must be hashable, got a "
+                                         f"{type(value).__name__} ({self._where()}); pass a tuple instead of "
+                                         "a list, or make it a traced argument") from None
+                statics.append((name, value))
+            else:
+                dynamic.append((name, value))
+        return bound, tuple(statics), dynamic
+
+    def _signature_of(self, dynamic):
+        leaves, paths, treedefs = [], [], []
+        for name, value in dynamic:
+            _, treedef = pytree.flatten(value, leaves, name, paths)
+            treedefs.append((name, treedef))
+        specs = tuple(_leaf_spec(self.name, path, x) for path, x in zip(paths, leaves))
+        return leaves, paths, tuple(treedefs), specs
+
+    def _call_slow(self, args, kwargs):
+        if _trace.current() is not None:       # called inside another trace: inline, as JAX does
+            return self.fn(*args, **kwargs)
+        bound, statics, dynamic = self._bind(args, kwargs)
+        leaves, paths, treedef, specs = self._signature_of(dynamic)
+        key = (treedef, specs, statics)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._hits += 1
+                self._entries.move_to_end(key)
+            else:
+                entry = self._miss(key, bound, paths)
+            if not kwargs and len(dynamic) == len(args) and all(pytree.is_leaf(t) for _, t in treedef) \
+                    and all(type(a) in _FAST_TYPES or isinstance(a, np.generic) for a in args):
+                fast_key = tuple((type(a), s.shape, s.dtype) for a, s in zip(args, specs))
+                if fast_key not in self._fast:
+                    self._fast[fast_key] = entry
+                    entry.fast_keys.append(fast_key)
+        return entry.finish(entry.call(leaves))
+
+    def _miss(self, key, bound, paths) -> _Entry:
+        self._misses += 1
+        reason = self._miss_reason(key, paths)
+        self._miss_reasons.append(reason)
+        if self._misses >= 8 and self._misses & (self._misses - 1) == 0:
+            warnings.warn(f"hlojit: {self.name} has been traced and compiled {self._misses} times; the last "
+                          f"time because {reason}. Shapes or static values that change on every call defeat "
+                          "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
+                          RecompileWarning, stacklevel=4)
+        start = time.perf_counter()
+        program, out_tree = self._trace(key, bound)
+        traced = time.perf_counter()
+        executable = self.backend.load(program)
+        signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
+        signature += "".join(f", {n}={v!r}" for n, v in key[2])
+        entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)
+        self._entries[key] = entry
+        while len(self._entries) > self.cache_size:
+            _, old = self._entries.popitem(last=False)
+            for fast_key in old.fast_keys:
+                self._fast.pop(fast_key, None)
+            self._evicted.add(old.key)
+        return entry
+
+    def _miss_reason(self, key, paths) -> str:
+        treedef, specs, statics = key
+        if key in self._evicted:
+            return f"it was evicted earlier (the cache holds {self.cache_size} entries)"
+        if not self._entries:
+            return "first call: " + ", ".join(f"{p}: {s}" for p, s in zip(paths, specs)) if specs else "first call"
+        same_tree = [k for k in self._entries if k[0] == treedef]
+        if not same_tree:
+            return "the structure of the arguments (tuples, lists, dicts, None) differs from every cached entry"
+
+        def differences(other):
+            diffs = [f"{p}: {old} before, now {new}" for p, old, new in zip(paths, other[1], specs) if old != new]
+            old_static = dict(other[2])
+            diffs += [f"static {n}: {old_static.get(n)!r} before, now {v!r}" for n, v in statics
+                      if old_static.get(n) != v]
+            return diffs
+        nearest = min(reversed(same_tree), key=lambda k: len(differences(k)))
+        return "; ".join(differences(nearest)) or "a new signature"
+
+    def _trace(self, key, bound) -> tuple[Program, object]:
+        treedef, specs, _ = key
+        with _trace.Trace([(s.shape, s.dtype) for s in specs]) as tr:
+            tensors = iter([Tensor(v, s.shape, s.dtype, s.weak, tr) for v, s in zip(tr.arguments, specs)])
+            for name, subtree in treedef:
+                bound.arguments[name] = pytree.unflatten(subtree, tensors)
+            result = self.fn(*bound.args, **bound.kwargs)
+            out_leaves, out_tree = pytree.flatten(result)
+            outs = [as_tensor(x, f"{self.name} result") for x in out_leaves]
+            tr.finish([t.value for t in outs])
+            if not tr.module.operation.verify():  # pragma: no cover  (a builder bug, not a user error)
+                raise RuntimeError(f"hlojit built invalid StableHLO for {self.name}:\n{tr.module}")
+        program = Program(tr.module, tr.session, [(s.shape, s.dtype) for s in specs],
+                          [(t.shape, t.dtype) for t in outs], self.name)
+        return program, out_tree
+
+    # --- introspection ---
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Trace for these arguments (no compiling): `.mlir` is the StableHLO text."""
+        bound, statics, dynamic = self._bind(args, kwargs)
+        leaves, paths, treedef, specs = self._signature_of(dynamic)
+        program, out_tree = self._trace((treedef, specs, statics), bound)
+        return Lowered(program, out_tree)
+
+    def cache_info(self) -> CacheInfo:
+        with self._lock:
+            return CacheInfo(self.name, self._hits, self._misses, self.cache_size,
+                             [e.signature for e in self._entries.values()], list(self._miss_reasons))
+
+    def cache_clear(self):
+        with self._lock:
+            self._entries.clear()
+            self._fast.clear()
+
+    def __repr__(self):
+        return f"<hj.Exec {self.name} on {self.backend.name}>"
+
+    def __get__(self, instance, owner=None):  # methods: bind like a function would
+        return self if instance is None else functools.partial(self, instance)
+
+
+def jit(fn=None, *, backend: str | None = None, static_argnums=(), static_argnames=(), cache_size: int = 64):
+    """Compile `fn` just in time, once per argument signature. Usable as `@hj.jit` or `@hj.jit(backend=...)`."""
+    if fn is None:
+        return functools.partial(jit, backend=backend, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, cache_size=cache_size)
+    return Exec(fn, backend=backend, static_argnums=static_argnums, static_argnames=static_argnames,
+                cache_size=cache_size)

@@ -1,0 +1,39 @@
+"""The op library users call, with numpy's names: `from hlojit import ops; ops.exp(x)`.
+
+Elementwise ops and reductions are generated from the tables in `elementwise.py` and `reductions.py`;
+everything else is a plain function. Each op checks shapes and dtypes at trace time and builds StableHLO
+located at the caller's line.
+"""
+from __future__ import annotations
+
+from . import elementwise as _elementwise
+from .elementwise import BINARY, COMPARISONS, UNARY, astype, where
+from .linalg import dot, dot_general, matmul
+from .reductions import REDUCTIONS, all, any, max, mean, min, prod, sum
+from .shape import (arange, broadcast_to, expand_dims, full, full_like, iota, ones, ones_like, reshape, squeeze,
+                    transpose, zeros, zeros_like)
+
+
+def _op(family, name, doc):
+    def op(*operands):
+        return family(name, *operands)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+for _name in UNARY:
+    globals()[_name] = _op(_elementwise.unary, _name, f"Elementwise `{_name}` as numpy computes it.")
+for _name in BINARY:
+    globals()[_name] = _op(_elementwise.binary, _name, f"Elementwise `{_name}` with numpy broadcasting and "
+                                                       "hlojit's promotion (Python scalars are weakly typed).")
+for _name in COMPARISONS:
+    globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.")
+
+# numpy aliases and activations
+true_divide = divide  # noqa: F821 (generated above)
+mod = remainder  # noqa: F821
+pow = power  # noqa: F821
+bitwise_not = invert  # noqa: F821
+permute_dims = transpose
+logistic = sigmoid  # noqa: F821

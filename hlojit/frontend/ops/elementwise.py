@@ -1,0 +1,310 @@
+"""Elementwise ops, driven by two tables.
+
+A row is the op's numpy name -> (StableHLO op, the dtype kinds it takes, whether integer inputs first
+become the default float, the numpy reference that tests compare with). Rows whose StableHLO op is None
+are composites written below the tables, with numpy's semantics where StableHLO's differ (integer
+division, remainder's sign, bool arithmetic).
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from ...dialects import stablehlo as hlo
+from ...errors import DTypeError
+from .. import dtypes
+from ..tensor import Tensor
+from ._core import as_tensor, broadcast_all, constant, convert, emit, fail, promote, wrap
+
+
+class Elementwise(NamedTuple):
+    hlo: str | None          # StableHLO op name; None for a composite defined in this module
+    kinds: str               # dtype kinds taken: b(ool) i(nt) u(nsigned) f(loat)
+    to_float: bool           # bool/int operands first become the default float (exp, log, divide ...)
+    numpy: Callable          # the numpy reference the op tests compare with
+
+
+def _kind(dtype) -> str:
+    return "f" if dtypes.is_float(dtype) else dtype.kind
+
+
+UNARY = {
+    "negative": Elementwise("negate", "iuf", False, np.negative),
+    "abs": Elementwise(None, "biuf", False, np.abs),
+    "sign": Elementwise(None, "iuf", False, np.sign),
+    "exp": Elementwise("exponential", "f", True, np.exp),
+    "expm1": Elementwise("exponential_minus_one", "f", True, np.expm1),
+    "log": Elementwise("log", "f", True, np.log),
+    "log1p": Elementwise("log_plus_one", "f", True, np.log1p),
+    "sqrt": Elementwise("sqrt", "f", True, np.sqrt),
+    "rsqrt": Elementwise("rsqrt", "f", True, lambda x: 1 / np.sqrt(x)),
+    "tanh": Elementwise(None, "f", True, np.tanh),
+    "sigmoid": Elementwise("logistic", "f", True, lambda x: 1 / (1 + np.exp(-x))),
+    "sin": Elementwise("sine", "f", True, np.sin),
+    "cos": Elementwise("cosine", "f", True, np.cos),
+    "floor": Elementwise(None, "biuf", False, np.floor),
+    "ceil": Elementwise(None, "biuf", False, np.ceil),
+    "round": Elementwise(None, "biuf", False, np.round),
+    "invert": Elementwise("not", "biu", False, np.invert),
+    "logical_not": Elementwise(None, "biuf", False, np.logical_not),
+    "isfinite": Elementwise(None, "biuf", False, np.isfinite),
+    "isnan": Elementwise(None, "biuf", False, np.isnan),
+    "isinf": Elementwise(None, "biuf", False, np.isinf),
+    "square": Elementwise(None, "iuf", False, np.square),
+    "reciprocal": Elementwise(None, "f", True, np.reciprocal),
+    "relu": Elementwise(None, "iuf", False, lambda x: np.maximum(x, 0)),
+    "softplus": Elementwise(None, "f", True, lambda x: np.logaddexp(x, 0)),
+}
+
+BINARY = {
+    "add": Elementwise("add", "biuf", False, np.add),
+    "subtract": Elementwise("subtract", "iuf", False, np.subtract),
+    "multiply": Elementwise("multiply", "biuf", False, np.multiply),
+    "divide": Elementwise("divide", "f", True, np.true_divide),
+    "floor_divide": Elementwise(None, "iuf", False, np.floor_divide),
+    "remainder": Elementwise(None, "iuf", False, np.remainder),
+    "power": Elementwise("power", "iuf", False, np.power),
+    "maximum": Elementwise("maximum", "biuf", False, np.maximum),
+    "minimum": Elementwise("minimum", "biuf", False, np.minimum),
+    "bitwise_and": Elementwise("and", "biu", False, np.bitwise_and),
+    "bitwise_or": Elementwise("or", "biu", False, np.bitwise_or),
+    "bitwise_xor": Elementwise("xor", "biu", False, np.bitwise_xor),
+    "left_shift": Elementwise("shift_left", "iu", False, np.left_shift),
+    "right_shift": Elementwise(None, "iu", False, np.right_shift),
+    "logical_and": Elementwise(None, "biuf", False, np.logical_and),
+    "logical_or": Elementwise(None, "biuf", False, np.logical_or),
+    "logical_xor": Elementwise(None, "biuf", False, np.logical_xor),
+}
+
+COMPARISONS = {  # numpy name -> StableHLO comparison direction
+    "equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE", "greater": "GT", "greater_equal": "GE",
+}
+
+# bool arithmetic is logic: StableHLO's add/multiply/max/min on i1 are not numpy's (IREE adds i1 as XOR)
+_BOOL_AS = {"add": "or", "multiply": "and", "maximum": "or", "minimum": "and"}
+
+
+def _check_kinds(name: str, row: Elementwise, operands):
+    for x in operands:
+        if _kind(x.dtype) not in row.kinds:
+            taken = {"b": "bool", "i": "signed int", "u": "unsigned int", "f": "float"}
+            fail(DTypeError, name, f"does not take {x.dtype} (operand {x.dtype}{list(x.shape)}); it takes "
+                                   f"{', '.join(taken[k] for k in row.kinds)}")
+
+
+def _prepare(name: str, row: Elementwise, *operands) -> tuple[list[Tensor], object, bool]:
+    tensors, dtype, weak = promote(name, *operands)
+    if row.to_float and not dtypes.is_float(dtype):
+        tensors = [convert(t, dtypes.DEFAULT_FLOAT, weak) for t in tensors]
+        dtype = dtypes.DEFAULT_FLOAT
+    _check_kinds(name, row, tensors)
+    return broadcast_all(name, tensors), dtype, weak
+
+
+def _emit_same(op: str, tensors: list[Tensor], dtype, weak) -> Tensor:
+    if len(tensors) == 1:
+        value = emit(hlo.unary, op, tensors[0].value)
+    else:
+        value = emit(hlo.binary, op, tensors[0].value, tensors[1].value)
+    return wrap(value, tensors[0].shape, dtype, weak)
+
+
+def unary(name: str, x) -> Tensor:
+    row = UNARY[name]
+    (x,), dtype, weak = _prepare(name, row, x)
+    if row.hlo is not None:
+        return _emit_same(row.hlo, [x], dtype, weak)
+    return _COMPOSITE_UNARY[name](x)
+
+
+def binary(name: str, x, y) -> Tensor:
+    row = BINARY[name]
+    if name == "power" and isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor):
+        return _integer_power(as_tensor(x, name), y)
+    if row.hlo is None:
+        return _COMPOSITE_BINARY[name](*_prepare(name, row, x, y))
+    tensors, dtype, weak = _prepare(name, row, x, y)
+    op = _BOOL_AS.get(name, row.hlo) if dtype == dtypes.bool_ else row.hlo
+    return _emit_same(op, tensors, dtype, weak)
+
+
+def compare(name: str, x, y) -> Tensor:
+    tensors, dtype, _ = promote(name, x, y)
+    a, b = broadcast_all(name, tensors)
+    return wrap(emit(hlo.compare, a.value, b.value, COMPARISONS[name]), a.shape, dtypes.bool_)
+
+
+# --- composites ----------------------------------------------------------------------------------
+
+def _full_like(x: Tensor, value, dtype=None) -> Tensor:
+    from .shape import broadcast_to
+    return broadcast_to(constant(value, dtype or x.dtype, x.weak), x.shape)
+
+
+def _select(pred: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    return wrap(emit(hlo.select, pred.value, a.value, b.value), a.shape, a.dtype, a.weak)
+
+
+def _integer_power(x: Tensor, n: int) -> Tensor:
+    """x ** n for a Python int n, by repeated squaring (what JAX's integer_pow lowers to)."""
+    if n < 0:
+        if not dtypes.is_float(x.dtype):
+            fail(ValueError, "power", f"integers to negative integer powers are not allowed ({x.dtype} ** {n})")
+        return unary("reciprocal", _integer_power(x, -n))
+    if x.dtype == dtypes.bool_:
+        x = convert(x, dtypes.DEFAULT_INT, True)
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else _emit_same("multiply", [result, base], x.dtype, x.weak)
+        n >>= 1
+        if n:
+            base = _emit_same("multiply", [base, base], x.dtype, x.weak)
+    return result if result is not None else _full_like(x, 1)
+
+
+def _abs(x):
+    return x if x.dtype.kind in "bu" else _emit_same("abs", [x], x.dtype, x.weak)
+
+
+def _sign(x):
+    if x.dtype.kind == "u":
+        return convert(x != 0, x.dtype, x.weak)
+    return _emit_same("sign", [x], x.dtype, x.weak)
+
+
+def _tanh(x):
+    if x.dtype != dtypes.float64:
+        return _emit_same("tanh", [x], x.dtype, x.weak)
+    # IREE's llvm-cpu cannot link f64 tanh: tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), exact to ~1 ulp
+    e = unary("expm1", -2 * _abs(x))
+    return unary("sign", x) * (-e / (e + 2))
+
+
+def _rounding(op):
+    def build(x):  # integers are already whole
+        return _emit_same(op, [x], x.dtype, x.weak) if dtypes.is_float(x.dtype) else x
+    return build
+
+
+def _to_bool(x: Tensor) -> Tensor:
+    return x if x.dtype == dtypes.bool_ else compare("not_equal", x, 0)
+
+
+def _is_finite(x):
+    if not dtypes.is_float(x.dtype):
+        return _full_like(x, True, dtypes.bool_)
+    return wrap(emit(hlo.is_finite, x.value), x.shape, dtypes.bool_)
+
+
+def _is_nan(x):
+    return compare("not_equal", x, x) if dtypes.is_float(x.dtype) else _full_like(x, False, dtypes.bool_)
+
+
+def _is_inf(x):
+    return compare("equal", _abs(x), float("inf")) if dtypes.is_float(x.dtype) else _full_like(x, False, dtypes.bool_)
+
+
+_COMPOSITE_UNARY = {
+    "abs": _abs,
+    "sign": _sign,
+    "tanh": _tanh,
+    "floor": _rounding("floor"),
+    "ceil": _rounding("ceil"),
+    "round": _rounding("round_nearest_even"),  # numpy rounds half to even
+    "logical_not": lambda x: _emit_same("not", [_to_bool(x)], dtypes.bool_, False),
+    "isfinite": _is_finite,
+    "isnan": _is_nan,
+    "isinf": _is_inf,
+    "square": lambda x: _emit_same("multiply", [x, x], x.dtype, x.weak),
+    "reciprocal": lambda x: _emit_same("divide", [_full_like(x, 1), x], x.dtype, x.weak),
+    "relu": lambda x: _emit_same("maximum", [x, _full_like(x, 0)], x.dtype, x.weak),
+    # softplus(x) = max(x, 0) + log1p(exp(-|x|)): no overflow for large |x|
+    "softplus": lambda x: binary("maximum", x, 0) + unary("log1p", unary("exp", -_abs(x))),
+}
+
+
+def _safe_divisor(a: Tensor, b: Tensor) -> Tensor:
+    """b with zeros (and -1 under INT_MIN) replaced by 1: integer division by them traps on x86."""
+    bad = compare("equal", b, 0)
+    if a.dtype.kind == "i":
+        bad = bad | ((a == int(np.iinfo(a.dtype).min)) & (b == -1))
+    return _select(bad, _full_like(b, 1), b)
+
+
+def _fmod(a: Tensor, b: Tensor) -> Tensor:
+    """C fmod (sign of a). IREE's llvm-cpu cannot link f64 fmod, so f64 uses a - trunc(a/b)*b."""
+    if a.dtype != dtypes.float64:
+        return _emit_same("remainder", [a, b], a.dtype, a.weak)
+    q = a / b
+    trunc = _select(q < 0, unary("ceil", q), unary("floor", q))
+    return a - trunc * b
+
+
+def _remainder(tensors, dtype, weak):
+    """numpy's remainder: the result has the divisor's sign; x % 0 is 0 for integers, nan for floats."""
+    a, b = tensors
+    if dtypes.is_float(dtype):
+        r = _fmod(a, b)
+        fix = (r != 0) & ((r < 0) != (b < 0))
+        return _select(fix, r + b, r)
+    r = _emit_same("remainder", [a, _safe_divisor(a, b)], dtype, weak)
+    if dtype.kind == "i":
+        r = _select((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return _select(b == 0, _full_like(r, 0), r)
+
+
+def _floor_divide(tensors, dtype, weak):
+    """numpy's floor_divide: rounds toward -inf; x // 0 is 0 for integers, +-inf/nan for floats."""
+    a, b = tensors
+    if dtypes.is_float(dtype):
+        mod = _fmod(a, b)
+        div = (a - mod) / b
+        div = _select((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+        floordiv = unary("floor", div)
+        floordiv = _select(div - floordiv > 0.5, floordiv + 1, floordiv)
+        return _select(b == 0, a / b, floordiv)
+    q = _emit_same("divide", [a, _safe_divisor(a, b)], dtype, weak)
+    if dtype.kind == "i":
+        r = _emit_same("remainder", [a, _safe_divisor(a, b)], dtype, weak)
+        q = _select((r != 0) & ((r < 0) != (b < 0)), q - 1, q)
+    return _select(b == 0, _full_like(q, 0), q)
+
+
+def _right_shift(tensors, dtype, weak):
+    op = "shift_right_logical" if dtype.kind == "u" else "shift_right_arithmetic"
+    return _emit_same(op, tensors, dtype, weak)
+
+
+def _logical(op):
+    def build(tensors, dtype, weak):
+        a, b = (_to_bool(t) for t in tensors)
+        return _emit_same(op, [a, b], dtypes.bool_, False)
+    return build
+
+
+_COMPOSITE_BINARY = {
+    "floor_divide": _floor_divide,
+    "remainder": _remainder,
+    "right_shift": _right_shift,
+    "logical_and": _logical("and"),
+    "logical_or": _logical("or"),
+    "logical_xor": _logical("xor"),
+}
+
+
+def where(condition, x, y) -> Tensor:
+    """Elements of x where condition holds, else of y (numpy broadcasting and promotion)."""
+    (x, y), dtype, weak = promote("where", x, y)
+    cond = _to_bool(as_tensor(condition, "where"))
+    cond, x, y = broadcast_all("where", [cond, x, y])
+    return _select(cond, x, y)
+
+
+def astype(x, dtype) -> Tensor:
+    x = as_tensor(x, "astype")
+    dtype = dtypes.canonical(dtype)
+    if dtype == dtypes.bool_ and x.dtype != dtypes.bool_:
+        return compare("not_equal", x, 0)  # StableHLO convert to i1 is nonzero-is-true too; be explicit
+    return convert(x, dtype)

@@ -1,0 +1,107 @@
+"""Reductions over axes: sum, prod, max, min, mean, any, all (axis: int, tuple or None; keepdims).
+
+A row: name -> (binary op of the reduce body, the init value for a dtype). Small integers and bools
+sum in 32 bits, as in JAX.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...dialects import stablehlo as hlo
+from ...errors import ShapeError
+from .. import dtypes
+from ..tensor import Tensor
+from ._core import as_tensor, constant, convert, emit, fail, normalize_axes, wrap
+
+
+def _lowest(dtype):
+    if dtype == dtypes.bool_:
+        return False
+    return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    if dtype == dtypes.bool_:
+        return True
+    return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
+
+
+REDUCTIONS = {  # name -> (body op, body op for bool, init(dtype), numpy reference)
+    "sum": ("add", "or", lambda d: 0, np.sum),
+    "prod": ("multiply", "and", lambda d: 1, np.prod),
+    "max": ("maximum", "or", _lowest, np.max),
+    "min": ("minimum", "and", _highest, np.min),
+    "any": ("or", "or", lambda d: False, np.any),
+    "all": ("and", "and", lambda d: True, np.all),
+}
+
+
+def _accumulator_dtype(name: str, dtype):
+    if name in ("sum", "prod"):
+        if dtype == dtypes.bool_ or dtype in (dtypes.int8, dtypes.int16):
+            return dtypes.int32
+        if dtype in (dtypes.uint8, dtypes.uint16):
+            return dtypes.uint32
+    if name in ("any", "all"):
+        return dtypes.bool_
+    return dtype
+
+
+def reduce(name: str, x, axis=None, keepdims: bool = False) -> Tensor:
+    x = as_tensor(x, name)
+    axes = normalize_axes(name, axis, x.ndim)
+    original = x.shape
+    if name in ("max", "min") and any(x.shape[a] == 0 for a in axes):
+        fail(ShapeError, name, f"zero-size reduction over axes {axes} of {x.dtype}{list(x.shape)}, "
+                               "which has no identity")
+    dtype = _accumulator_dtype(name, x.dtype)
+    if name in ("any", "all") and x.dtype != dtypes.bool_:
+        x = x != 0
+    x = convert(x, dtype, x.weak)
+    op, bool_op, init, _ = REDUCTIONS[name]
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    if axes:
+        init_value = constant(init(dtype), dtype)
+        body = bool_op if dtype == dtypes.bool_ else op
+        (value,) = emit(hlo.reduce, [x.value], [init_value.value], axes, body)
+        x = wrap(value, shape, dtype, x.weak)
+    if keepdims:
+        from .shape import reshape
+        x = reshape(x, tuple(1 if i in axes else d for i, d in enumerate(original)))
+    return x
+
+
+def sum(x, axis=None, keepdims=False):
+    return reduce("sum", x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    return reduce("prod", x, axis, keepdims)
+
+
+def max(x, axis=None, keepdims=False):
+    return reduce("max", x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    return reduce("min", x, axis, keepdims)
+
+
+def any(x, axis=None, keepdims=False):
+    return reduce("any", x, axis, keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return reduce("all", x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    """Arithmetic mean; integers average in the default float (f32)."""
+    x = as_tensor(x, "mean")
+    axes = normalize_axes("mean", axis, x.ndim)
+    if not dtypes.is_float(x.dtype):
+        x = convert(x, dtypes.DEFAULT_FLOAT, x.weak)
+    count = math.prod(x.shape[a] for a in axes)
+    return reduce("sum", x, axes, keepdims) / (count if count else float("nan"))

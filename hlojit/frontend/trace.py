@@ -1,0 +1,91 @@
+"""A trace: the `ir.Module` being built while the user's function runs, and where its ops come from.
+
+Each trace gets a fresh IREE compiler `Session`, whose MLIR context owns the module, so traces in several
+threads never share MLIR state and the module can be handed to the compiler without a text round trip.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+from iree.compiler import ir
+from iree.compiler.api import Session
+import iree.compiler.dialects.func as func
+
+from ..dialects.types import tensor_type
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_local = threading.local()
+
+
+def current() -> "Trace | None":
+    return getattr(_local, "trace", None)
+
+
+def user_frame():
+    """The innermost stack frame outside hlojit: the user's line that asked for the current op."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return frame
+
+
+def user_site() -> str:
+    """`file.py:12` of the user's line, for error messages."""
+    frame = user_frame()
+    if frame is None:
+        return "<unknown>"
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def user_location() -> ir.Location:
+    frame = user_frame()
+    if frame is None:
+        return ir.Location.unknown()
+    return ir.Location.file(frame.f_code.co_filename, frame.f_lineno, 0)
+
+
+class Trace:
+    """Builds `func.func @main(args) -> results` in a new module; use as a context manager."""
+
+    def __init__(self, arg_types: list[tuple[tuple, object]], name: str = "main"):
+        self.session = Session()
+        self.context = self.session.context
+        self.context.load_all_available_dialects()
+        self._arg_types = arg_types
+        self._name = name
+
+    def __enter__(self):
+        if current() is not None:
+            raise RuntimeError("hlojit: nested tracing is not supported (a jit function called inside another "
+                               "is inlined: call the Python function instead)")
+        self.context.__enter__()
+        self.location = ir.Location.unknown()
+        self.location.__enter__()
+        self.module = ir.Module.create()
+        with ir.InsertionPoint(self.module.body):
+            types = [tensor_type(shape, dtype) for shape, dtype in self._arg_types]
+            self.func = func.FuncOp(self._name, ir.FunctionType.get(types, []))
+        self.block = self.func.add_entry_block()
+        self.insertion_point = ir.InsertionPoint(self.block)
+        self.insertion_point.__enter__()
+        _local.trace = self
+        return self
+
+    @property
+    def arguments(self):
+        return list(self.block.arguments)
+
+    def finish(self, results):
+        """Return `results` (ir.Values) from the function and fix its type."""
+        func.ReturnOp(list(results))
+        self.func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([a.type for a in self.block.arguments], [r.type for r in results]))
+
+    def __exit__(self, *exc):
+        _local.trace = None
+        self.insertion_point.__exit__(*exc)
+        self.location.__exit__(*exc)
+        self.context.__exit__(*exc)
+        return False

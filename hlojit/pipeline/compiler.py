@@ -1,0 +1,74 @@
+"""Compile a `Program` for a `Target` into a vmfb with IREE's in-process compiler.
+
+The module is handed over without a text round trip (`Invocation.import_module`). Diagnostics are
+captured; on failure the IR is saved and `CompileError` names the first diagnostic and the file.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+import time
+
+from iree.compiler.api import Output
+
+from ..errors import CompileError
+from .program import Program
+from .targets import Target
+
+
+@dataclasses.dataclass
+class Compiled:
+    vmfb: bytes
+    target: Target
+    seconds: float
+    dispatch_count: int | None      # from IREE's scheduling statistics
+
+
+def _save_failed_ir(program: Program) -> str:
+    text = program.module.operation.get_asm(enable_debug_info=True)
+    folder = os.path.join(tempfile.gettempdir(), "hlojit")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"failed-{program.name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.mlir")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def compile_program(program: Program, target: Target) -> Compiled:
+    session = program.session
+    with tempfile.TemporaryDirectory(prefix="hlojit-") as scratch:
+        stats_path = os.path.join(scratch, "stats.json")
+        session.set_flags(*target.flags, "--iree-scheduling-dump-statistics-format=json",
+                          f"--iree-scheduling-dump-statistics-file={stats_path}")
+        diagnostics = []
+
+        def on_diagnostic(d):
+            diagnostics.append(f"{d.severity.name.lower()}: {d.message} ({d.location})")
+            return True  # handled: do not also print to stderr
+        handler = session.context.attach_diagnostic_handler(on_diagnostic)
+        start = time.perf_counter()
+        try:
+            invocation = session.invocation()
+            invocation.import_module(program.module.operation)
+            ok = invocation.execute()
+            if ok:
+                output = Output.open_membuffer()
+                invocation.output_vm_bytecode(output)
+                vmfb = bytes(output.map_memory())
+        finally:
+            handler.detach()
+        seconds = time.perf_counter() - start
+        if not ok:
+            path = _save_failed_ir(program)
+            errors = [d for d in diagnostics if d.startswith("error")] or diagnostics or ["no diagnostic"]
+            raise CompileError(f"IREE could not compile {program.name} for {target.name}: {errors[0]}\n"
+                               f"the StableHLO is saved at {path}", diagnostics=diagnostics, ir_path=path)
+        dispatches = None
+        if os.path.exists(stats_path):
+            with open(stats_path) as f:
+                stats = json.load(f)
+            dispatches = stats.get("stream-aggregate", {}).get("execution", {}).get("dispatch-count")
+    return Compiled(vmfb, target, seconds, dispatches)

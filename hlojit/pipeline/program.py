@@ -1,0 +1,19 @@
+"""`Program`: what the frontend hands to a backend: a StableHLO module and its calling convention."""
+from __future__ import annotations
+
+import dataclasses
+
+from iree.compiler import ir
+
+
+@dataclasses.dataclass
+class Program:
+    module: ir.Module
+    session: object                 # the iree.compiler Session whose context owns `module`
+    inputs: list                    # [(shape, numpy dtype)] of the flat arguments of @main
+    outputs: list                   # [(shape, numpy dtype)] of the flat results
+    name: str = "main"              # the user's function name, for messages
+
+    @property
+    def mlir(self) -> str:
+        return str(self.module)
