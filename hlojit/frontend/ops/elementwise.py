@@ -171,6 +171,8 @@ def _abs(x):
 def _sign(x):
     if x.dtype.kind == "u":
         return convert(x != 0, x.dtype, x.weak)
+    if x.dtype == dtypes.float64:  # IREE's vmvx cannot lower f64 copysign; keeps 0, -0 and nan as they are
+        return _select(x > 0, _full_like(x, 1), _select(x < 0, _full_like(x, -1), x))
     return _emit_same("sign", [x], x.dtype, x.weak)
 
 
@@ -179,7 +181,8 @@ def _tanh(x):
         return _emit_same("tanh", [x], x.dtype, x.weak)
     # IREE's llvm-cpu cannot link f64 tanh: tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), exact to ~1 ulp
     e = unary("expm1", -2 * _abs(x))
-    return unary("sign", x) * (-e / (e + 2))
+    t = -e / (e + 2)
+    return _select(x < 0, -t, t)
 
 
 def _rounding(op):

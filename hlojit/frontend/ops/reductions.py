@@ -5,6 +5,7 @@ sum in 32 bits, as in JAX.
 """
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -53,7 +54,7 @@ def reduce(name: str, x, axis=None, keepdims: bool = False) -> Tensor:
     x = as_tensor(x, name)
     axes = normalize_axes(name, axis, x.ndim)
     original = x.shape
-    if name in ("max", "min") and any(x.shape[a] == 0 for a in axes):
+    if name in ("max", "min") and builtins.any(x.shape[a] == 0 for a in axes):
         fail(ShapeError, name, f"zero-size reduction over axes {axes} of {x.dtype}{list(x.shape)}, "
                                "which has no identity")
     dtype = _accumulator_dtype(name, x.dtype)

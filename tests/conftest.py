@@ -1,0 +1,34 @@
+"""Shared test fixtures: the backends every numeric test runs on, and tolerances per dtype."""
+import numpy as np
+import pytest
+
+import hlojit as hj
+
+# Every target that runs on this machine; iree:cuda only compiles here (see test_backends.py).
+BACKENDS = ["reference", "iree:cpu", "iree:vmvx"]
+
+TOLERANCES = {  # dtype name -> (rtol, atol)
+    "bool": (0, 0), "int8": (0, 0), "int16": (0, 0), "int32": (0, 0), "int64": (0, 0),
+    "uint8": (0, 0), "uint16": (0, 0), "uint32": (0, 0), "uint64": (0, 0),
+    "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float32": (1e-6, 1e-6), "float64": (1e-12, 1e-12),
+}
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
+def assert_close(actual, expected, dtype=None, scale=1.0):
+    """Compare a result with numpy's, with the tolerance of its dtype (times `scale`, for long reductions
+    or transcendental functions whose last bits differ between libm implementations)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    dtype = np.dtype(dtype or expected.dtype)
+    assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape}"
+    assert actual.dtype == dtype, f"dtype {actual.dtype} != {dtype}"
+    rtol, atol = TOLERANCES[dtype.name]
+    if rtol == 0:
+        np.testing.assert_array_equal(actual, expected.astype(dtype))
+    else:
+        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
+                                   rtol=rtol * scale, atol=atol * scale, equal_nan=True)
