@@ -1,8 +1,8 @@
 """`hj.Array`: a result of a compiled function.
 
-It holds either an IREE buffer view (device-resident; on the CPU `np.asarray` maps it without a copy) or,
-for the reference backend, a numpy array. Passed back into a compiled function on the same kind of
-device, the buffer is used as it is, not copied.
+It holds either a reference to an IREE buffer view (device-resident; on the CPU `np.asarray` maps it
+without a copy) or, for the reference backend, a numpy array. Passed back into a compiled function on
+the same kind of device, the buffer is used as it is, not copied.
 """
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import numpy as np
 
 
 class Array:
-    __slots__ = ("buffer_view", "shape", "dtype", "driver", "_host", "__weakref__")
+    __slots__ = ("device_ref", "shape", "dtype", "driver", "_host", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, buffer_view, shape: tuple, dtype: np.dtype, driver: str | None = None,
+    def __init__(self, device_ref, shape: tuple, dtype: np.dtype, driver: str | None = None,
                  host: np.ndarray | None = None):
-        self.buffer_view = buffer_view   # iree.runtime.HalBufferView, or None for host arrays
+        self.device_ref = device_ref     # iree.runtime.VmRef to a HalBufferView, or None for host arrays
         self.shape = shape
         self.dtype = dtype
         self.driver = driver             # the IREE driver whose device holds buffer_view
@@ -24,6 +24,14 @@ class Array:
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> "Array":
         return cls(None, array.shape, array.dtype, None, array)
+
+    @property
+    def buffer_view(self):
+        """The IREE HalBufferView (None for host arrays); dereferenced on demand, saving it per call."""
+        if self.device_ref is None:
+            return None
+        import iree.runtime as rt
+        return self.device_ref.deref(rt.HalBufferView)
 
     @property
     def ndim(self) -> int:

@@ -252,6 +252,11 @@ class Executable:
         return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape))
                 for o, (shape, dtype) in zip(outs, self._outputs)]
 
+    call = __call__
+
+    def call_single(self, leaves) -> Array:
+        return self(leaves)[0]
+
 
 class ReferenceBackend:
     name = "reference"

@@ -61,17 +61,19 @@ def _leaf_spec(fn_name: str, path: str, x) -> LeafSpec:
 
 
 class _Entry:
-    __slots__ = ("key", "fast_keys", "executable", "call", "finish", "signature", "trace_seconds", "compile_seconds")
+    __slots__ = ("key", "fast_keys", "executable", "call", "finish", "run", "signature", "trace_seconds", "compile_seconds")
 
     def __init__(self, key, executable, out_tree, signature, trace_seconds, compile_seconds):
         self.key, self.executable, self.signature = key, executable, signature
-        self.call = getattr(executable, "call", executable)
+        self.call = executable.call
         self.fast_keys = []             # (type, shape, dtype) per argument: keys of Exec._fast
         self.trace_seconds, self.compile_seconds = trace_seconds, compile_seconds
         if pytree.is_leaf(out_tree):
             self.finish = operator.itemgetter(0)
+            self.run = executable.call_single   # leaves -> the one result
         else:
             self.finish = lambda outs: pytree.unflatten(out_tree, outs)
+            self.run = lambda leaves: self.finish(self.call(leaves))
 
 
 class CacheInfo(NamedTuple):
@@ -155,12 +157,15 @@ class Exec:
     def __call__(self, *args, **kwargs):
         if not kwargs:  # the fast path: positional arrays of a signature seen before
             try:
-                entry = self._fast[tuple([(type(a), a.shape, a.dtype) for a in args])]
+                if len(args) == 1:
+                    a = args[0]
+                    run = self._fast[(type(a), a.shape, a.dtype)]
+                else:
+                    run = self._fast[tuple([(type(a), a.shape, a.dtype) for a in args])]
             except (KeyError, AttributeError, TypeError):
-                pass
-            else:
-                self._hits += 1
-                return entry.finish(entry.call(args))
+                return self._call_slow(args, kwargs)
+            self._hits += 1
+            return run(args)
         return self._call_slow(args, kwargs)
 
     def _where(self) -> str:
@@ -199,6 +204,11 @@ class Exec:
     def _call_slow(self, args, kwargs):
         if _trace.current() is not None:       # called inside another trace: inline, as JAX does
             return self.fn(*args, **kwargs)
+        entry, leaves = self._entry_for(args, kwargs)
+        return entry.finish(entry.call(leaves))
+
+    def _entry_for(self, args, kwargs) -> tuple[_Entry, list]:
+        """The cache entry of this call's signature (traced and compiled on a miss), and the flat leaves."""
         bound, statics, dynamic = self._bind(args, kwargs)
         leaves, paths, treedef, specs = self._signature_of(dynamic)
         key = (treedef, specs, statics)
@@ -212,10 +222,12 @@ class Exec:
             if not kwargs and len(dynamic) == len(args) and all(pytree.is_leaf(t) for _, t in treedef) \
                     and all(type(a) in _FAST_TYPES or isinstance(a, np.generic) for a in args):
                 fast_key = tuple((type(a), s.shape, s.dtype) for a, s in zip(args, specs))
+                if len(fast_key) == 1:
+                    fast_key = fast_key[0]  # one argument: its (type, shape, dtype) is the key itself
                 if fast_key not in self._fast:
-                    self._fast[fast_key] = entry
+                    self._fast[fast_key] = entry.run
                     entry.fast_keys.append(fast_key)
-        return entry.finish(entry.call(leaves))
+        return entry, leaves
 
     def _miss(self, key, bound, paths) -> _Entry:
         self._misses += 1
@@ -283,6 +295,11 @@ class Exec:
         leaves, paths, treedef, specs = self._signature_of(dynamic)
         program, out_tree = self._trace((treedef, specs, statics), bound)
         return Lowered(program, out_tree)
+
+    def compile(self, *args, **kwargs):
+        """The backend executable for these arguments' signature, compiled now if it is not cached yet.
+        (IREE executables tell their `driver`, `vmfb` and `compiled.dispatch_count`.)"""
+        return self._entry_for(args, kwargs)[0].executable
 
     def cache_info(self) -> CacheInfo:
         with self._lock:

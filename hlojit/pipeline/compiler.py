@@ -38,6 +38,7 @@ def _save_failed_ir(program: Program) -> str:
 
 
 def compile_program(program: Program, target: Target) -> Compiled:
+    """Compile to a vmfb. IREE lowers `program.module` in place: it is consumed (print it first)."""
     session = program.session
     with tempfile.TemporaryDirectory(prefix="hlojit-") as scratch:
         stats_path = os.path.join(scratch, "stats.json")

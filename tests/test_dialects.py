@@ -1,0 +1,510 @@
+"""Golden-text tests of every StableHLO builder in hlojit.dialects.stablehlo.
+
+Each case builds one op inside `func.func @main` in a fresh context, checks the op's printed line(s)
+exactly, the result type the builder computed (shape and element type), and that the module verifies.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import ml_dtypes
+import numpy as np
+import pytest
+from iree.compiler import ir
+import iree.compiler.dialects.func as func
+
+from hlojit.dialects import stablehlo as hlo
+from hlojit.dialects.types import dtype_of
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+class Built(NamedTuple):
+    lines: list        # the function body as printed, each line stripped, without the `return`
+    results: list      # (shape, element type spelling, numpy dtype) of each value the builder returned
+    asm: str           # the module printed with locations
+
+
+def build(args, make, location=None) -> Built:
+    """`func.func @main(args)` whose body is `make(*block_arguments)`; args are MLIR type bodies like
+    "2x3xf32" (tensor<...>). `location` (file, line, col) is the ambient location, else unknown."""
+    with ir.Context():
+        loc = ir.Location.file(*location) if location else ir.Location.unknown()
+        with loc:
+            module = ir.Module.create()
+            types = [ir.Type.parse(f"tensor<{a}>") for a in args]
+            with ir.InsertionPoint(module.body):
+                fn = func.FuncOp("main", ir.FunctionType.get(types, []))
+            block = fn.add_entry_block()
+            with ir.InsertionPoint(block):
+                out = make(*block.arguments)
+                out = list(out) if isinstance(out, (list, tuple)) else [out]
+                func.ReturnOp(out)
+            fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, [v.type for v in out]))
+            assert module.operation.verify() is True
+            results = []
+            for v in out:
+                t = ir.RankedTensorType(v.type)
+                results.append((tuple(t.shape), str(t.element_type), dtype_of(v.type)))
+            text = str(module)
+            asm = module.operation.get_asm(enable_debug_info=True)
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "func.func @main" in line)
+    end = max(i for i, line in enumerate(lines) if line.strip().startswith("return"))
+    return Built([line.strip() for line in lines[start + 1:end]], results, asm)
+
+
+# MLIR element type spelling -> numpy dtype, written out here (not taken from hlojit.dialects.types).
+SPELLINGS = {
+    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64), "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64), "f16": np.dtype(np.float16), "bf16": BF16,
+    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+}
+
+
+def expected_result(spec: str):
+    """"4x2x3xf32" -> ((4, 2, 3), "f32", float32); "f32" -> ((), "f32", float32)."""
+    *dims, elt = spec.split("x")
+    return tuple(int(d) for d in dims), elt, SPELLINGS[elt]
+
+
+def check(built: Built, lines, results):
+    assert built.lines == ([lines] if isinstance(lines, str) else list(lines))
+    assert built.results == [expected_result(r) for r in results]
+
+
+# --- constants -----------------------------------------------------------------------------------
+
+CONSTANTS = [
+    # id, value, dtype argument, printed line, result type
+    ("bool-0d-true", True, None, "%c = stablehlo.constant dense<true> : tensor<i1>", "i1"),
+    ("bool-0d-np-false", np.bool_(False), None, "%c = stablehlo.constant dense<false> : tensor<i1>", "i1"),
+    ("bool-array", np.array([True, False, True]), None,
+     "%c = stablehlo.constant dense<[true, false, true]> : tensor<3xi1>", "3xi1"),
+    ("bool-array-2d-11", np.array([[True] * 3 + [False] * 8]), None,  # more than a byte of bits
+     "%c = stablehlo.constant dense<[[true, true, true, false, false, false, false, false, false, false, "
+     "false]]> : tensor<1x11xi1>", "1x11xi1"),
+    ("bool-splat", np.ones((2, 2), np.bool_), None, "%c = stablehlo.constant dense<true> : tensor<2x2xi1>",
+     "2x2xi1"),
+    ("i8-extremes", np.array([-128, 127], np.int8), None,
+     "%c = stablehlo.constant dense<[-128, 127]> : tensor<2xi8>", "2xi8"),
+    ("i16-2d", np.array([[-1], [300]], np.int16), None,
+     "%c = stablehlo.constant dense<[[-1], [300]]> : tensor<2x1xi16>", "2x1xi16"),
+    ("i32-0d-from-python-int", 7, np.int32, "%c = stablehlo.constant dense<7> : tensor<i32>", "i32"),
+    ("i32-splat", np.full((2, 3), -5, np.int32), None, "%c = stablehlo.constant dense<-5> : tensor<2x3xi32>",
+     "2x3xi32"),
+    ("i64-extremes", np.array([-2**63, 2**63 - 1], np.int64), None,
+     "%c = stablehlo.constant dense<[-9223372036854775808, 9223372036854775807]> : tensor<2xi64>", "2xi64"),
+    ("i64-python-int-default", 3, None, "%c = stablehlo.constant dense<3> : tensor<i64>", "i64"),
+    ("u8-extremes", np.array([0, 255], np.uint8), None, "%c = stablehlo.constant dense<[0, 255]> : tensor<2xui8>",
+     "2xui8"),
+    ("u16-splat", np.full(3, 65535, np.uint16), None, "%c = stablehlo.constant dense<65535> : tensor<3xui16>",
+     "3xui16"),
+    ("u32-0d-max", np.uint32(2**32 - 1), None, "%c = stablehlo.constant dense<4294967295> : tensor<ui32>", "ui32"),
+    ("u64-0d-max", 2**64 - 1, np.uint64,
+     "%c = stablehlo.constant dense<18446744073709551615> : tensor<ui64>", "ui64"),
+    ("f16-0d", 1.5, np.float16, "%cst = stablehlo.constant dense<1.500000e+00> : tensor<f16>", "f16"),
+    ("f16-array-inf", np.array([0.1, -2.5, np.inf, -np.inf], np.float16), None,
+     "%cst = stablehlo.constant dense<[9.997550e-02, -2.500000e+00, 0x7C00, 0xFC00]> : tensor<4xf16>", "4xf16"),
+    ("f16-from-int", 3, np.float16, "%cst = stablehlo.constant dense<3.000000e+00> : tensor<f16>", "f16"),
+    ("bf16-0d", -2.0, BF16, "%cst = stablehlo.constant dense<-2.000000e+00> : tensor<bf16>", "bf16"),
+    ("bf16-array", np.array([1.5, -0.1, 3.0], BF16), None,
+     "%cst = stablehlo.constant dense<[1.500000e+00, -1.000980e-01, 3.000000e+00]> : tensor<3xbf16>", "3xbf16"),
+    ("bf16-splat", np.full((2, 3), 0.5, BF16), None,
+     "%cst = stablehlo.constant dense<5.000000e-01> : tensor<2x3xbf16>", "2x3xbf16"),
+    ("bf16-from-list", [1, 2], BF16,
+     "%cst = stablehlo.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xbf16>", "2xbf16"),
+    ("f32-2d", np.array([[1, 2], [3, 4]], np.float32), None,
+     "%cst = stablehlo.constant dense<[[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : "
+     "tensor<2x2xf32>", "2x2xf32"),
+    ("f32-0d-nan", np.float32(np.nan), None, "%cst = stablehlo.constant dense<0x7FC00000> : tensor<f32>", "f32"),
+    ("f32-splat", np.zeros((2, 3), np.float32), None,
+     "%cst = stablehlo.constant dense<0.000000e+00> : tensor<2x3xf32>", "2x3xf32"),
+    ("f32-empty", np.zeros((0, 3), np.float32), None, "%cst = stablehlo.constant dense<> : tensor<0x3xf32>",
+     "0x3xf32"),
+    ("f64-0d", 0.1, np.float64, "%cst = stablehlo.constant dense<1.000000e-01> : tensor<f64>", "f64"),
+    ("f64-python-float-default", 2.5, None, "%cst = stablehlo.constant dense<2.500000e+00> : tensor<f64>", "f64"),
+    ("f64-array", np.array([1.0, -2.5]), None,
+     "%cst = stablehlo.constant dense<[1.000000e+00, -2.500000e+00]> : tensor<2xf64>", "2xf64"),
+]
+
+
+@pytest.mark.parametrize("value, dtype, line, result", [pytest.param(*c[1:], id=c[0]) for c in CONSTANTS])
+def test_constant(value, dtype, line, result):
+    check(build([], lambda: hlo.constant(value, dtype)), line, [result])
+
+
+def test_bf16_constant_keeps_the_exact_bits():
+    """bf16 goes to MLIR as raw 16-bit words: the printed values must read back to the same bits."""
+    values = np.array([1.0, -0.0, 3.140625, -65280.0, 1e-39, 3.3e38, np.inf, -np.inf, 2.0**-133], BF16)
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            hlo.constant(values)
+        assert module.operation.verify() is True
+        text = str(module)
+    tokens = re.search(r"dense<\[(.*)\]> : tensor<9xbf16>", text).group(1).split(", ")
+    bits = [int(t, 16) if t.startswith("0x") else int(np.array(float(t), np.float32).astype(BF16).view(np.uint16))
+            for t in tokens]
+    assert bits == values.view(np.uint16).tolist()
+
+
+# --- every other builder -------------------------------------------------------------------------
+
+def argmax_body(acc_value, acc_index, value, index):
+    """A two-input reduction body: keep the larger value and its index (accumulators come first)."""
+    greater = hlo.compare(value, acc_value, "GT")
+    return [hlo.select(greater, value, acc_value), hlo.select(greater, index, acc_index)]
+
+
+def argmax(values, indices):
+    inits = [hlo.constant(np.float32(-np.inf)), hlo.constant(np.int32(0))]
+    return hlo.reduce([values, indices], inits, [1], argmax_body)
+
+
+GOLDEN = [
+    # builder, case, argument types, builder call, printed line(s), result types
+    ("iota", "i32-dim1", [], lambda: hlo.iota([2, 3], 1, np.int32),
+     "%0 = stablehlo.iota dim = 1 : tensor<2x3xi32>", ["2x3xi32"]),
+    ("iota", "f32-1d", [], lambda: hlo.iota([4], 0, np.float32),
+     "%0 = stablehlo.iota dim = 0 : tensor<4xf32>", ["4xf32"]),
+    ("iota", "ui8-dim0", [], lambda: hlo.iota([3, 2], 0, np.uint8),
+     "%0 = stablehlo.iota dim = 0 : tensor<3x2xui8>", ["3x2xui8"]),
+    ("convert", "f32-bf16", ["2x3xf32"], lambda x: hlo.convert(x, BF16),
+     "%0 = stablehlo.convert %arg0 : (tensor<2x3xf32>) -> tensor<2x3xbf16>", ["2x3xbf16"]),
+    ("convert", "i32-f32", ["4xi32"], lambda x: hlo.convert(x, np.float32),
+     "%0 = stablehlo.convert %arg0 : (tensor<4xi32>) -> tensor<4xf32>", ["4xf32"]),
+    ("convert", "f32-bool", ["4xf32"], lambda x: hlo.convert(x, np.bool_),
+     "%0 = stablehlo.convert %arg0 : (tensor<4xf32>) -> tensor<4xi1>", ["4xi1"]),
+    ("convert", "ui8-i64", ["2xui8"], lambda x: hlo.convert(x, np.int64),
+     "%0 = stablehlo.convert %arg0 : (tensor<2xui8>) -> tensor<2xi64>", ["2xi64"]),
+    ("convert", "0d-f64-f16", ["f64"], lambda x: hlo.convert(x, np.float16),
+     "%0 = stablehlo.convert %arg0 : (tensor<f64>) -> tensor<f16>", ["f16"]),
+    ("broadcast_in_dim", "leading", ["2x3xf32"], lambda x: hlo.broadcast_in_dim(x, [4, 2, 3], [1, 2]),
+     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [1, 2] : (tensor<2x3xf32>) -> tensor<4x2x3xf32>",
+     ["4x2x3xf32"]),
+    ("broadcast_in_dim", "from-0d", ["i32"], lambda x: hlo.broadcast_in_dim(x, [2, 3], []),
+     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [] : (tensor<i32>) -> tensor<2x3xi32>", ["2x3xi32"]),
+    ("broadcast_in_dim", "trailing", ["3xbf16"], lambda x: hlo.broadcast_in_dim(x, [3, 4], [0]),
+     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0] : (tensor<3xbf16>) -> tensor<3x4xbf16>", ["3x4xbf16"]),
+    ("broadcast_in_dim", "size-1", ["1x3xi1"], lambda x: hlo.broadcast_in_dim(x, [2, 3], [0, 1]),
+     "%0 = stablehlo.broadcast_in_dim %arg0, dims = [0, 1] : (tensor<1x3xi1>) -> tensor<2x3xi1>", ["2x3xi1"]),
+    ("reshape", "2d", ["2x3xf32"], lambda x: hlo.reshape(x, [3, 2]),
+     "%0 = stablehlo.reshape %arg0 : (tensor<2x3xf32>) -> tensor<3x2xf32>", ["3x2xf32"]),
+    ("reshape", "flatten", ["2x3xui16"], lambda x: hlo.reshape(x, (6,)),
+     "%0 = stablehlo.reshape %arg0 : (tensor<2x3xui16>) -> tensor<6xui16>", ["6xui16"]),
+    ("reshape", "to-0d", ["1x1xf16"], lambda x: hlo.reshape(x, []),
+     "%0 = stablehlo.reshape %arg0 : (tensor<1x1xf16>) -> tensor<f16>", ["f16"]),
+    ("transpose", "3d", ["2x3x4xf32"], lambda x: hlo.transpose(x, [2, 0, 1]),
+     "%0 = stablehlo.transpose %arg0, dims = [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>",
+     ["4x2x3xf32"]),
+    ("transpose", "2d-i8", ["2x5xi8"], lambda x: hlo.transpose(x, (1, 0)),
+     "%0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x5xi8>) -> tensor<5x2xi8>", ["5x2xi8"]),
+    ("select", "f32", ["2xi1", "2xf32", "2xf32"], hlo.select,
+     "%0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<2xi1>, tensor<2xf32>", ["2xf32"]),
+    ("select", "scalar-pred", ["i1", "2x3xi32", "2x3xi32"], hlo.select,
+     "%0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<i1>, tensor<2x3xi32>", ["2x3xi32"]),
+    ("is_finite", "f32", ["2x3xf32"], hlo.is_finite,
+     "%0 = stablehlo.is_finite %arg0 : (tensor<2x3xf32>) -> tensor<2x3xi1>", ["2x3xi1"]),
+    ("is_finite", "f16", ["4xf16"], hlo.is_finite,
+     "%0 = stablehlo.is_finite %arg0 : (tensor<4xf16>) -> tensor<4xi1>", ["4xi1"]),
+    ("is_finite", "bf16-0d", ["bf16"], hlo.is_finite,
+     "%0 = stablehlo.is_finite %arg0 : (tensor<bf16>) -> tensor<i1>", ["i1"]),
+    ("reduce", "named-add", ["2x3xf32"],
+     lambda x: hlo.reduce([x], [hlo.constant(np.float32(0))], [1], "add"),
+     ["%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+      "%0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [1] : "
+      "(tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>"], ["2xf32"]),
+    ("reduce", "named-maximum-all-dims", ["2x3xi32"],
+     lambda x: hlo.reduce([x], [hlo.constant(np.int32(-2**31))], [0, 1], "maximum"),
+     ["%c = stablehlo.constant dense<-2147483648> : tensor<i32>",
+      "%0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.maximum across dimensions = [0, 1] : "
+      "(tensor<2x3xi32>, tensor<i32>) -> tensor<i32>"], ["i32"]),
+    ("reduce", "named-or-bool", ["4x2xi1"],
+     lambda x: hlo.reduce([x], [hlo.constant(False)], [0], "or"),
+     ["%c = stablehlo.constant dense<false> : tensor<i1>",
+      "%0 = stablehlo.reduce(%arg0 init: %c) applies stablehlo.or across dimensions = [0] : "
+      "(tensor<4x2xi1>, tensor<i1>) -> tensor<2xi1>"], ["2xi1"]),
+    ("reduce", "callable-argmax", ["2x3xf32", "2x3xi32"], argmax,
+     ["%cst = stablehlo.constant dense<0xFF800000> : tensor<f32>",
+      "%c = stablehlo.constant dense<0> : tensor<i32>",
+      "%0:2 = stablehlo.reduce(%arg0 init: %cst), (%arg1 init: %c) across dimensions = [1] : "
+      "(tensor<2x3xf32>, tensor<2x3xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)",
+      "reducer(%arg2: tensor<f32>, %arg4: tensor<f32>) (%arg3: tensor<i32>, %arg5: tensor<i32>)  {",
+      "%1 = stablehlo.compare GT, %arg4, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+      "%2 = stablehlo.select %1, %arg4, %arg2 : tensor<i1>, tensor<f32>",
+      "%3 = stablehlo.select %1, %arg5, %arg3 : tensor<i1>, tensor<i32>",
+      "stablehlo.return %2, %3 : tensor<f32>, tensor<i32>",
+      "}"], ["2xf32", "2xi32"]),
+    ("dot_general", "matmul", ["2x3xf32", "3x4xf32"],
+     lambda a, b: hlo.dot_general(a, b, lhs_contract=[1], rhs_contract=[0]),
+     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
+     "(tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>", ["2x4xf32"]),
+    ("dot_general", "batched", ["5x2x3xf32", "5x3x4xf32"],
+     lambda a, b: hlo.dot_general(a, b, lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1]),
+     "%0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0] x [0], contracting_dims = [2] x [1] : "
+     "(tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>", ["5x2x4xf32"]),
+    # batch dims not leading: the result is batch dims, then lhs's free dims, then rhs's free dims
+    ("dot_general", "batch-not-leading", ["3x5x2xf32", "2x3x4xf32"],
+     lambda a, b: hlo.dot_general(a, b, lhs_batch=[2], rhs_batch=[0], lhs_contract=[0], rhs_contract=[1]),
+     "%0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [2] x [0], contracting_dims = [0] x [1] : "
+     "(tensor<3x5x2xf32>, tensor<2x3x4xf32>) -> tensor<2x5x4xf32>", ["2x5x4xf32"]),
+    ("dot_general", "vector-dot", ["3xi32", "3xi32"],
+     lambda a, b: hlo.dot_general(a, b, lhs_contract=[0], rhs_contract=[0]),
+     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [0] x [0] : "
+     "(tensor<3xi32>, tensor<3xi32>) -> tensor<i32>", ["i32"]),
+    ("dot_general", "bf16-accumulate-f32", ["2x3xbf16", "3x4xbf16"],
+     lambda a, b: hlo.dot_general(a, b, lhs_contract=[1], rhs_contract=[0], dtype=np.float32),
+     "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
+     "(tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>", ["2x4xf32"]),
+]
+
+
+@pytest.mark.parametrize("args, make, lines, results", [pytest.param(*g[2:], id=f"{g[0]}-{g[1]}") for g in GOLDEN])
+def test_golden(args, make, lines, results):
+    check(build(args, make), lines, results)
+
+
+# --- elementwise families: every name in UNARY_OPS and BINARY_OPS, every comparison ---------------
+
+UNARY_DTYPES = {  # op -> element types it is tested with (all must verify)
+    "negate": ("f32", "i32"), "abs": ("f32", "i8"), "sign": ("f32", "i64"), "not": ("i1", "i32", "ui8"),
+    "exponential": ("f32", "bf16"), "exponential_minus_one": ("f32",), "log": ("f32", "f64"),
+    "log_plus_one": ("f32",), "sqrt": ("f32", "f16"), "rsqrt": ("f32",), "cbrt": ("f32",),
+    "tanh": ("f32", "bf16"), "logistic": ("f32",), "sine": ("f32",), "cosine": ("f32",), "tan": ("f32",),
+    "floor": ("f32", "f16"), "ceil": ("f32",), "round_nearest_even": ("f32",), "round_nearest_afz": ("f64",),
+    "popcnt": ("i32", "ui8"), "count_leading_zeros": ("i64", "ui16"),
+}
+BINARY_DTYPES = {
+    "add": ("f32", "i32", "ui8"), "subtract": ("f32", "i64"), "multiply": ("f32", "bf16"),
+    "divide": ("f32", "i32"), "remainder": ("f32", "i32"), "power": ("f32", "i32"), "maximum": ("f32", "ui32"),
+    "minimum": ("f64", "i16"), "and": ("i1", "i32"), "or": ("i1", "ui8"), "xor": ("i1", "i16"),
+    "shift_left": ("i32", "ui8"), "shift_right_arithmetic": ("i32",), "shift_right_logical": ("i32", "ui64"),
+    "atan2": ("f32", "f64"),
+}
+
+
+def test_tables_cover_every_elementwise_op():
+    assert set(UNARY_DTYPES) == set(hlo.UNARY_OPS)
+    assert set(BINARY_DTYPES) == set(hlo.BINARY_OPS)
+
+
+@pytest.mark.parametrize("op, elt", [(op, e) for op in hlo.UNARY_OPS for e in UNARY_DTYPES.get(op, ("f32",))])
+def test_unary(op, elt):
+    built = build([f"2x3x{elt}"], lambda x: hlo.unary(op, x))
+    check(built, f"%0 = stablehlo.{op} %arg0 : tensor<2x3x{elt}>", [f"2x3x{elt}"])
+
+
+@pytest.mark.parametrize("op, elt", [(op, e) for op in hlo.BINARY_OPS for e in BINARY_DTYPES.get(op, ("f32",))])
+def test_binary(op, elt):
+    built = build([f"4x{elt}", f"4x{elt}"], lambda x, y: hlo.binary(op, x, y))
+    check(built, f"%0 = stablehlo.{op} %arg0, %arg1 : tensor<4x{elt}>", [f"4x{elt}"])
+
+
+def test_binary_on_0d():
+    check(build(["f32", "f32"], lambda x, y: hlo.binary("add", x, y)),
+          "%0 = stablehlo.add %arg0, %arg1 : tensor<f32>", ["f32"])
+
+
+COMPARE_TYPES = [  # element type -> the comparison type the builder must pick
+    ("f32", "FLOAT"), ("f16", "FLOAT"), ("bf16", "FLOAT"), ("f64", "FLOAT"),
+    ("i8", "SIGNED"), ("i32", "SIGNED"), ("i64", "SIGNED"),
+    ("ui8", "UNSIGNED"), ("ui32", "UNSIGNED"), ("ui64", "UNSIGNED"), ("i1", "UNSIGNED"),
+]
+
+
+def test_comparison_directions():
+    assert hlo.COMPARISON_DIRECTIONS == ("EQ", "NE", "LT", "LE", "GT", "GE")
+
+
+@pytest.mark.parametrize("elt, kind", COMPARE_TYPES)
+@pytest.mark.parametrize("direction", ["EQ", "NE", "LT", "LE", "GT", "GE"])
+def test_compare(direction, elt, kind):
+    built = build([f"3x{elt}", f"3x{elt}"], lambda x, y: hlo.compare(x, y, direction))
+    check(built, f"%0 = stablehlo.compare {direction}, %arg0, %arg1, {kind} : "
+                 f"(tensor<3x{elt}>, tensor<3x{elt}>) -> tensor<3xi1>", ["3xi1"])
+
+
+def test_compare_0d():
+    check(build(["i32", "i32"], lambda x, y: hlo.compare(x, y, "LE")),
+          "%0 = stablehlo.compare LE, %arg0, %arg1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>", ["i1"])
+
+
+# --- coverage of the module's public builders ------------------------------------------------------
+
+TESTED_BY_FAMILY = {"constant", "unary", "binary", "compare"}  # test_constant, test_unary, test_binary, ...
+
+
+def public_builders():
+    return {name for name, value in vars(hlo).items()
+            if callable(value) and not name.startswith("_") and getattr(value, "__module__", None) == hlo.__name__}
+
+
+def test_every_public_builder_has_golden_cases():
+    covered = {g[0] for g in GOLDEN} | TESTED_BY_FAMILY
+    assert public_builders() - covered == set()
+
+
+@pytest.mark.xfail(strict=True, reason="library bug: hlo.is_finite is a public builder but missing from "
+                                       "stablehlo.__all__ (`from hlojit.dialects.stablehlo import *` misses it)")
+def test_all_lists_every_public_builder():
+    assert public_builders() <= set(hlo.__all__)
+
+
+# --- locations and insertion points -----------------------------------------------------------------
+
+LOCATED = {  # builder -> (argument types, call with loc=)
+    "constant": ([], lambda loc: hlo.constant(np.float32(1), loc=loc)),
+    "iota": ([], lambda loc: hlo.iota([3], 0, np.int32, loc=loc)),
+    "convert": (["3xf32"], lambda loc, x: hlo.convert(x, np.int32, loc=loc)),
+    "broadcast_in_dim": (["3xf32"], lambda loc, x: hlo.broadcast_in_dim(x, [2, 3], [1], loc=loc)),
+    "reshape": (["3xf32"], lambda loc, x: hlo.reshape(x, [3, 1], loc=loc)),
+    "transpose": (["2x3xf32"], lambda loc, x: hlo.transpose(x, [1, 0], loc=loc)),
+    "compare": (["3xf32"], lambda loc, x: hlo.compare(x, x, "LT", loc=loc)),
+    "select": (["3xi1", "3xf32"], lambda loc, p, x: hlo.select(p, x, x, loc=loc)),
+    "is_finite": (["3xf32"], lambda loc, x: hlo.is_finite(x, loc=loc)),
+    "unary": (["3xf32"], lambda loc, x: hlo.unary("exponential", x, loc=loc)),
+    "binary": (["3xf32"], lambda loc, x: hlo.binary("add", x, x, loc=loc)),
+    "reduce": (["3xf32", "f32"], lambda loc, x, init: hlo.reduce([x], [init], [0], "add", loc=loc)),
+    "dot_general": (["3xf32"], lambda loc, x: hlo.dot_general(x, x, lhs_contract=[0], rhs_contract=[0], loc=loc)),
+}
+
+
+def located(make):
+    """A builder call for build(): `make(loc, *args)` with loc = user.py:42:7."""
+    def call(*args):
+        return make(ir.Location.file("user.py", 42, 7), *args)
+    return call
+
+
+def location_of_line(asm: str, needle: str) -> str:
+    """The location printed for the first op whose line contains `needle`, #loc aliases resolved (an op
+    with a region prints its location after the region's closing brace)."""
+    aliases = dict(re.findall(r"^(#loc\d*) = (loc\(.*\))$", asm, re.M))
+    lines = asm.splitlines()
+    i = next(i for i, line in enumerate(lines) if needle in line)
+    if not lines[i].endswith(")") or "loc(" not in lines[i]:
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        i = next(j for j in range(i + 1, len(lines)) if lines[j].startswith(" " * indent + "}"))
+    loc = re.search(r"(loc\((?:#loc\d*|\".*)\))$", lines[i]).group(1)
+    return aliases.get(loc[4:-1], loc)
+
+
+def test_located_covers_every_builder():
+    assert set(LOCATED) == public_builders()
+
+
+@pytest.mark.parametrize("name", sorted(LOCATED))
+def test_loc_puts_a_file_location_on_the_op(name):
+    args, make = LOCATED[name]
+    op_name = {"unary": "exponential", "binary": "add"}.get(name, name)
+    built = build(args, located(make))
+    assert location_of_line(built.asm, f"= stablehlo.{op_name}") == 'loc("user.py":42:7)'
+
+
+@pytest.mark.parametrize("name", ["constant", "binary", "reduce"])
+def test_without_loc_the_op_takes_the_ambient_location(name):
+    args, make = LOCATED[name]
+    op_name = {"binary": "add"}.get(name, name)
+    built = build(args, lambda *a: make(None, *a), location=("ambient.py", 3, 1))
+    assert location_of_line(built.asm, f"= stablehlo.{op_name}") == 'loc("ambient.py":3:1)'
+
+
+def test_loc_of_reduce_also_marks_its_body():
+    def make(values, indices):
+        inits = [hlo.constant(np.float32(0)), hlo.constant(np.int32(0))]
+        return hlo.reduce([values, indices], inits, [0], argmax_body, loc=ir.Location.file("user.py", 9, 1))
+    built = build(["3xf32", "3xi32"], make)
+    for needle in ("stablehlo.reduce", "stablehlo.compare", "stablehlo.select", "stablehlo.return"):
+        assert location_of_line(built.asm, needle) == 'loc("user.py":9:1)', needle
+
+
+def test_ip_places_the_op_at_the_given_insertion_point():
+    def make():
+        first = hlo.constant(np.int32(1))
+        before_first = ir.InsertionPoint(first.owner)  # inserts before `first`
+        second = hlo.iota([2], 0, np.int32, ip=before_first)
+        return [first, second]
+    built = build([], make)
+    assert built.lines == ["%0 = stablehlo.iota dim = 0 : tensor<2xi32>",
+                           "%c = stablehlo.constant dense<1> : tensor<i32>"]
+
+
+# --- result types computed by the builders, read back from the values -------------------------------
+
+def test_result_types_are_ranked_tensors_of_the_right_element_type():
+    def make(x):
+        values = [hlo.convert(x, d) for d in SPELLINGS.values()]
+        values += [hlo.iota([2, 3], 1, d) for d in SPELLINGS.values() if d.kind != "b"]
+        return values
+    built = build(["2x3xf32"], make)
+    expected = [((2, 3), elt, d) for elt, d in SPELLINGS.items()]
+    expected += [((2, 3), elt, d) for elt, d in SPELLINGS.items() if d.kind != "b"]
+    assert built.results == expected
+
+
+# --- errors ----------------------------------------------------------------------------------------
+
+def raises_without_emitting(args, make, error, match):
+    """`make` raises `error` and leaves the function body empty (no half-built op)."""
+    def call(*a):
+        with pytest.raises(error, match=match):
+            make(*a)
+        return list(a[:1])
+    built = build(args, call)
+    assert built.lines == []
+
+
+@pytest.mark.parametrize("name", ["frobnicate", "add", "Negate", ""])
+def test_unknown_unary_op(name):
+    raises_without_emitting(["3xf32"], lambda x: hlo.unary(name, x), ValueError, "unknown StableHLO unary op")
+
+
+@pytest.mark.parametrize("name", ["frobnicate", "negate", "ADD", "compare"])
+def test_unknown_binary_op(name):
+    raises_without_emitting(["3xf32"], lambda x: hlo.binary(name, x, x), ValueError, "unknown StableHLO binary op")
+
+
+@pytest.mark.parametrize("lhs, rhs", [("3xf32", "3xi32"), ("3xf32", "3xf64"), ("2x3xf32", "3x2xf32"),
+                                      ("3xf32", "f32"), ("3xi32", "3xui32")])
+def test_binary_rejects_mismatched_operand_types(lhs, rhs):
+    raises_without_emitting([lhs, rhs], lambda x, y: hlo.binary("add", x, y), ValueError,
+                            rf"stablehlo\.add: operand types differ: tensor<{lhs}> vs tensor<{rhs}>")
+
+
+@pytest.mark.parametrize("direction", ["lt", "GTE", "==", "", "FLOAT"])
+def test_compare_rejects_a_bad_direction(direction):
+    raises_without_emitting(["3xf32"], lambda x: hlo.compare(x, x, direction), ValueError,
+                            r"comparison direction must be one of \('EQ', 'NE', 'LT', 'LE', 'GT', 'GE'\)")
+
+
+def test_reduce_with_an_unknown_body_name_raises():
+    with ir.Context(), ir.Location.unknown():  # not via build(): the module is left invalid (see below)
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            x, init = hlo.constant(np.zeros(3, np.float32)), hlo.constant(np.float32(0))
+            with pytest.raises(ValueError, match="unknown StableHLO binary op 'frobnicate'"):
+                hlo.reduce([x], [init], [0], "frobnicate")
+
+
+@pytest.mark.xfail(strict=True, reason="library bug: reduce() creates the op before checking the body name, "
+                                       "so a ValueError leaves a stablehlo.reduce with an empty body behind "
+                                       "and the module no longer verifies")
+def test_reduce_with_an_unknown_body_name_leaves_no_op_behind():
+    raises_without_emitting(["3xf32", "f32"], lambda x, init: hlo.reduce([x], [init], [0], "frobnicate"),
+                            ValueError,
+                            "unknown StableHLO binary op")
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: hlo.constant(np.zeros(2, np.complex64)),
+    lambda x: hlo.convert(x, np.complex64),
+    lambda x: hlo.iota([2], 0, np.complex128),
+    lambda x: hlo.dot_general(x, x, lhs_contract=[0], rhs_contract=[0], dtype=np.complex64),
+], ids=["constant", "convert", "iota", "dot_general"])
+def test_unsupported_dtypes_raise_type_error(make):
+    raises_without_emitting(["3xf32"], make, TypeError, "is not supported")
