@@ -144,6 +144,8 @@ class Exec:
         argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
         names = set(argnames)
+        if params and params[0] == "self":  # a method: the instance is static (hashed by identity)
+            names.add("self")
         for i in argnums:
             if not -len(params) <= i < len(params):
                 raise ValueError(f"static_argnums {i} is out of range for {self.name}{self._signature}")
