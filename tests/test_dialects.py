@@ -349,9 +349,6 @@ def test_every_public_builder_has_golden_cases():
     assert public_builders() - covered == set()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="library bug: hlo.is_finite is a public builder but missing from stablehlo.__all__ "
-                          "(`from hlojit.dialects.stablehlo import *` misses it)")
 def test_all_lists_every_public_builder():
     assert public_builders() <= set(hlo.__all__)
 
@@ -492,9 +489,6 @@ def test_reduce_with_an_unknown_body_name_raises():
                 hlo.reduce([x], [init], [0], "frobnicate")
 
 
-@pytest.mark.xfail(strict=True, raises=ir.MLIRError,
-                   reason="library bug: reduce() creates the op before checking the body name, so a ValueError "
-                          "leaves a stablehlo.reduce with an empty body behind and the module no longer verifies")
 def test_reduce_with_an_unknown_body_name_leaves_no_op_behind():
     raises_without_emitting(["3xf32", "f32"], lambda x, init: hlo.reduce([x], [init], [0], "frobnicate"),
                             ValueError,

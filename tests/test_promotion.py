@@ -260,12 +260,6 @@ TRACED = [  # function, arguments, result dtype
 ]
 
 
-REFERENCE_BF16_CONSTANTS = pytest.mark.xfail(
-    strict=True, raises=TypeError,
-    reason="library bug (backends/reference.py _constant): the reference backend cannot read any bf16 "
-           "stablehlo.constant ('Unsupported floating-point type'); iree:cpu runs the same module")
-
-
 @pytest.mark.parametrize("fn, args, expected", [pytest.param(*t[1:], id=t[0]) for t in TRACED])
 def test_traced_output_dtype(fn, args, expected):
     """The dtype promotion picks, read from the traced program (no backend involved)."""
@@ -273,17 +267,11 @@ def test_traced_output_dtype(fn, args, expected):
     assert dtype == np.dtype(expected)
 
 
-@pytest.mark.parametrize("fn, args, expected", [
-    pytest.param(*t[1:], id=t[0], marks=[REFERENCE_BF16_CONSTANTS] if t[0] == "bf16*float" else [])
-    for t in TRACED])
+@pytest.mark.parametrize("fn, args, expected", [pytest.param(*t[1:], id=t[0]) for t in TRACED])
 def test_traced_result_dtype(fn, args, expected):
     assert run(fn, *args).dtype == np.dtype(expected)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="library bug: np.float64 subclasses Python float, so a np.float64 scalar is taken for a "
-                          "weak Python float (float32 / adapts), unlike np.float32 and np.int64 scalars which are "
-                          "concrete")
 @pytest.mark.parametrize("fn, args, expected", [
     pytest.param(lambda x: x * np.float64(2), (np.ones(2, np.float16),), np.float64, id="in-trace"),
     pytest.param(lambda a, b: a * b, (np.float64(1), 2.5), np.float64, id="as-argument"),
@@ -322,9 +310,6 @@ def test_strict_mode_allows_weak_scalars_when_tracing():
             run(lambda x, y: x + y, np.ones(2, np.int8), np.ones(2, np.uint8))
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="library bug: the promotion mode is not part of the jit cache key, so a signature "
-                          "traced in standard mode runs unchecked under hj.promotion('strict')")
 def test_strict_mode_applies_to_already_cached_signatures():
     f = hj.jit(lambda x, y: x * y, backend="reference")
     assert np.asarray(f(np.int32(1), np.float32(2))).dtype == np.float32

@@ -46,13 +46,24 @@ def _enum(op, name) -> str:
     return str(op.attributes[name]).rstrip(">").split()[-1]
 
 
+def _constant_from_text(text: str, dtype) -> np.ndarray:
+    """Elements of a printed dense attribute whose type the MLIR bindings cannot hand to numpy (bf16):
+    `dense<[1.5, 0x7FC0]> : ...` (decimal values, or bit patterns for nan/inf) or `dense<"0x...">`."""
+    body = text[text.index("<") + 1:text.rindex("> :")].strip()
+    bits = np.dtype(f"u{dtype.itemsize}")
+    if body.startswith('"0x'):
+        return np.frombuffer(bytes.fromhex(body[3:-1]), dtype=bits).view(dtype)
+    tokens = [t for t in body.replace("[", " ").replace("]", " ").replace(",", " ").split() if t]
+    return np.array([np.array(int(t, 16), bits).view(dtype) if t.startswith("0x") else np.array(float(t), dtype)
+                     for t in tokens], dtype=dtype)
+
+
 def _constant(op):
     attr, dtype, shape = op.attributes["value"], dtype_of(op.result.type), shape_of(op.result.type)
     try:
         value = np.array(attr)
-    except (TypeError, ValueError):  # bf16 and friends: element by element
-        dense = ir.DenseFPElementsAttr(attr)
-        value = np.array([dense[i] for i in range(len(dense))], dtype=np.float64)
+    except (TypeError, ValueError):  # bf16: the bindings reject it, its printed form does not
+        value = _constant_from_text(str(attr), dtype)
     value = value.astype(dtype)
     if value.size == 1 and value.shape != shape:  # a splat
         value = np.broadcast_to(value.reshape(()), shape)

@@ -18,7 +18,7 @@ from .types import dtype_of, element_type, shape_of, tensor_type
 
 __all__ = [
     "constant", "iota", "convert", "broadcast_in_dim", "reshape", "transpose", "compare", "select",
-    "reduce", "dot_general", "unary", "binary", "UNARY_OPS", "BINARY_OPS", "COMPARISON_DIRECTIONS",
+    "reduce", "dot_general", "unary", "binary", "is_finite", "UNARY_OPS", "BINARY_OPS", "COMPARISON_DIRECTIONS",
 ]
 
 
@@ -153,6 +153,8 @@ def reduce(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], dimensio
     that receives the scalar block arguments (accumulators first, then elements) and returns the new
     accumulators.
     """
+    if isinstance(body, str) and body not in BINARY_OPS:  # before creating anything: no half-built op
+        raise ValueError(f"unknown StableHLO binary op {body!r} for a reduce body")
     dims = set(dimensions)
     results = []
     for x in inputs:

@@ -59,18 +59,27 @@ def _join(a: str, b: str) -> str:
 
 
 _PROMOTION = contextvars.ContextVar("hlojit_promotion", default=os.environ.get("HLOJIT_PROMOTION", "standard"))
+overrides_active = 0  # promotion() blocks open in any thread: jit's fast path steps aside while > 0
 
 
 @contextlib.contextmanager
 def promotion(mode: str):
     """`with hj.promotion("strict"):` forbids implicit promotion between different concrete dtypes."""
+    global overrides_active
     if mode not in ("standard", "strict"):
         raise ValueError(f"promotion mode must be 'standard' or 'strict', not {mode!r}")
     token = _PROMOTION.set(mode)
+    overrides_active += 1
     try:
         yield
     finally:
+        overrides_active -= 1
         _PROMOTION.reset(token)
+
+
+def promotion_mode() -> str:
+    """The promotion mode in force here: part of every jit cache key, since it changes what traces."""
+    return _PROMOTION.get()
 
 
 def canonical(dtype) -> np.dtype:

@@ -45,7 +45,7 @@ class LeafSpec(NamedTuple):
 
 
 def _leaf_spec(fn_name: str, path: str, x) -> LeafSpec:
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         dtype, weak = dtypes.python_scalar_dtype(x)
         return LeafSpec((), dtype, weak)
     if isinstance(x, Tensor):
@@ -157,7 +157,7 @@ class Exec:
 
     # --- calling ---
     def __call__(self, *args, **kwargs):
-        if not kwargs:  # the fast path: positional arrays of a signature seen before
+        if not kwargs and not dtypes.overrides_active:  # the fast path: positional arrays seen before
             try:
                 if len(args) == 1:
                     a = args[0]
@@ -213,7 +213,7 @@ class Exec:
         """The cache entry of this call's signature (traced and compiled on a miss), and the flat leaves."""
         bound, statics, dynamic = self._bind(args, kwargs)
         leaves, paths, treedef, specs = self._signature_of(dynamic)
-        key = (treedef, specs, statics)
+        key = (treedef, specs, statics, dtypes.promotion_mode())
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -221,7 +221,7 @@ class Exec:
                 self._entries.move_to_end(key)
             else:
                 entry = self._miss(key, bound, paths)
-            if not kwargs and len(dynamic) == len(args) and all(pytree.is_leaf(t) for _, t in treedef) \
+            if not kwargs and not dtypes.overrides_active and len(dynamic) == len(args) and all(pytree.is_leaf(t) for _, t in treedef) \
                     and all(type(a) in _FAST_TYPES or isinstance(a, np.generic) for a in args):
                 fast_key = tuple((type(a), s.shape, s.dtype) for a, s in zip(args, specs))
                 if len(fast_key) == 1:
@@ -256,7 +256,7 @@ class Exec:
         return entry
 
     def _miss_reason(self, key, paths) -> str:
-        treedef, specs, statics = key
+        treedef, specs, statics, mode = key
         if key in self._evicted:
             return f"it was evicted earlier (the cache holds {self.cache_size} entries)"
         if not self._entries:
@@ -270,12 +270,14 @@ class Exec:
             old_static = dict(other[2])
             diffs += [f"static {n}: {old_static.get(n)!r} before, now {v!r}" for n, v in statics
                       if old_static.get(n) != v]
+            if other[3] != mode:
+                diffs.append(f"promotion mode: {other[3]} before, now {mode}")
             return diffs
         nearest = min(reversed(same_tree), key=lambda k: len(differences(k)))
         return "; ".join(differences(nearest)) or "a new signature"
 
     def _trace(self, key, bound) -> tuple[Program, object]:
-        treedef, specs, _ = key
+        treedef, specs = key[:2]
         with _trace.Trace([(s.shape, s.dtype) for s in specs]) as tr:
             tensors = iter([Tensor(v, s.shape, s.dtype, s.weak, tr) for v, s in zip(tr.arguments, specs)])
             for name, subtree in treedef:
@@ -295,7 +297,7 @@ class Exec:
         """Trace for these arguments (no compiling): `.mlir` is the StableHLO text."""
         bound, statics, dynamic = self._bind(args, kwargs)
         leaves, paths, treedef, specs = self._signature_of(dynamic)
-        program, out_tree = self._trace((treedef, specs, statics), bound)
+        program, out_tree = self._trace((treedef, specs, statics, dtypes.promotion_mode()), bound)
         return Lowered(program, out_tree)
 
     def compile(self, *args, **kwargs):

@@ -54,7 +54,8 @@ def constant(value, dtype, weak: bool = False, op: str = "constant") -> Tensor:
 
 
 def is_scalar(x) -> bool:
-    return isinstance(x, (bool, int, float)) and not isinstance(x, Tensor)
+    """A weakly typed Python scalar (np.float64 subclasses float but has a dtype of its own)."""
+    return isinstance(x, (bool, int, float)) and not isinstance(x, (Tensor, np.generic))
 
 
 def as_tensor(x, op: str) -> Tensor:
@@ -64,7 +65,7 @@ def as_tensor(x, op: str) -> Tensor:
             fail(TracingError, op, "this Tensor belongs to another trace (it leaked out of a traced function, "
                                    "e.g. through a global or a closure); pass it as an argument instead")
         return x
-    if isinstance(x, (bool, int, float)):
+    if is_scalar(x):
         dtype, weak = dtypes.python_scalar_dtype(x)
         return constant(x, dtype, weak, op)
     if isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "__array__"):
