@@ -14,7 +14,7 @@ import numpy as np
 import iree.runtime as rt
 
 from ..errors import BackendError
-from ..pipeline import Program, Target, compile_program
+from ..pipeline import Compiled, Program, Target, compile_program
 from .array import Array
 
 _INSTANCE = None
@@ -84,26 +84,27 @@ def work_estimate(program: Program) -> int:
     return total
 
 
-class Executable:
-    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `program.inputs`."""
+def choose_driver(target: Target, work: int) -> str:
+    """local-sync for small CPU work (steady, inline), the target's driver otherwise."""
+    return "local-sync" if target.driver == "local-task" and work < SMALL_WORK else target.driver
 
-    def __init__(self, program: Program, target: Target, driver: str | None = None):
-        self.work = work_estimate(program)
-        if driver is None:
-            driver = target.driver
-            if driver == "local-task" and self.work < SMALL_WORK:
-                driver = "local-sync"
-        self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)])
-                        for shape, dtype in program.inputs]
-        self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.outputs]
-        self.compiled = compile_program(program, target)  # consumes program.module (lowered in place)
+
+class Executable:
+    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `inputs` [(shape, dtype)]."""
+
+    def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main"):
+        self.compiled = compiled
+        self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)]) for shape, dtype in inputs]
+        self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in outputs]
         self.driver = driver
         self.device = device(driver)
         # CPU drivers share host memory, so their buffers pass between them as they are
         self._shares_memory_with = _LOCAL_DRIVERS if driver in _LOCAL_DRIVERS else frozenset({driver})
         self._module = rt.VmModule.copy_buffer(instance(), self.compiled.vmfb)
         self._context = rt.VmContext(instance(), modules=[_HAL_MODULES[driver], self._module])
-        self._function = self._module.lookup_function("main")
+        self._function = self._module.lookup_function(function)
+        if self._function is None:
+            raise BackendError(f"the vmfb has no function {function!r}")
         self._invoke = self._context.invoke
         self._lock = threading.Lock()
         self.call = self._make_call(single=False)
@@ -163,7 +164,9 @@ class IreeBackend:
         self.target = target
 
     def load(self, program: Program) -> Executable:
-        return Executable(program, self.target)
+        driver = choose_driver(self.target, work_estimate(program))  # before compiling: it consumes the module
+        inputs, outputs = program.inputs, program.outputs
+        return Executable(compile_program(program, self.target), inputs, outputs, driver)
 
     def __repr__(self):
         return f"<backend {self.name}>"
