@@ -23,6 +23,8 @@ __all__ = [
 
 
 def _create(name, results, operands=(), attributes=None, regions=0, *, loc=None, ip=None):
+    if loc is not None:  # `"stablehlo.add"(file:line)`: the name survives fusion, so explain can report it
+        loc = ir.Location.name(name, childLoc=loc)
     return ir.Operation.create(name, results=list(results), operands=list(operands),
                                attributes=attributes or {}, regions=regions, loc=loc, ip=ip)
 
