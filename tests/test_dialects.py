@@ -420,7 +420,8 @@ def test_loc_of_reduce_also_marks_its_body():
         inits = [hlo.constant(np.float32(0)), hlo.constant(np.int32(0))]
         return hlo.reduce([values, indices], inits, [0], argmax_body, loc=ir.Location.file("user.py", 9, 1))
     built = build(["3xf32", "3xi32"], make)
-    for needle in ("stablehlo.reduce", "stablehlo.compare", "stablehlo.select", "stablehlo.return"):
+    assert location_of_line(built.asm, "stablehlo.reduce") == 'loc("stablehlo.reduce"("user.py":9:1))'
+    for needle in ("stablehlo.compare", "stablehlo.select", "stablehlo.return"):
         assert location_of_line(built.asm, needle) == 'loc("user.py":9:1)', needle
 
 
