@@ -242,6 +242,7 @@ class Exec:
                           RecompileWarning, stacklevel=4)
         start = time.perf_counter()
         program, out_tree = self._trace(key, bound)
+        program.why = reason
         traced = time.perf_counter()
         executable = self.backend.load(program)
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
@@ -299,6 +300,16 @@ class Exec:
         leaves, paths, treedef, specs = self._signature_of(dynamic)
         program, out_tree = self._trace((treedef, specs, statics, dtypes.promotion_mode()), bound)
         return Lowered(program, out_tree)
+
+    def explain(self, *args, target=None, **kwargs):
+        """Every stage of compiling this signature for `target` (default: this backend's, else cpu):
+        print it for the summary (op counts, dispatches with the ops and lines fused into each, compile
+        time per phase, artifact size); `.stage("stablehlo" | "optimized" | "dispatches" | "llvm_ir" |
+        "assembly")` for each stage's text."""
+        from ..pipeline import explain, targets
+        if target is None:
+            target = getattr(self.backend, "target", None) or targets.cpu()
+        return explain.explain(self.lower(*args, **kwargs).program, targets.get(target))
 
     def compile(self, *args, **kwargs):
         """The backend executable for these arguments' signature, compiled now if it is not cached yet.
