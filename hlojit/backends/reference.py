@@ -183,7 +183,7 @@ def _reduce(op):
             dtype = dtype_of(op.results[0].type)
             if dtype == np.bool_ or name not in ("and", "or", "xor"):
                 return lambda x, init: np.asarray(ufunc(ufunc.reduce(x, axis=dims), init), dtype=dtype)
-    combine = _compile_block(body)
+    combine = _compile_block(body, "reduce_body")
 
     def run(*operands):  # the general case: fold the body over the reduced elements, vectorised
         inputs, acc = operands[:n], list(operands[n:])
@@ -218,8 +218,23 @@ def supported_ops() -> list[str]:
     return sorted(_BUILDERS)
 
 
-def _compile_block(block, name="block"):
-    """Generate `def block(args...): ...; return (results...)` calling one numpy closure per op."""
+def _call_builder(functions):
+    """`func.call @f`: JAX puts helpers like @relu and @_where in private functions."""
+    def build(op):
+        callee = str(op.attributes["callee"]).lstrip("@")
+        run = functions.get(callee)
+        if run is None:
+            raise BackendError(f"func.call to unknown function @{callee} (at {op.location})")
+        if len(op.results) == 1:
+            return lambda *args: run(*args)[0]
+        return run
+    return build
+
+
+def _compile_block(block, name="block", functions=None):
+    """Generate `def block(args...): ...; return (results...)` calling one numpy closure per op.
+    `functions` resolves `func.call` callees by name."""
+    functions = {} if functions is None else functions
     names, namespace, lines = {}, {"_enter": _QUIET_ENTER, "_exit": _QUIET_EXIT}, []
     for i, arg in enumerate(block.arguments):
         names[arg] = f"a{i}"
@@ -229,7 +244,7 @@ def _compile_block(block, name="block"):
         if op_name in _RETURNS:
             returned = [names[v] for v in op.operands]
             break
-        builder = _BUILDERS.get(op_name)
+        builder = _BUILDERS.get(op_name) or (_call_builder(functions) if op_name == "func.call" else None)
         if builder is None:
             raise BackendError(f"the reference backend does not implement {op_name} (at {op.location}); "
                                f"it implements: {', '.join(supported_ops())}")
@@ -247,13 +262,39 @@ def _compile_block(block, name="block"):
     return namespace[name]
 
 
+class _Functions(dict):
+    """The module's func.func ops by name, each compiled on first use (callees before callers' calls)."""
+
+    def __init__(self, module):
+        super().__init__()
+        self._ops = {}
+        for op in module.body.operations:
+            if op.operation.name == "func.func":
+                self._ops[str(op.attributes["sym_name"]).strip('"')] = op
+
+    def get(self, name, default=None):
+        if name not in self and name in self._ops:
+            self[name] = _compile_block(self._ops[name].regions[0].blocks[0], _python_name(name), self)
+        return super().get(name, default)
+
+    def __missing__(self, name):
+        found = self.get(name)
+        if found is None:
+            raise BackendError(f"the module has no function @{name}")
+        return found
+
+
+def _python_name(symbol: str) -> str:
+    return "f_" + re.sub(r"\W", "_", symbol)
+
+
 class Executable:
     """`executable(leaves) -> [Array]` by the generated numpy function."""
 
     def __init__(self, program: Program):
-        main = program.module.body.operations[0]
         self.source_name = program.name
-        self._run = _compile_block(main.regions[0].blocks[0], "main")
+        functions = _Functions(program.module)
+        self._run = functions["main"]
         self._inputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.inputs]
         self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.outputs]
 
