@@ -60,6 +60,14 @@ class Tensor:
         raise TracingError(f"np.asarray() of a traced Tensor at {_trace.user_site()}: its value exists only "
                            "when the compiled function runs; use hlojit.ops instead of numpy inside hj.jit")
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy ufuncs on Tensors (np.exp(t), np.abs(t), np.maximum(t, 0)) trace the op of the same name."""
+        op = getattr(_ops, ufunc.__name__, None) if method == "__call__" and not kwargs else None
+        if op is None:
+            raise TracingError(f"numpy's {ufunc.__name__}{'.' + method if method != '__call__' else ''} cannot "
+                               f"run on a traced Tensor at {_trace.user_site()}; use hlojit.ops")
+        return op(*inputs)
+
     def __iter__(self):
         raise TracingError(f"iterating over a traced Tensor at {_trace.user_site()} is not supported")
 
