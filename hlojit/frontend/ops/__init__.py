@@ -35,5 +35,6 @@ true_divide = divide  # noqa: F821 (generated above)
 mod = remainder  # noqa: F821
 pow = power  # noqa: F821
 bitwise_not = invert  # noqa: F821
+absolute = abs  # noqa: F821
 permute_dims = transpose
 logistic = sigmoid  # noqa: F821
