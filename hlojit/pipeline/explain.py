@@ -22,6 +22,7 @@ from iree.compiler.api import Output
 from iree.compiler.api import ctypes_dl
 
 from ..errors import CompileError
+from . import quirks
 from .program import Program
 from .targets import Target
 
@@ -180,6 +181,7 @@ def explain(program: Program, target: Target) -> Explanation:
     set_from, set_to = _phase_setters()
     stablehlo = program.module.operation.get_asm(enable_debug_info=True)
     op_counts = {"stablehlo": _main_op_counts(program.module.operation)}
+    quirks.apply(program.module, target)
     session, snapshots, seconds = program.session, {}, {}
     with tempfile.TemporaryDirectory(prefix="hlojit-explain-") as dump:
         session.set_flags(*target.flags, f"--iree-hal-dump-executable-intermediates-to={dump}")
