@@ -37,3 +37,7 @@ class CompileError(HlojitError, RuntimeError):
 
 class BackendError(HlojitError, ValueError):
     """An unknown backend name or a backend that cannot run here."""
+
+
+class ArtifactError(HlojitError, ValueError):
+    """An exported artifact is damaged, incomplete, or made by an IREE release this process cannot run."""
