@@ -220,6 +220,22 @@ def test_iree_compile_reproduces_the_vmfb(cpu_artifact, tmp_path):
     assert hashlib.sha256(rebuilt.read_bytes()).hexdigest() == manifest.vmfb_sha256
 
 
+def test_vmvx_mlir_carries_the_targets_workarounds(tmp_path):
+    """vmvx rounds float -> int to nearest (an IREE bug that hlojit rewrites around before compiling): the
+    .mlir must hold the rewrite, or iree-compile on it would build a vmfb that computes something else."""
+    x = np.array([-1.7, -0.5, 0.5, 2.5, 3.9], np.float32)
+    path = str(tmp_path / "trunc")
+    manifest = hj.export(lambda x: x.astype(np.int32), x, path=path, target="vmvx")
+    assert manifest.rewrites == {"truncate_before_float_to_int": 1}
+    want = x.astype(np.int32)
+    np.testing.assert_array_equal(np.asarray(hj.load(path)(x)), want)
+    rebuilt = tmp_path / "rebuilt.vmfb"
+    done = subprocess.run([_tool("iree-compile"), path + ".mlir", *manifest.target["flags"], "-o", str(rebuilt)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    np.testing.assert_array_equal(_run_module(str(rebuilt), manifest, {"x": x}, tmp_path)[0], want)
+
+
 def test_cuda_artifact_builds_here_and_says_it_needs_a_gpu(tmp_path):
     path = str(tmp_path / "sub" / "f")                                   # folders are created
     manifest = hj.export(lambda x: ops.exp(x) * 2, X, path=path, target="cuda")

@@ -20,7 +20,10 @@ import tempfile
 
 import numpy as np
 
+from iree.compiler import ir
+
 from ..errors import ArtifactError, BackendError
+from . import quirks
 from .compiler import Compiled, compile_program
 from .program import Program
 from .targets import Target
@@ -68,6 +71,7 @@ class Manifest:
     work: int | None = None     # elements the entry point touches: picks local-sync or local-task at load
     host: dict | None = None    # the exporting machine: arch, and CPU features when the code is for `host`
     statics: dict = dataclasses.field(default_factory=dict)     # static arguments baked in (their repr)
+    rewrites: dict = dataclasses.field(default_factory=dict)    # the target's IREE workarounds in the .mlir
     dispatch_count: int | None = None
     compile_seconds: float | None = None
     reproduce: str = ""         # the iree-compile command line that rebuilds the vmfb from the .mlir
@@ -193,15 +197,29 @@ def _dumps(obj, indent: str = "", width: int = 110) -> str:
     return "[\n" + ",\n".join(inner + _dumps(v, inner, width) for v in obj) + "\n" + indent + "]"
 
 
+def _as_compiled(program: Program, target: Target) -> tuple[str, dict]:
+    """The module's text as IREE will compile it: with locations (they reach the vmfb's debug info), and
+    with the target's workarounds of IREE bugs (`quirks`, which `compile_program` applies to the module
+    it consumes), counted by name, so that iree-compile on the .mlir compiles the same thing."""
+    text = program.module.operation.get_asm(enable_debug_info=True)
+    fixes = quirks.QUIRKS.get(target.name, ())
+    if not fixes:
+        return text, {}
+    clone = ir.Module.parse(text, context=program.module.context)
+    with clone.context:
+        counts = {fix.__name__: fix(clone) for fix in fixes}
+    return clone.operation.get_asm(enable_debug_info=True), counts
+
+
 def export(program: Program, target: Target, path: str, *, inputs: list[Leaf], output_names: list[str],
            arguments: list, out_tree, statics: dict | None = None, work: int | None = None) -> Manifest:
     """Compile `program` for `target` and write the artifact `path`.{vmfb,mlir,json}.
 
-    The .mlir is printed with locations before compiling (compiling consumes the module), and the vmfb
-    is compiled from exactly that module, not read from the compile cache: `iree-compile` on the .mlir
-    with the manifest's flags then rebuilds the same vmfb (byte for byte on llvm-cpu and cuda)."""
+    The .mlir is printed before compiling (compiling consumes the module), and the vmfb is compiled from
+    exactly that module, not read from the compile cache: `iree-compile` on the .mlir with the manifest's
+    flags then rebuilds the same vmfb (byte for byte on llvm-cpu and cuda)."""
     paths = files(path)
-    mlir = program.module.operation.get_asm(enable_debug_info=True)
+    mlir, rewrites = _as_compiled(program, target)
     compiled = compile_program(program, target)
     cpu = _target_cpu(target)
     here = host()
@@ -218,7 +236,7 @@ def export(program: Program, target: Target, path: str, *, inputs: list[Leaf], o
                 "portable": cpu != "host"},
         iree=iree_versions(),
         vmfb_sha256=hashlib.sha256(compiled.vmfb).hexdigest(), vmfb_bytes=len(compiled.vmfb),
-        work=work, host=machine, statics=dict(statics or {}),
+        work=work, host=machine, statics=dict(statics or {}), rewrites=rewrites,
         dispatch_count=compiled.dispatch_count, compile_seconds=round(compiled.seconds, 3),
         reproduce=shlex.join(["iree-compile", names["mlir"], *target.flags, "-o", names["vmfb"]]),
         path=paths["json"])
