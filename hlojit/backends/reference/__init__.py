@@ -1,0 +1,49 @@
+"""The reference backend: a numpy interpreter of StableHLO, the oracle every IREE target is tested against.
+
+`load` walks @main once and generates a straight-line Python function that calls one numpy closure per
+op, so a call does no dispatch on op names. Semantics are StableHLO's (integer division truncates,
+remainder takes the dividend's sign ...), computed exactly in numpy; it knows nothing of the frontend.
+The op tables live beside this file, one module per family, each adding builders to `interpreter.OPS`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...pipeline import Program
+from ..array import Array
+from . import elementwise, structural  # noqa: F401  (they register their ops)
+from .interpreter import Functions, supported_ops
+
+__all__ = ["Executable", "ReferenceBackend", "supported_ops"]
+
+
+class Executable:
+    """`executable(leaves) -> [Array]` by the generated numpy function."""
+
+    def __init__(self, program: Program):
+        self.source_name = program.name
+        functions = Functions(program.module)
+        self._run = functions["main"]
+        self._inputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.inputs]
+        self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.outputs]
+
+    def __call__(self, leaves) -> list[Array]:
+        args = [np.asarray(x, dtype=dtype) for x, (_, dtype) in zip(leaves, self._inputs)]
+        outs = self._run(*args)
+        return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape))
+                for o, (shape, dtype) in zip(outs, self._outputs)]
+
+    call = __call__
+
+    def call_single(self, leaves) -> Array:
+        return self(leaves)[0]
+
+
+class ReferenceBackend:
+    name = "reference"
+
+    def load(self, program: Program) -> Executable:
+        return Executable(program)
+
+    def __repr__(self):
+        return "<backend reference>"

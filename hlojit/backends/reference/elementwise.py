@@ -1,0 +1,70 @@
+"""Elementwise ops, comparisons, select and convert, by numpy ufuncs with StableHLO's semantics."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...dialects.types import dtype_of
+from .interpreter import OPS, enum_attr
+
+def _int_divide(a, b):
+    if a.dtype.kind == "u":
+        return a // b
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype)
+
+
+def _shift_right_logical(a, b):
+    if a.dtype.kind == "u" or a.dtype == np.bool_:
+        return np.right_shift(a, b)
+    unsigned = np.dtype(f"u{a.dtype.itemsize}")
+    return np.right_shift(a.view(unsigned) if a.ndim else a.astype(unsigned), b.astype(unsigned)).astype(a.dtype)
+
+
+def _logistic(x):
+    return (1 / (1 + np.exp(-x.astype(np.float64) if x.dtype.itemsize < 4 else -x))).astype(x.dtype)
+
+
+def _round_afz(x):
+    return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)
+
+
+def _same_type(fn):
+    """Elementwise ops: compute with numpy, keep the result type (numpy scalars upcast otherwise)."""
+    def build(op):
+        dtype = dtype_of(op.result.type)
+        return lambda *xs: np.asarray(fn(*xs), dtype=dtype)
+    return build
+
+
+_UNARY = {
+    "negate": np.negative, "abs": np.abs, "sign": np.sign, "exponential": np.exp,
+    "exponential_minus_one": np.expm1, "log": np.log, "log_plus_one": np.log1p, "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "tanh": np.tanh, "logistic": _logistic,
+    "sine": np.sin, "cosine": np.cos, "tan": np.tan, "floor": np.floor, "ceil": np.ceil,
+    "round_nearest_even": np.round, "round_nearest_afz": _round_afz,
+    "not": lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x),
+}
+_BINARY = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+    "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "atan2": np.arctan2, "shift_left": np.left_shift, "shift_right_arithmetic": np.right_shift,
+    "shift_right_logical": _shift_right_logical, "power": np.power,
+    "divide": lambda a, b: _int_divide(a, b) if a.dtype.kind in "iu" else np.true_divide(a, b),
+    "remainder": np.fmod,
+}
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater,
+            "GE": np.greater_equal}
+
+
+def _convert(op):
+    dtype = dtype_of(op.result.type)
+    return lambda x: np.asarray(x).astype(dtype)
+
+
+OPS.update({f"stablehlo.{name}": _same_type(fn) for name, fn in {**_UNARY, **_BINARY}.items()})
+OPS.update({
+    "stablehlo.compare": lambda op: _COMPARE[enum_attr(op, "comparison_direction")],
+    "stablehlo.select": _same_type(np.where),
+    "stablehlo.is_finite": lambda op: np.isfinite,
+    "stablehlo.convert": _convert,
+})

@@ -1,0 +1,123 @@
+"""Constants, iota, shape ops, contractions and reductions."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from iree.compiler import ir
+
+from ...dialects.types import dtype_of, shape_of
+from .interpreter import OPS, attr_ints, compile_block
+
+_REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
+             "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def _constant_from_text(text: str, dtype) -> np.ndarray:
+    """Elements of a printed dense attribute whose type the MLIR bindings cannot hand to numpy (bf16):
+    `dense<[1.5, 0x7FC0]> : ...` (decimal values, or bit patterns for nan/inf) or `dense<"0x...">`."""
+    body = text[text.index("<") + 1:text.rindex("> :")].strip()
+    bits = np.dtype(f"u{dtype.itemsize}")
+    if body.startswith('"0x'):
+        return np.frombuffer(bytes.fromhex(body[3:-1]), dtype=bits).view(dtype)
+    tokens = [t for t in body.replace("[", " ").replace("]", " ").replace(",", " ").split() if t]
+    return np.array([np.array(int(t, 16), bits).view(dtype) if t.startswith("0x") else np.array(float(t), dtype)
+                     for t in tokens], dtype=dtype)
+
+
+def _constant(op):
+    attr, dtype, shape = op.attributes["value"], dtype_of(op.result.type), shape_of(op.result.type)
+    try:
+        value = np.array(attr)
+    except (TypeError, ValueError):  # bf16: the bindings reject it, its printed form does not
+        value = _constant_from_text(str(attr), dtype)
+    value = value.astype(dtype)
+    if value.size == 1 and value.shape != shape:  # a splat
+        value = np.broadcast_to(value.reshape(()), shape)
+    value = np.ascontiguousarray(value.reshape(shape))
+    return lambda: value
+
+
+def _broadcast_in_dim(op):
+    dims, shape = attr_ints(op, "broadcast_dimensions"), shape_of(op.result.type)
+    order = sorted(range(len(dims)), key=lambda i: dims[i])
+    view_shape = [1] * len(shape)
+    for i in order:
+        view_shape[dims[i]] = -1
+
+    def run(x):
+        x = np.transpose(x, order) if order != list(range(len(dims))) else x
+        sizes = iter(x.shape)
+        return np.broadcast_to(x.reshape([next(sizes) if d == -1 else 1 for d in view_shape]), shape)
+    return run
+
+
+def _iota(op):
+    shape, dim, dtype = shape_of(op.result.type), int(ir.IntegerAttr(op.attributes["iota_dimension"]).value), \
+        dtype_of(op.result.type)
+    view = [1] * len(shape)
+    view[dim] = shape[dim]
+    value = np.ascontiguousarray(np.broadcast_to(np.arange(shape[dim]).astype(dtype).reshape(view), shape))
+    return lambda: value
+
+
+def _dot_general(op):
+    text = str(op.attributes["dot_dimension_numbers"])
+
+    def dims(name):
+        found = re.search(name + r" = \[([\d, ]*)\]", text)
+        return [int(v) for v in found.group(1).split(",") if v.strip()] if found else []
+    lb, rb = dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")
+    lc, rc = dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")
+    lhs_shape, rhs_shape = shape_of(op.operands[0].type), shape_of(op.operands[1].type)
+    lf = [i for i in range(len(lhs_shape)) if i not in lb + lc]
+    rf = [i for i in range(len(rhs_shape)) if i not in rb + rc]
+    size = lambda shape, axes: int(np.prod([shape[a] for a in axes], dtype=np.int64))  # noqa: E731
+    b, m, k, n = size(lhs_shape, lb), size(lhs_shape, lf), size(lhs_shape, lc), size(rhs_shape, rf)
+    out_shape, dtype = shape_of(op.result.type), dtype_of(op.result.type)
+
+    def run(x, y):
+        if x.dtype.kind == "f" and x.dtype.itemsize < 4 or x.dtype.name == "bfloat16":
+            x, y = x.astype(np.float32), y.astype(np.float32)   # accumulate in f32, as IREE does
+        x = np.transpose(x, lb + lf + lc).reshape(b, m, k)
+        y = np.transpose(y, rb + rc + rf).reshape(b, k, n)
+        return np.matmul(x, y).astype(dtype).reshape(out_shape)
+    return run
+
+
+def _reduce(op):
+    dims = tuple(attr_ints(op, "dimensions"))
+    n = len(op.results)
+    body = op.regions[0].blocks[0]
+    body_ops = list(body.operations)
+    args = list(body.arguments)
+    if n == 1 and len(body_ops) == 2:  # one binary op on (accumulator, element): a numpy ufunc reduce
+        name = body_ops[0].operation.name.removeprefix("stablehlo.")
+        if name in _REDUCERS and {body_ops[0].operands[0], body_ops[0].operands[1]} == {args[0], args[1]}:
+            ufunc = _REDUCERS[name]
+            dtype = dtype_of(op.results[0].type)
+            if dtype == np.bool_ or name not in ("and", "or", "xor"):
+                return lambda x, init: np.asarray(ufunc(ufunc.reduce(x, axis=dims), init), dtype=dtype)
+    combine = compile_block(body, "reduce_body")
+
+    def run(*operands):  # the general case: fold the body over the reduced elements, vectorised
+        inputs, acc = operands[:n], list(operands[n:])
+        kept = [i for i in range(inputs[0].ndim) if i not in dims]
+        moved = [np.moveaxis(x, dims, range(len(kept), x.ndim)).reshape(
+            [x.shape[i] for i in kept] + [-1]) for x in inputs]
+        acc = [np.broadcast_to(a, moved[0].shape[:-1]) for a in acc]
+        for k in range(moved[0].shape[-1]):
+            acc = list(combine(*acc, *(x[..., k] for x in moved)))
+        return tuple(np.asarray(a, dtype=dtype_of(r.type)) for a, r in zip(acc, op.results))
+    return run
+
+
+OPS.update({
+    "stablehlo.constant": _constant,
+    "stablehlo.iota": _iota,
+    "stablehlo.broadcast_in_dim": _broadcast_in_dim,
+    "stablehlo.reshape": lambda op: (lambda shape: lambda x: np.reshape(x, shape))(shape_of(op.result.type)),
+    "stablehlo.transpose": lambda op: (lambda perm: lambda x: np.transpose(x, perm))(attr_ints(op, "permutation")),
+    "stablehlo.dot_general": _dot_general,
+    "stablehlo.reduce": _reduce,
+})
