@@ -19,6 +19,9 @@ from .types import dtype_of, element_type, shape_of, tensor_type
 __all__ = [
     "constant", "iota", "convert", "broadcast_in_dim", "reshape", "transpose", "compare", "select",
     "reduce", "dot_general", "unary", "binary", "is_finite", "UNARY_OPS", "BINARY_OPS", "COMPARISON_DIRECTIONS",
+    "convolution", "reduce_window",
+    "concatenate", "slice", "pad", "reverse",
+    "if_", "case", "while_", "dynamic_slice", "dynamic_update_slice",
 ]
 
 
@@ -202,3 +205,200 @@ def dot_general(lhs: ir.Value, rhs: ir.Value, *, lhs_batch: Sequence[int] = (), 
     result = tensor_type(shape, dtype if dtype is not None else dtype_of(lhs.type))
     attrs = {"dot_dimension_numbers": _dot_attr(lhs_batch, rhs_batch, lhs_contract, rhs_contract)}
     return _create("stablehlo.dot_general", [result], [lhs, rhs], attrs, loc=loc, ip=ip).result
+
+
+# --- convolution and windowed reductions (nn) ------------------------------------------------------
+
+def _conv_dims_attr(spec: str) -> ir.Attribute:
+    return ir.Attribute.parse(f"#stablehlo.conv<{spec}>")
+
+
+def _conv_output_shape(lhs_shape, rhs_shape, spec: str, strides, padding, lhs_dilation, rhs_dilation,
+                      batch_group_count: int = 1) -> list[int]:
+    """Result shape of a convolution whose dimension numbers are `spec` ("[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]")."""
+    lhs_spec, rest = spec.split("x")
+    rhs_spec, out_spec = rest.split("->")
+    parse = lambda s: [t.strip() for t in s.strip()[1:-1].split(",")]  # noqa: E731
+    lhs_spec, rhs_spec, out_spec = parse(lhs_spec), parse(rhs_spec), parse(out_spec)
+    spatial = sorted(t for t in lhs_spec if t.isdigit())
+    sizes = {"b": lhs_shape[lhs_spec.index("b")] // batch_group_count, "f": rhs_shape[rhs_spec.index("o")]}
+    for i, s in enumerate(spatial):
+        size = (lhs_shape[lhs_spec.index(s)] - 1) * lhs_dilation[i] + 1 + padding[i][0] + padding[i][1]
+        window = (rhs_shape[rhs_spec.index(s)] - 1) * rhs_dilation[i] + 1
+        sizes[s] = max(0, (size - window) // strides[i] + 1) if size >= window else 0
+    return [sizes[t] for t in out_spec]
+
+
+def convolution(lhs: ir.Value, rhs: ir.Value, *, dimension_numbers: str, strides: Sequence[int],
+                padding: Sequence[Sequence[int]], lhs_dilation: Sequence[int], rhs_dilation: Sequence[int],
+                feature_group_count: int = 1, batch_group_count: int = 1, dtype=None, loc=None, ip=None) -> ir.Value:
+    """`stablehlo.convolution`; `dimension_numbers` as StableHLO prints it, e.g. for NCHW input, OIHW
+    kernel: "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]". The result shape is computed from the window."""
+    shape = _conv_output_shape(shape_of(lhs.type), shape_of(rhs.type), dimension_numbers, strides, padding,
+                              lhs_dilation, rhs_dilation, batch_group_count)
+    result = tensor_type(shape, dtype if dtype is not None else dtype_of(lhs.type))
+    i64 = ir.IntegerType.get_signless(64)
+    attrs = {
+        "dimension_numbers": _conv_dims_attr(dimension_numbers),
+        "window_strides": _i64_array(strides),
+        "padding": ir.DenseElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(len(strides), 2)),
+        "lhs_dilation": _i64_array(lhs_dilation),
+        "rhs_dilation": _i64_array(rhs_dilation),
+        "feature_group_count": ir.IntegerAttr.get(i64, feature_group_count),
+        "batch_group_count": ir.IntegerAttr.get(i64, batch_group_count),
+    }
+    return _create("stablehlo.convolution", [result], [lhs, rhs], attrs, loc=loc, ip=ip).result
+
+
+def reduce_window(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], *, window: Sequence[int],
+                  strides: Sequence[int], padding: Sequence[Sequence[int]],
+                  body: Callable[..., Sequence[ir.Value]] | str, loc=None, ip=None) -> list[ir.Value]:
+    """`stablehlo.reduce_window` (no dilations): each output element reduces one window of the padded
+    input with `body` (a binary op name, or a callable as for `reduce`)."""
+    if isinstance(body, str) and body not in BINARY_OPS:
+        raise ValueError(f"unknown StableHLO binary op {body!r} for a reduce_window body")
+    results = []
+    for x in inputs:
+        shape = shape_of(x.type)
+        out = [max(0, (d + lo + hi - w) // s + 1) for d, w, s, (lo, hi) in zip(shape, window, strides, padding)]
+        results.append(_with_shape(x, out))
+    attrs = {"window_dimensions": _i64_array(window), "window_strides": _i64_array(strides),
+             "padding": ir.DenseElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(len(window), 2))}
+    op = _create("stablehlo.reduce_window", results, [*inputs, *init_values], attrs, regions=1, loc=loc, ip=ip)
+    scalar_types = [ir.RankedTensorType.get([], ir.RankedTensorType(v.type).element_type) for v in init_values]
+    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
+    with ir.InsertionPoint(block), loc or ir.Location.unknown():
+        args = list(block.arguments)
+        new = [binary(body, args[0], args[1])] if isinstance(body, str) else list(body(*args))
+        _create("stablehlo.return", [], new)
+    return list(op.results)
+
+
+# --- joining, slicing, padding, reversing (shape family) ---------------------------------------------
+# `slice` shadows the builtin inside this module, as the other builders carry their op's name.
+
+def concatenate(inputs: Sequence[ir.Value], dimension: int, *, loc=None, ip=None) -> ir.Value:
+    """Join `inputs` (same element type, same sizes except along `dimension`) along `dimension`."""
+    shapes = [shape_of(v.type) for v in inputs]
+    shape = list(shapes[0])
+    shape[dimension] = sum(s[dimension] for s in shapes)
+    attrs = {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(dimension))}
+    return _create("stablehlo.concatenate", [_with_shape(inputs[0], shape)], inputs, attrs, loc=loc, ip=ip).result
+
+
+def slice(x: ir.Value, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None, *,
+          loc=None, ip=None) -> ir.Value:
+    """Elements start[d], start[d] + strides[d], ... below limit[d] of each dimension d (static bounds)."""
+    strides = [1] * len(start) if strides is None else list(strides)
+    shape = [max(0, -(-(hi - lo) // st)) for lo, hi, st in zip(start, limit, strides)]
+    attrs = {"start_indices": _i64_array(start), "limit_indices": _i64_array(limit), "strides": _i64_array(strides)}
+    return _create("stablehlo.slice", [_with_shape(x, shape)], [x], attrs, loc=loc, ip=ip).result
+
+
+def pad(x: ir.Value, padding_value: ir.Value, low: Sequence[int], high: Sequence[int],
+        interior: Sequence[int] | None = None, *, loc=None, ip=None) -> ir.Value:
+    """`padding_value` (a 0-d tensor) `low[d]` times before, `high[d]` times after and `interior[d]` times
+    between the elements of dimension d; negative low/high crop."""
+    interior = [0] * len(low) if interior is None else list(interior)
+    shape = [lo + hi + d + max(d - 1, 0) * i for d, lo, hi, i in zip(shape_of(x.type), low, high, interior)]
+    attrs = {"edge_padding_low": _i64_array(low), "edge_padding_high": _i64_array(high),
+             "interior_padding": _i64_array(interior)}
+    return _create("stablehlo.pad", [_with_shape(x, shape)],
+                   [x, padding_value], attrs, loc=loc, ip=ip).result
+
+
+def reverse(x: ir.Value, dimensions: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+    """x with the order of its elements reversed along each of `dimensions`."""
+    attrs = {"dimensions": _i64_array(dimensions)}
+    return _create("stablehlo.reverse", [x.type], [x], attrs, loc=loc, ip=ip).result
+
+
+# --- control flow: if, case, while (control family) -------------------------------------------------
+# A region body is a callable that builds its ops at the insertion point the builder sets (inside the
+# region's block) and returns the values the region yields; the builder adds the `stablehlo.return`.
+# Bodies may use values of the enclosing block (StableHLO regions capture them).
+
+def _types(values) -> str:
+    return "(" + ", ".join(str(v.type) for v in values) + ")"
+
+
+def _branches(name: str, operands, bodies, loc, ip) -> list[ir.Value]:
+    """Build each body into a region of a scratch op first: the result types are only known once the
+    bodies are built. Then create the op with those types and move the blocks into its regions."""
+    scratch = _create(name, [], operands, regions=len(bodies), loc=loc, ip=ip)
+    try:
+        returned = []
+        for region, body in zip(scratch.regions, bodies):
+            block = region.blocks.append()
+            with ir.InsertionPoint(block), loc or ir.Location.unknown():
+                values = list(body())
+                _create("stablehlo.return", [], values)
+            returned.append(values)
+        for i, values in enumerate(returned[1:], 1):
+            if [v.type for v in values] != [v.type for v in returned[0]]:
+                raise ValueError(f"{name}: branch {i} returns {_types(values)} but branch 0 returns "
+                                 f"{_types(returned[0])}")
+        op = _create(name, [v.type for v in returned[0]], operands, regions=len(bodies), loc=loc,
+                     ip=ir.InsertionPoint(scratch))
+        for source, target in zip(scratch.regions, op.regions):
+            source.blocks[0].append_to(target)
+        return list(op.results)
+    finally:
+        scratch.erase()
+
+
+def if_(pred: ir.Value, true_body: Callable[[], Sequence[ir.Value]], false_body: Callable[[], Sequence[ir.Value]],
+        *, loc=None, ip=None) -> list[ir.Value]:
+    """`stablehlo.if`: the values of `true_body()` when the 0-d i1 `pred` holds, else of `false_body()`.
+    Both bodies must return values of the same types, which become the result types."""
+    return _branches("stablehlo.if", [pred], [true_body, false_body], loc, ip)
+
+
+def case(index: ir.Value, bodies: Sequence[Callable[[], Sequence[ir.Value]]], *, loc=None,
+         ip=None) -> list[ir.Value]:
+    """`stablehlo.case`: the values of `bodies[index]` for a 0-d i32 `index`; an index out of
+    [0, len(bodies)) runs the last body (StableHLO's rule)."""
+    if not bodies:
+        raise ValueError("stablehlo.case needs at least one body")
+    return _branches("stablehlo.case", [index], list(bodies), loc, ip)
+
+
+def while_(operands: Sequence[ir.Value], cond_body: Callable[..., Sequence[ir.Value]],
+           body: Callable[..., Sequence[ir.Value]], *, loc=None, ip=None) -> list[ir.Value]:
+    """`stablehlo.while` over carried values starting at `operands`: while `cond_body(*carried)` returns
+    a true 0-d i1, `body(*carried)` returns the next carried values (of the operands' types)."""
+    types = [v.type for v in operands]
+    op = _create("stablehlo.while", types, operands, regions=2, loc=loc, ip=ip)
+    try:
+        i1 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
+        for region, fn, expected, what in ((op.regions[0], cond_body, [i1], "condition"),
+                                           (op.regions[1], body, types, "body")):
+            block = region.blocks.append(*types)
+            with ir.InsertionPoint(block), loc or ir.Location.unknown():
+                values = list(fn(*block.arguments))
+                if [v.type for v in values] != expected:
+                    raise ValueError(f"stablehlo.while: the {what} returns {_types(values)}, it must return "
+                                     f"({', '.join(map(str, expected))})")
+                _create("stablehlo.return", [], values)
+    except BaseException:
+        op.erase()
+        raise
+    return list(op.results)
+
+
+# --- dynamic slices (control family: scan reads and writes one step at a time) -----------------------
+
+def dynamic_slice(x: ir.Value, start_indices: Sequence[ir.Value], slice_sizes: Sequence[int], *, loc=None,
+                  ip=None) -> ir.Value:
+    """The block of `slice_sizes` starting at `start_indices` (one 0-d integer tensor per dimension,
+    clamped so the block stays inside x, as StableHLO defines)."""
+    attrs = {"slice_sizes": _i64_array(slice_sizes)}
+    return _create("stablehlo.dynamic_slice", [_with_shape(x, slice_sizes)], [x, *start_indices], attrs,
+                   loc=loc, ip=ip).result
+
+
+def dynamic_update_slice(x: ir.Value, update: ir.Value, start_indices: Sequence[ir.Value], *, loc=None,
+                         ip=None) -> ir.Value:
+    """x with the block at `start_indices` (clamped so `update` fits inside x) replaced by `update`."""
+    return _create("stablehlo.dynamic_update_slice", [x.type], [x, update, *start_indices], loc=loc,
+                   ip=ip).result

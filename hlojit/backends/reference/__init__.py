@@ -11,7 +11,8 @@ import numpy as np
 
 from ...pipeline import Program
 from ..array import Array
-from . import elementwise, structural  # noqa: F401  (they register their ops)
+from . import elementwise, nn, shape, structural  # noqa: F401  (they register their ops)
+from . import control  # noqa: F401  (if, case, while)
 from .interpreter import Functions, supported_ops
 
 __all__ = ["Executable", "ReferenceBackend", "supported_ops"]

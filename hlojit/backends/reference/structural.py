@@ -108,7 +108,8 @@ def _reduce(op):
         acc = [np.broadcast_to(a, moved[0].shape[:-1]) for a in acc]
         for k in range(moved[0].shape[-1]):
             acc = list(combine(*acc, *(x[..., k] for x in moved)))
-        return tuple(np.asarray(a, dtype=dtype_of(r.type)) for a, r in zip(acc, op.results))
+        results = tuple(np.asarray(a, dtype=dtype_of(r.type)) for a, r in zip(acc, op.results))
+        return results if n > 1 else results[0]  # one result: the value itself, as the interpreter expects
     return run
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 from . import elementwise as _elementwise
 from .elementwise import BINARY, COMPARISONS, UNARY, astype, where
 from .linalg import dot, dot_general, matmul
+from .nn import avg_pool, conv, conv_transpose, max_pool
 from .reductions import REDUCTIONS, all, any, max, mean, min, prod, sum
 from .shape import (arange, broadcast_to, expand_dims, full, full_like, iota, ones, ones_like, reshape, squeeze,
                     transpose, zeros, zeros_like)
+from .shape import (diagonal, eye, flip, fliplr, flipud, linspace, moveaxis, ravel, swapaxes, tri, tril, triu)
+from .joining import array_split, concat, concatenate, pad, repeat, roll, split, stack, tile
 
 
 def _op(family, name, doc):

@@ -1,0 +1,134 @@
+"""Convolution and windowed reductions, as StableHLO defines them, with numpy's sliding windows and BLAS.
+
+A convolution becomes, per feature group: pad (negative padding crops), dilate, take every window with
+`sliding_window_view`, keep every stride-th, and contract channels and window with `tensordot`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ...dialects.types import dtype_of, shape_of
+from ...errors import BackendError
+from .interpreter import OPS, compile_block
+from .structural import _REDUCERS
+
+
+def _ints(op, name, default, n):
+    if name not in op.attributes:
+        return [default] * n
+    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
+
+
+def _padding(op, n):
+    if "padding" not in op.attributes:
+        return [(0, 0)] * n
+    return [tuple(int(v) for v in row) for row in np.array(op.attributes["padding"]).reshape(n, 2)]
+
+
+def _int_attr(op, name, default=1):
+    return int(ir.IntegerAttr(op.attributes[name]).value) if name in op.attributes else default
+
+
+def _pad(x, pads, value):
+    """Pad the trailing len(pads) axes by (lo, hi); negative amounts crop, as StableHLO pads do."""
+    lead = x.ndim - len(pads)
+    x = np.pad(x, [(0, 0)] * lead + [(max(lo, 0), max(hi, 0)) for lo, hi in pads], constant_values=value)
+    crop = tuple([slice(None)] * lead + [slice(max(-lo, 0), x.shape[lead + i] - max(-hi, 0))
+                                          for i, (lo, hi) in enumerate(pads)])
+    return x[crop]
+
+
+def _dilate(x, factors, axes):
+    if all(f == 1 for f in factors):
+        return x
+    shape = list(x.shape)
+    for f, a in zip(factors, axes):
+        shape[a] = (shape[a] - 1) * f + 1 if shape[a] else 0
+    out = np.zeros(shape, x.dtype)
+    out[tuple(slice(None, None, factors[axes.index(a)]) if a in axes else slice(None) for a in range(x.ndim))] = x
+    return out
+
+
+def _parse_conv_dims(text: str):
+    spec = text[text.index("<") + 1:text.rindex(">")]
+    lhs, rest = spec.split("x", 1)
+    rhs, out = rest.split("->")
+    parse = lambda s: [t.strip() for t in s.strip()[1:-1].split(",")]  # noqa: E731
+    return parse(lhs), parse(rhs), parse(out)
+
+
+def _convolution(op):
+    lhs_spec, rhs_spec, out_spec = _parse_conv_dims(str(op.attributes["dimension_numbers"]))
+    spatial = sorted((t for t in lhs_spec if t.isdigit()), key=int)
+    n = len(spatial)
+    strides, lhs_dil, rhs_dil = (_ints(op, name, 1, n) for name in ("window_strides", "lhs_dilation", "rhs_dilation"))
+    pads = _padding(op, n)
+    groups, batch_groups = _int_attr(op, "feature_group_count"), _int_attr(op, "batch_group_count")
+    lhs_perm = [lhs_spec.index("b"), lhs_spec.index("f")] + [lhs_spec.index(s) for s in spatial]
+    rhs_perm = [rhs_spec.index("o"), rhs_spec.index("i")] + [rhs_spec.index(s) for s in spatial]
+    canonical_out = ["b", "f"] + spatial
+    out_perm = [canonical_out.index(t) for t in out_spec]
+    dtype, out_shape = dtype_of(op.result.type), shape_of(op.result.type)
+    space = list(range(2, 2 + n))
+
+    def conv(x, w):  # x: (N, C, *S) padded and dilated; w: (O, I, *K) dilated
+        windows = sliding_window_view(x, w.shape[2:], axis=space)
+        windows = windows[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)]
+        cg, og = x.shape[1] // groups, w.shape[0] // groups
+        parts = [np.tensordot(windows[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og],
+                              axes=([1] + list(range(2 + n, 2 + 2 * n)), [1] + space)) for g in range(groups)]
+        return np.moveaxis(np.concatenate(parts, axis=-1), -1, 1)
+
+    def run(lhs, rhs):
+        x, w = np.transpose(lhs, lhs_perm), np.transpose(rhs, rhs_perm)
+        if x.dtype.name in ("float16", "bfloat16"):  # accumulate in f32, as IREE does
+            x, w = x.astype(np.float32), w.astype(np.float32)
+        x = _pad(_dilate(x, lhs_dil, space), pads, 0)
+        w = _dilate(w, rhs_dil, space)
+        if batch_groups == 1:
+            out = conv(x, w)
+        else:  # batch groups pair batch chunks with output-feature chunks (weight gradients)
+            nb, ob = x.shape[0] // batch_groups, w.shape[0] // batch_groups
+            out = np.concatenate([conv(x[g * nb:(g + 1) * nb], w[g * ob:(g + 1) * ob]) for g in range(batch_groups)],
+                                 axis=1)
+        return np.ascontiguousarray(np.transpose(out, out_perm)).astype(dtype).reshape(out_shape)
+    return run
+
+
+def _reduce_window(op):
+    n_inputs = len(op.results)
+    rank = len(shape_of(op.operands[0].type))
+    window, strides = _ints(op, "window_dimensions", 1, rank), _ints(op, "window_strides", 1, rank)
+    if any(d != 1 for d in _ints(op, "base_dilations", 1, rank) + _ints(op, "window_dilations", 1, rank)):
+        raise BackendError(f"the reference backend does not implement dilated reduce_window (at {op.location})")
+    pads = _padding(op, rank)
+    body = op.regions[0].blocks[0]
+    body_ops = list(body.operations)
+    dtypes = [dtype_of(r.type) for r in op.results]
+    take = tuple(slice(None, None, s) for s in strides)
+
+    def windows(x, init):
+        return sliding_window_view(_pad(x, pads, init), window)[take]
+
+    name = body_ops[0].operation.name.removeprefix("stablehlo.") if len(body_ops) == 2 else None
+    if n_inputs == 1 and name in _REDUCERS:
+        ufunc = _REDUCERS[name]
+        axes = tuple(range(rank, 2 * rank))
+        return lambda x, init: np.asarray(ufunc(ufunc.reduce(windows(x, init), axis=axes), init), dtype=dtypes[0])
+    combine = compile_block(body, "reduce_window_body")
+
+    def run(*operands):  # any body: fold it over the window elements, vectorised over the outputs
+        inputs, acc = operands[:n_inputs], list(operands[n_inputs:])
+        views = [windows(x, init) for x, init in zip(inputs, acc)]
+        flat = [v.reshape(v.shape[:rank] + (-1,)) for v in views]
+        acc = [np.broadcast_to(a, flat[0].shape[:rank]) for a in acc]
+        for k in range(flat[0].shape[-1]):
+            acc = list(combine(*acc, *(f[..., k] for f in flat)))
+        results = tuple(np.asarray(a, dtype=d) for a, d in zip(acc, dtypes))
+        return results if n_inputs > 1 else results[0]
+    return run
+
+
+OPS.update({"stablehlo.convolution": _convolution, "stablehlo.reduce_window": _reduce_window})
