@@ -285,6 +285,54 @@ GOLDEN = [
       "%1 = stablehlo.maximum %arg2, %arg3 : tensor<f32>",
       "stablehlo.return %1 : tensor<f32>",
       "}) : (tensor<1x3x8x8xf32>, tensor<f32>) -> tensor<1x3x4x4xf32>"], ["1x3x4x4xf32"]),
+    # control family: region bodies are callables; if/case take their result types from the bodies
+    ("if_", "one-result", ["i1", "3xf32"], lambda p, x: hlo.if_(p, lambda: [hlo.unary("negate", x)], lambda: [x]),
+     ['%0 = "stablehlo.if"(%arg0) ({', "%1 = stablehlo.negate %arg1 : tensor<3xf32>",
+      "stablehlo.return %1 : tensor<3xf32>", "}, {", "stablehlo.return %arg1 : tensor<3xf32>",
+      "}) : (tensor<i1>) -> tensor<3xf32>"], ["3xf32"]),
+    ("if_", "two-results", ["i1", "2xi32", "f16"],
+     lambda p, x, y: hlo.if_(p, lambda: [x, y], lambda: [hlo.binary("add", x, x), hlo.unary("negate", y)]),
+     ['%0:2 = "stablehlo.if"(%arg0) ({', "stablehlo.return %arg1, %arg2 : tensor<2xi32>, tensor<f16>", "}, {",
+      "%1 = stablehlo.add %arg1, %arg1 : tensor<2xi32>", "%2 = stablehlo.negate %arg2 : tensor<f16>",
+      "stablehlo.return %1, %2 : tensor<2xi32>, tensor<f16>",
+      "}) : (tensor<i1>) -> (tensor<2xi32>, tensor<f16>)"], ["2xi32", "f16"]),
+    ("case", "three-branches", ["i32", "2xf32"],
+     lambda k, x: hlo.case(k, [lambda: [x], lambda: [hlo.unary("abs", x)], lambda: [hlo.binary("multiply", x, x)]]),
+     ['%0 = "stablehlo.case"(%arg0) ({', "stablehlo.return %arg1 : tensor<2xf32>", "}, {",
+      "%1 = stablehlo.abs %arg1 : tensor<2xf32>", "stablehlo.return %1 : tensor<2xf32>", "}, {",
+      "%1 = stablehlo.multiply %arg1, %arg1 : tensor<2xf32>", "stablehlo.return %1 : tensor<2xf32>",
+      "}) : (tensor<i32>) -> tensor<2xf32>"], ["2xf32"]),
+    ("case", "one-branch-returns-its-index", ["i32", "ui8"], lambda k, x: hlo.case(k, [lambda: [x, k]]),
+     ['%0:2 = "stablehlo.case"(%arg0) ({', "stablehlo.return %arg1, %arg0 : tensor<ui8>, tensor<i32>",
+      "}) : (tensor<i32>) -> (tensor<ui8>, tensor<i32>)"], ["ui8", "i32"]),
+    ("while_", "count-to-n", ["i32", "3xf32"],
+     lambda n, x: hlo.while_([hlo.constant(np.int32(0)), x], lambda i, a: [hlo.compare(i, n, "LT")],
+                             lambda i, a: [hlo.binary("add", i, hlo.constant(np.int32(1))), hlo.binary("multiply", a, a)]),
+     ["%c = stablehlo.constant dense<0> : tensor<i32>",
+      "%0:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %arg1) : tensor<i32>, tensor<3xf32>", "cond {",
+      "%1 = stablehlo.compare LT, %iterArg, %arg0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>",
+      "stablehlo.return %1 : tensor<i1>", "} do {", "%c_1 = stablehlo.constant dense<1> : tensor<i32>",
+      "%1 = stablehlo.add %iterArg, %c_1 : tensor<i32>", "%2 = stablehlo.multiply %iterArg_0, %iterArg_0 : tensor<3xf32>",
+      "stablehlo.return %1, %2 : tensor<i32>, tensor<3xf32>", "}"], ["i32", "3xf32"]),
+    ("while_", "one-value", ["ui32"],
+     lambda x: hlo.while_([x], lambda a: [hlo.compare(a, x, "NE")], lambda a: [a]),
+     ["%0 = stablehlo.while(%iterArg = %arg0) : tensor<ui32>", "cond {",
+      "%1 = stablehlo.compare NE, %iterArg, %arg0, UNSIGNED : (tensor<ui32>, tensor<ui32>) -> tensor<i1>",
+      "stablehlo.return %1 : tensor<i1>", "} do {", "stablehlo.return %iterArg : tensor<ui32>", "}"], ["ui32"]),
+    ("dynamic_slice", "2d", ["4x5xf32", "i32", "i32"], lambda x, i, j: hlo.dynamic_slice(x, [i, j], [2, 3]),
+     "%0 = stablehlo.dynamic_slice %arg0, %arg1, %arg2, sizes = [2, 3] : "
+     "(tensor<4x5xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>", ["2x3xf32"]),
+    ("dynamic_slice", "1d-ui32-index", ["6xi64", "ui32"], lambda x, i: hlo.dynamic_slice(x, [i], [1]),
+     "%0 = stablehlo.dynamic_slice %arg0, %arg1, sizes = [1] : (tensor<6xi64>, tensor<ui32>) -> tensor<1xi64>",
+     ["1xi64"]),
+    ("dynamic_update_slice", "2d", ["4x5xf32", "2x3xf32", "i32", "i32"],
+     lambda x, u, i, j: hlo.dynamic_update_slice(x, u, [i, j]),
+     "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2, %arg3 : "
+     "(tensor<4x5xf32>, tensor<2x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x5xf32>", ["4x5xf32"]),
+    ("dynamic_update_slice", "1d-bool-i64-index", ["6xi1", "1xi1", "i64"],
+     lambda x, u, i: hlo.dynamic_update_slice(x, u, [i]),
+     "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 : (tensor<6xi1>, tensor<1xi1>, tensor<i64>) -> "
+     "tensor<6xi1>", ["6xi1"]),
 ]
 
 
@@ -398,6 +446,11 @@ LOCATED = {  # builder -> (argument types, call with loc=)
         rhs_dilation=[1], loc=loc)),
     "reduce_window": (["4xf32", "f32"], lambda loc, x, init: hlo.reduce_window(
         [x], [init], window=[2], strides=[2], padding=[[0, 0]], body="add", loc=loc)),
+    "if_": (["i1", "3xf32"], lambda loc, p, x: hlo.if_(p, lambda: [x], lambda: [x], loc=loc)),
+    "case": (["i32", "3xf32"], lambda loc, k, x: hlo.case(k, [lambda: [x]], loc=loc)),
+    "while_": (["i1"], lambda loc, p: hlo.while_([p], lambda a: [a], lambda a: [a], loc=loc)),
+    "dynamic_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_slice(x, [i], [2], loc=loc)),
+    "dynamic_update_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_update_slice(x, x, [i], loc=loc)),
 }
 
 
@@ -416,7 +469,8 @@ def location_of_line(asm: str, needle: str) -> str:
     i = next(i for i, line in enumerate(lines) if needle in line)
     if not lines[i].endswith(")") or "loc(" not in lines[i]:
         indent = len(lines[i]) - len(lines[i].lstrip())
-        i = next(j for j in range(i + 1, len(lines)) if lines[j].startswith(" " * indent + "}"))
+        i = next(j for j in range(i + 1, len(lines))  # the brace closing the last region: `}) ... loc(...)`
+                 if lines[j].startswith(" " * indent + "}") and "loc(" in lines[j])
     loc = re.search(r"(loc\((?:#loc\d*|\".*)\))$", lines[i]).group(1)
     while (alias := re.search(r"#loc\d*", loc)) is not None:  # nested aliases: loc("op"(#loc1))
         loc = loc.replace(alias.group(0), aliases[alias.group(0)][4:-1], 1)
@@ -427,13 +481,14 @@ def test_located_covers_every_builder():
     assert set(LOCATED) == public_builders()
 
 
-GENERIC_FORM = {"reduce_window"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+GENERIC_FORM = {"reduce_window", "if", "case"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+OP_NAMES = {"unary": "exponential", "binary": "add", "if_": "if", "while_": "while"}  # builder -> op name
 
 
 @pytest.mark.parametrize("name", sorted(LOCATED))
 def test_loc_puts_a_file_location_on_the_op(name):
     args, make = LOCATED[name]
-    op_name = {"unary": "exponential", "binary": "add"}.get(name, name)
+    op_name = OP_NAMES.get(name, name)
     built = build(args, located(make))
     # the op's name wraps the user's line, so the name survives IREE's fusion for explain()
     needle = f'= "stablehlo.{op_name}"' if op_name in GENERIC_FORM else f"= stablehlo.{op_name}"
@@ -540,3 +595,32 @@ def test_reduce_with_an_unknown_body_name_leaves_no_op_behind():
 ], ids=["constant", "convert", "iota", "dot_general"])
 def test_unsupported_dtypes_raise_type_error(make):
     raises_without_emitting(["3xf32"], make, TypeError, "is not supported")
+
+
+# --- control family: bodies that disagree with the op's types leave nothing behind ------------------
+
+class _BodyFailed(Exception):
+    pass
+
+
+def _failing_body(*args):
+    raise _BodyFailed()
+
+
+@pytest.mark.parametrize("args, make, error, match", [
+    (["i1", "3xf32", "3xi32"], lambda p, x, y: hlo.if_(p, lambda: [x], lambda: [y]), ValueError,
+     r"stablehlo\.if: branch 1 returns \(tensor<3xi32>\) but branch 0 returns \(tensor<3xf32>\)"),
+    (["i32", "3xf32"], lambda k, x: hlo.case(k, [lambda: [x], lambda: [x], lambda: [x, x]]), ValueError,
+     r"stablehlo\.case: branch 2 returns \(tensor<3xf32>, tensor<3xf32>\) but branch 0 returns"),
+    (["i32", "3xf32"], lambda k, x: hlo.case(k, []), ValueError, "at least one body"),
+    (["i32", "3xf32"], lambda n, x: hlo.while_([n, x], lambda i, a: [i], lambda i, a: [i, a]), ValueError,
+     r"stablehlo\.while: the condition returns \(tensor<i32>\), it must return \(tensor<i1>\)"),
+    (["i32", "3xf32"], lambda n, x: hlo.while_([n, x], lambda i, a: [hlo.compare(i, n, "LT")], lambda i, a: [a, i]),
+     ValueError, r"the body returns \(tensor<3xf32>, tensor<i32>\), it must return \(tensor<i32>, tensor<3xf32>\)"),
+    (["i1", "3xf32"], lambda p, x: hlo.if_(p, lambda: [x], _failing_body), _BodyFailed, ""),
+    (["i32", "3xf32"], lambda n, x: hlo.while_([n], lambda i: [hlo.compare(i, n, "LT")], _failing_body),
+     _BodyFailed, ""),
+], ids=["if-types-differ", "case-count-differs", "case-no-bodies", "while-cond-not-i1", "while-body-types",
+        "if-body-raises", "while-body-raises"])
+def test_region_builders_leave_no_op_behind(args, make, error, match):
+    raises_without_emitting(args, make, error, match)

@@ -62,13 +62,38 @@ def _call_builder(functions):
     return build
 
 
-def compile_block(block, name="block", functions=None):
-    """Generate `def block(args...): ...; return (results...)` calling one numpy closure per op.
-    `functions` resolves `func.call` callees by name."""
+def free_values(regions) -> list:
+    """Values the ops inside `regions` use but do not define (StableHLO regions may capture values of the
+    enclosing block), in order of first use: a region op's closure takes them as extra operands."""
+    defined, free, seen = set(), [], set()
+
+    def walk(region):
+        for block in region.blocks:
+            defined.update(block.arguments)
+            for op in block.operations:
+                for value in op.operands:
+                    if value not in defined and value not in seen:
+                        seen.add(value)
+                        free.append(value)
+                for inner in op.regions:
+                    walk(inner)
+                defined.update(op.results)
+    for region in regions:
+        walk(region)
+    return [v for v in free if v not in defined]
+
+
+def compile_block(block, name="block", functions=None, captures=()):
+    """Generate `def block(args..., captures...): ...; return (results...)` calling one numpy closure per
+    op. `functions` resolves `func.call` callees by name; `captures` are values of enclosing blocks the
+    block uses. A builder that compiles regions is called as builder(op, functions) when it has
+    `takes_functions`; a closure with a `captures` list of values gets them after its operands."""
     functions = {} if functions is None else functions
     names, namespace, lines = {}, {"_enter": _QUIET_ENTER, "_exit": _QUIET_EXIT}, []
     for i, arg in enumerate(block.arguments):
         names[arg] = f"a{i}"
+    for i, value in enumerate(captures):
+        names[value] = f"c{i}"
     returned = None
     for index, op in enumerate(block.operations):
         op_name = op.operation.name
@@ -79,13 +104,16 @@ def compile_block(block, name="block", functions=None):
         if builder is None:
             raise BackendError(f"the reference backend does not implement {op_name} (at {op.location}); "
                                f"it implements: {', '.join(supported_ops())}")
-        namespace[f"op{index}"] = builder(op.operation)
+        closure = builder(op.operation, functions) if getattr(builder, "takes_functions", False) \
+            else builder(op.operation)
+        namespace[f"op{index}"] = closure
         outs = [f"v{index}_{j}" for j in range(len(op.results))]
         for value, out in zip(op.results, outs):
             names[value] = out
-        call = f"op{index}({', '.join(names[v] for v in op.operands)})"
-        lines.append(f"{', '.join(outs)} = {call}")
-    params = ", ".join(names[a] for a in block.arguments)
+        operands = [*op.operands, *getattr(closure, "captures", ())]
+        call = f"op{index}({', '.join(names[v] for v in operands)})"
+        lines.append(f"{', '.join(outs)} = {call}" if outs else call)
+    params = ", ".join([names[a] for a in block.arguments] + [f"c{i}" for i in range(len(captures))])
     body = "\n".join("        " + line for line in lines) or "        pass"
     source = (f"def {name}({params}):\n    _token = _enter()\n    try:\n{body}\n"
               f"        return ({''.join(r + ', ' for r in returned or [])})\n    finally:\n        _exit(_token)\n")

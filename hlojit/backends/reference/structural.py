@@ -34,7 +34,7 @@ def _constant(op):
     value = value.astype(dtype)
     if value.size == 1 and value.shape != shape:  # a splat
         value = np.broadcast_to(value.reshape(()), shape)
-    value = np.ascontiguousarray(value.reshape(shape))
+    value = np.array(value.reshape(shape), order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
     return lambda: value
 
 
