@@ -35,6 +35,10 @@ class CompileError(HlojitError, RuntimeError):
         self.ir_path = ir_path
 
 
+class ConfigError(HlojitError, ValueError):
+    """An HLOJIT_* environment variable holds a value hlojit cannot use."""
+
+
 class BackendError(HlojitError, ValueError):
     """An unknown backend name or a backend that cannot run here."""
 

@@ -71,8 +71,9 @@ def main(calls: int = 100_000, backends=("iree:cpu", "iree:vmvx", "reference"), 
     out(f"\nFusion: relu(2x + 1) on 1M float32 is {len(arithmetic)} StableHLO arithmetic ops "
         f"({', '.join(arithmetic)}) plus the constants 2, 1, 0 broadcast to its shape.")
     executable = g.compile(x)
+    how = "read from the compile cache" if executable.compiled.cache_hit else "compiled"
     out(f"  IREE fuses them into {executable.compiled.dispatch_count} dispatch "
-        f"(compiled in {executable.compiled.seconds:.2f} s, runs on {executable.driver})")
+        f"({how} in {executable.compiled.seconds:.2f} s, runs on {executable.driver})")
     np.testing.assert_allclose(np.asarray(g(x)), np.maximum(2 * x + 1, 0))
     rate = calls_per_second(g, x, 200)
     out(f"  {rate * x.size * 8 / 1e9:.1f} GB/s moved ({1e3 / rate:.2f} ms per call); numpy for the same: "

@@ -32,3 +32,13 @@ def assert_close(actual, expected, dtype=None, scale=1.0):
     else:
         np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
                                    rtol=rtol * scale, atol=atol * scale, equal_nan=True)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _compile_cache_in_a_temp_dir(tmp_path_factory):
+    """The suite never reads or fills the user's ~/.cache/hlojit: its compile cache lives in a temp folder
+    (subprocesses the tests start inherit it through the environment)."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HLOJIT_CACHE_DIR", str(tmp_path_factory.mktemp("hlojit-compile-cache")))
+    yield
+    patch.undo()

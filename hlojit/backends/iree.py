@@ -14,7 +14,7 @@ import numpy as np
 import iree.runtime as rt
 
 from ..errors import BackendError
-from ..pipeline import Compiled, Program, Target, compile_program
+from ..pipeline import Compiled, Program, Target, compile_cached
 from .array import Array
 
 _INSTANCE = None
@@ -166,7 +166,7 @@ class IreeBackend:
     def load(self, program: Program) -> Executable:
         driver = choose_driver(self.target, work_estimate(program))  # before compiling: it consumes the module
         inputs, outputs = program.inputs, program.outputs
-        return Executable(compile_program(program, self.target), inputs, outputs, driver)
+        return Executable(compile_cached(program, self.target), inputs, outputs, driver)
 
     def __repr__(self):
         return f"<backend {self.name}>"

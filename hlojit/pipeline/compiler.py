@@ -15,16 +15,18 @@ import time
 from iree.compiler.api import Output
 
 from ..errors import CompileError
+from . import quirks
 from .program import Program
 from .targets import Target
 
 
 @dataclasses.dataclass
 class Compiled:
-    vmfb: bytes
+    vmfb: bytes = dataclasses.field(repr=False)
     target: Target
-    seconds: float
+    seconds: float                  # spent in this process getting the vmfb: compiling, or reading the cache
     dispatch_count: int | None      # from IREE's scheduling statistics
+    cache_hit: bool = False         # read from the persistent compile cache (cache.py): IREE did not run
 
 
 def _save_failed_ir(program: Program) -> str:
@@ -39,6 +41,7 @@ def _save_failed_ir(program: Program) -> str:
 
 def compile_program(program: Program, target: Target) -> Compiled:
     """Compile to a vmfb. IREE lowers `program.module` in place: it is consumed (print it first)."""
+    quirks.apply(program.module, target)
     session = program.session
     with tempfile.TemporaryDirectory(prefix="hlojit-") as scratch:
         stats_path = os.path.join(scratch, "stats.json")

@@ -13,6 +13,7 @@ class Program:
     inputs: list                    # [(shape, numpy dtype)] of the flat arguments of @main
     outputs: list                   # [(shape, numpy dtype)] of the flat results
     name: str = "main"              # the user's function name, for messages
+    why: str = ""                   # why it is being compiled (the jit cache's miss reason), for HLOJIT_LOG
 
     @property
     def mlir(self) -> str:
