@@ -96,8 +96,8 @@ def cmd_export(args):
     from . import export
     fn = load_function(args.function)
     with progress(f"compiling for {args.target}"):
-        written = export(fn, *[parse_array(a) for a in args.arg], target=args.target, path=args.output)
-    print(f"wrote {written if written else args.output + '.{vmfb,mlir,json}'}")
+        export(fn, *[parse_array(a) for a in args.arg], target=args.target, path=args.output)
+    print(f"wrote {args.output}.vmfb, {args.output}.mlir and {args.output}.json")
 
 
 def cmd_run(args):
