@@ -257,8 +257,13 @@ def scan(f, init, xs=None, length=None, reverse=False):
         i, buffers = state[0], state[1:]
         step = constant(n - 1, dtypes.int32) - i if reverse else i
         zero = constant(0, dtypes.int32).value
-        x = [wrap(_reshaped(emit(hlo.dynamic_slice, t.value, [step.value] + [zero] * (t.ndim - 1),
-                                 [1, *t.shape[1:]]), t.shape[1:]), t.shape[1:], t.dtype, t.weak) for t in x_leaves]
+        if n == 0:  # f is traced for its types but never runs: no slice of an empty xs to take
+            from .ops import zeros
+            x = [convert(zeros(t.shape[1:], t.dtype), t.dtype, t.weak) for t in x_leaves]
+        else:
+            x = [wrap(_reshaped(emit(hlo.dynamic_slice, t.value, [step.value] + [zero] * (t.ndim - 1),
+                                     [1, *t.shape[1:]]), t.shape[1:]), t.shape[1:], t.dtype, t.weak)
+                 for t in x_leaves]
         out = f(carry, pytree.unflatten(x_tree, x))
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             fail(TracingError, op, f"f must return a pair (carry, y), not {type(out).__name__}")
@@ -269,7 +274,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
             return None, new_carry
         new = [wrap(emit(hlo.dynamic_update_slice, buf.value, _reshaped(t.value, (1, *t.shape)),
                          [step.value] + [zero] * t.ndim), buf.shape, buf.dtype, buf.weak)
-               for buf, t in zip(buffers, y_leaves)]
+               for buf, t in zip(buffers, y_leaves)] if n else buffers
         return [i + constant(1, dtypes.int32), *new], new_carry
 
     state, carry = _loop(op, ("the loop test", "f"), init,
