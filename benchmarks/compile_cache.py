@@ -1,0 +1,111 @@
+"""Cold compile against a load from the persistent compile cache: x**4+1, an MLP, ResNet-18, in one run.
+
+    python benchmarks/compile_cache.py [--repeats N] [--only NAME]
+
+Three views of the same thing, each the best of N (this VM is noisy):
+  IREE vs cache   `Compiled.seconds`: IREE compiling the module, against reading and checking the entry
+  first call      a fresh `hj.jit` (empty in-memory cache) called once: trace, compile or load, run
+  new process     `python -c` that imports hlojit and calls the function once, as a second run of a script
+The cache lives in a temp folder (the user's ~/.cache/hlojit is not touched); "cold" clears it first.
+The MLP (784-512-512-10, batch 32) and ResNet-18 (batch 1, 224x224) are the ones in samples/.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.join(REPO, "samples"))
+
+import hlojit as hj  # noqa: E402
+import mlp  # noqa: E402  (samples/)
+import resnet18  # noqa: E402
+
+
+def poly(x):
+    return x**4 + 1
+
+
+def workloads() -> dict:
+    """name -> (function, arguments); built on demand: ResNet-18's weights are 45 MB."""
+    rng = np.random.default_rng(0)
+    return {
+        "x**4+1 f32[]": lambda: (poly, (np.float32(3.0),)),
+        "MLP 784-512-512-10": lambda: (mlp.mlp, (mlp.init_params(), rng.random((32, 784), dtype=np.float32))),
+        "ResNet-18 batch 1": lambda: (resnet18.resnet18, (resnet18.init_params(),
+                                      rng.standard_normal((1, 3, 224, 224)).astype(np.float32))),
+    }
+
+
+def first_call(fn, args):
+    """A fresh Exec's first call: (seconds, Compiled)."""
+    f = hj.jit(fn)
+    start = time.perf_counter()
+    np.asarray(f(*args))
+    seconds = time.perf_counter() - start
+    return seconds, f.compile(*args).compiled
+
+
+CHILD = """
+import sys
+sys.path.insert(0, {here!r})
+import numpy as np, hlojit as hj
+from compile_cache import workloads
+fn, args = workloads()[{name!r}]()
+np.asarray(hj.jit(fn)(*args))
+"""
+
+
+def new_process(name: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", CHILD.format(here=HERE, name=name)],
+                   check=True, env=dict(os.environ, PYTHONPATH=REPO))
+    return time.perf_counter() - start
+
+
+def best(measure, repeats, before=lambda: None):
+    results = []
+    for _ in range(repeats):
+        before()
+        results.append(measure())
+    return min(results, key=lambda r: r[0] if isinstance(r, tuple) else r)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", action="append", help="run the workloads whose name starts with this")
+    args = parser.parse_args()
+    os.environ["HLOJIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="hlojit-bench-cache-")  # read on every use
+    os.environ.pop("HLOJIT_CACHE", None)
+    notes = []
+    print(f"compile cache in {hj.cache.info().folder}; best of {args.repeats}")
+    print(f"| {'workload':24s} | {'view':13s} | {'cold s':>8s} | {'cached s':>8s} | {'ratio':>8s} |")
+    print(f"|{'-' * 26}|{'-' * 15}|{'-' * 10}|{'-' * 10}|{'-' * 10}|")
+    for name, make in workloads().items():
+        if args.only and not any(name.startswith(prefix) for prefix in args.only):
+            continue
+        fn, fn_args = make()
+        cold_call, cold = best(lambda: first_call(fn, fn_args), args.repeats, before=hj.cache.clear)
+        warm_call, warm = best(lambda: first_call(fn, fn_args), args.repeats)
+        assert not cold.cache_hit and warm.cache_hit
+        cold_process = best(lambda: new_process(name), args.repeats, before=hj.cache.clear)
+        warm_process = best(lambda: new_process(name), args.repeats)
+        rows = [("IREE vs cache", cold.seconds, warm.seconds), ("first call", cold_call, warm_call),
+                ("new process", cold_process, warm_process)]
+        for view, slow, fast in rows:
+            print(f"| {name:24s} | {view:13s} | {slow:8.3f} | {fast:8.4f} | {slow / fast:7.1f}x |")
+        notes.append(f"{name}: vmfb {len(warm.vmfb) / 1024:.0f} KiB, {warm.dispatch_count} dispatches")
+    print("\n".join(notes))
+    hj.cache.clear()
+    os.rmdir(hj.cache.info().folder)
+
+
+if __name__ == "__main__":
+    main()
