@@ -225,6 +225,7 @@ def test_clear_empties_the_folder_but_leaves_other_files(cache_dir):
     compiled_by_a_fresh_exec(poly, np.float32(2.0))
     (cache_dir / "README.txt").write_text("not an entry")
     assert hj.cache.info().entries == 1 and hj.cache.info().bytes > 0
+    assert str(hj.cache.info()).startswith(f"hlojit compile cache {cache_dir}: 1 entry, ")
     hj.cache.clear()
     info = hj.cache.info()
     assert (info.entries, info.bytes, info.folder) == (0, 0, str(cache_dir))

@@ -287,8 +287,15 @@ class CacheInfo(NamedTuple):
 
     def __str__(self):
         state = "" if self.enabled else " (off: HLOJIT_CACHE=0)"
-        return (f"hlojit compile cache {self.folder}{state}: {self.entries} entries, "
-                f"{self.bytes / 2**20:.1f} MiB of {self.cap / 2**20:.0f} MiB")
+        return (f"hlojit compile cache {self.folder}{state}: {self.entries} "
+                f"entr{'y' if self.entries == 1 else 'ies'}, {_size(self.bytes)} of {_size(self.cap)}")
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} bytes"
 
 
 def info() -> CacheInfo:
