@@ -12,6 +12,8 @@ from .backends import Array
 from .errors import (BackendError, CompileError, DTypeError, HlojitError, ShapeError, SignatureError,
                      TracingError)
 from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
+from .frontend.from_mlir import from_mlir   # hj.from_mlir(text_or_path, entry="main", backend=None)
+from . import testing                       # hj.testing.assert_targets_agree(fn, *args)
 from .errors import ConfigError
 from .pipeline import cache                 # hj.cache.info(), hj.cache.clear(): the persistent compile cache
 from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
@@ -28,4 +30,4 @@ __all__ = [
 from .errors import ArtifactError
 from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/f"), hj.load("out/f")
 __all__ += ["ArtifactError", "Loaded", "export", "load"]
-__all__ += ["cache", "ConfigError"]
+__all__ += ["cache", "ConfigError", "from_mlir", "testing"]
