@@ -261,6 +261,29 @@ GOLDEN = [
      lambda a, b: hlo.dot_general(a, b, lhs_contract=[1], rhs_contract=[0], dtype=np.float32),
      "%0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
      "(tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xf32>", ["2x4xf32"]),
+    # shape family: concatenate, slice, pad, reverse
+    ("concatenate", "dim1-three", ["2x3xf32", "2x1xf32"], lambda a, b: hlo.concatenate([a, b, a], 1),
+     "%0 = stablehlo.concatenate %arg0, %arg1, %arg0, dim = 1 : (tensor<2x3xf32>, tensor<2x1xf32>, "
+     "tensor<2x3xf32>) -> tensor<2x7xf32>", ["2x7xf32"]),
+    ("concatenate", "zero-size-i1", ["0x2xi1", "3x2xi1"], lambda a, b: hlo.concatenate([a, b], 0),
+     "%0 = stablehlo.concatenate %arg0, %arg1, dim = 0 : (tensor<0x2xi1>, tensor<3x2xi1>) -> tensor<3x2xi1>",
+     ["3x2xi1"]),
+    ("slice", "unit-strides", ["4x5xi32"], lambda x: hlo.slice(x, [1, 0], [3, 5]),
+     "%0 = stablehlo.slice %arg0 [1:3, 0:5] : (tensor<4x5xi32>) -> tensor<2x5xi32>", ["2x5xi32"]),
+    ("slice", "strided-uneven", ["10xf64"], lambda x: hlo.slice(x, [1], [10], [4]),  # 1, 5, 9
+     "%0 = stablehlo.slice %arg0 [1:10:4] : (tensor<10xf64>) -> tensor<3xf64>", ["3xf64"]),
+    ("slice", "empty", ["2x3xf32"], lambda x: hlo.slice(x, [0, 2], [2, 2], [1, 3]),
+     "%0 = stablehlo.slice %arg0 [0:2, 2:2:3] : (tensor<2x3xf32>) -> tensor<2x0xf32>", ["2x0xf32"]),
+    ("pad", "edges", ["2x3xf32", "f32"], lambda x, v: hlo.pad(x, v, [1, 0], [2, 3]),
+     "%0 = stablehlo.pad %arg0, %arg1, low = [1, 0], high = [2, 3], interior = [0, 0] : "
+     "(tensor<2x3xf32>, tensor<f32>) -> tensor<5x6xf32>", ["5x6xf32"]),
+    ("pad", "interior-negative-i8", ["3x4xi8", "i8"], lambda x, v: hlo.pad(x, v, [-1, 2], [0, -1], [2, 1]),
+     "%0 = stablehlo.pad %arg0, %arg1, low = [-1, 2], high = [0, -1], interior = [2, 1] : "
+     "(tensor<3x4xi8>, tensor<i8>) -> tensor<6x8xi8>", ["6x8xi8"]),
+    ("reverse", "two-dims", ["2x3x4xbf16"], lambda x: hlo.reverse(x, [0, 2]),
+     "%0 = stablehlo.reverse %arg0, dims = [0, 2] : tensor<2x3x4xbf16>", ["2x3x4xbf16"]),
+    ("reverse", "i1-1d", ["5xi1"], lambda x: hlo.reverse(x, [0]),
+     "%0 = stablehlo.reverse %arg0, dims = [0] : tensor<5xi1>", ["5xi1"]),
     ("convolution", "nchw-oihw-strided-padded", ["1x3x8x8xf32", "4x3x3x3xf32"],
      lambda x, w: hlo.convolution(x, w, dimension_numbers="[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
                                   strides=[2, 2], padding=[[1, 1], [1, 1]], lhs_dilation=[1, 1], rhs_dilation=[1, 1]),
@@ -441,6 +464,10 @@ LOCATED = {  # builder -> (argument types, call with loc=)
     "binary": (["3xf32"], lambda loc, x: hlo.binary("add", x, x, loc=loc)),
     "reduce": (["3xf32", "f32"], lambda loc, x, init: hlo.reduce([x], [init], [0], "add", loc=loc)),
     "dot_general": (["3xf32"], lambda loc, x: hlo.dot_general(x, x, lhs_contract=[0], rhs_contract=[0], loc=loc)),
+    "concatenate": (["3xf32"], lambda loc, x: hlo.concatenate([x, x], 0, loc=loc)),
+    "slice": (["3xf32"], lambda loc, x: hlo.slice(x, [1], [3], loc=loc)),
+    "pad": (["3xf32", "f32"], lambda loc, x, v: hlo.pad(x, v, [1], [0], loc=loc)),
+    "reverse": (["3xf32"], lambda loc, x: hlo.reverse(x, [0], loc=loc)),
     "convolution": (["1x1x4xf32", "1x1x2xf32"], lambda loc, x, w: hlo.convolution(
         x, w, dimension_numbers="[b, f, 0]x[o, i, 0]->[b, f, 0]", strides=[1], padding=[[0, 0]], lhs_dilation=[1],
         rhs_dilation=[1], loc=loc)),

@@ -97,6 +97,24 @@ class Tensor:
     def prod(self, axis=None, keepdims=False):
         return _ops.prod(self, axis=axis, keepdims=keepdims)
 
+    def flatten(self):
+        return _ops.ravel(self)
+
+    def ravel(self):
+        return _ops.ravel(self)
+
+    def squeeze(self, axis=None):
+        return _ops.squeeze(self, axis)
+
+    def swapaxes(self, axis1, axis2):
+        return _ops.swapaxes(self, axis1, axis2)
+
+    def repeat(self, repeats, axis=None):
+        return _ops.repeat(self, repeats, axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _ops.diagonal(self, offset, axis1, axis2)
+
     # --- operators ---
     __hash__ = None  # == builds a comparison, so tensors cannot be dict keys
 

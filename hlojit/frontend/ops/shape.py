@@ -1,12 +1,14 @@
-"""Shape ops and array creation: reshape, transpose, broadcasting, expand/squeeze, zeros/ones/arange."""
+"""Shape ops and array creation: reshape, transpose, moveaxis/swapaxes, broadcasting, expand/squeeze, flip,
+diagonal, tril/triu, zeros/ones/arange/linspace/eye. Joining, splitting and padding live in joining.py."""
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
 
 from ...dialects import stablehlo as hlo
-from ...errors import ShapeError
+from ...errors import DTypeError, ShapeError, TracingError
 from .. import dtypes
 from ..tensor import Tensor
 from . import _core
@@ -71,6 +73,140 @@ def squeeze(x, axis=None) -> Tensor:
     return reshape(x, [d for i, d in enumerate(x.shape) if i not in axes])
 
 
+
+# --- axes, slices, flips, diagonals ---------------------------------------------------------------
+
+def static_int(op: str, name: str, value) -> int:
+    """A Python int argument that fixes a shape or a position: it must be known while tracing."""
+    if isinstance(value, Tensor):
+        fail(TracingError, op, f"{name} must be a static int, not a traced {_core.describe(value)}; mark the "
+                               "argument static with hj.jit(..., static_argnums=...)")
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        fail(TypeError, op, f"{name} must be an int, not {type(value).__name__}")
+    return int(value)
+
+
+def axis_of(op: str, axis, x: Tensor) -> int:
+    """An existing axis of x, negative counting from the end (a 0-d array has none)."""
+    if x.ndim == 0:
+        fail(ShapeError, op, f"axis {axis} is out of range for the 0-d array {_core.describe(x)}")
+    return normalize_axis(op, axis, x.ndim)
+
+
+def _distinct_axes(op: str, axes, x: Tensor) -> list[int]:
+    listed = list(axes) if isinstance(axes, (tuple, list)) else [axes]
+    result = [axis_of(op, a, x) for a in listed]
+    if len(set(result)) != len(result):
+        fail(ShapeError, op, f"repeated axis in {axes} for {_core.describe(x)}")
+    return result
+
+
+def slice_axis(x: Tensor, axis: int, start: int, limit: int, stride: int = 1) -> Tensor:
+    """x[..., start:limit:stride, ...] along `axis`, bounds already in range: one stablehlo.slice."""
+    if (start, limit, stride) == (0, x.shape[axis], 1):
+        return x
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    shape = list(x.shape)
+    shape[axis] = max(0, -(-(limit - start) // stride))
+    return wrap(emit(hlo.slice, x.value, starts, limits, strides), shape, x.dtype, x.weak)
+
+
+def moveaxis(x, source, destination) -> Tensor:
+    """numpy moveaxis: the `source` axes go to positions `destination`; the others keep their order."""
+    x = as_tensor(x, "moveaxis")
+    src, dst = _distinct_axes("moveaxis", source, x), _distinct_axes("moveaxis", destination, x)
+    if len(src) != len(dst):
+        fail(ShapeError, "moveaxis", f"source {source} and destination {destination} name different numbers of "
+                                     f"axes of {_core.describe(x)}")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        order.insert(d, a)
+    return transpose(x, order)
+
+
+def swapaxes(x, axis1, axis2) -> Tensor:
+    x = as_tensor(x, "swapaxes")
+    a, b = axis_of("swapaxes", axis1, x), axis_of("swapaxes", axis2, x)
+    order = list(range(x.ndim))
+    order[a], order[b] = b, a
+    return transpose(x, order)
+
+
+def ravel(x) -> Tensor:
+    """The elements in row-major order as a 1-d array (numpy's ravel and flatten: traced values never alias)."""
+    x = as_tensor(x, "ravel")
+    return reshape(x, (x.size,))
+
+
+def flip(x, axis=None) -> Tensor:
+    """Reverse the order of elements along `axis` (all axes when None): stablehlo.reverse."""
+    x = as_tensor(x, "flip")
+    axes = normalize_axes("flip", axis, x.ndim) if axis is None else _distinct_axes("flip", axis, x)
+    axes = sorted(a for a in axes if x.shape[a] > 1)  # a size-0 or size-1 axis reads the same both ways
+    if not axes:
+        return x
+    return wrap(emit(hlo.reverse, x.value, axes), x.shape, x.dtype, x.weak)
+
+
+def flipud(x) -> Tensor:
+    return flip(x, 0)
+
+
+def fliplr(x) -> Tensor:
+    x = as_tensor(x, "fliplr")
+    if x.ndim < 2:
+        fail(ShapeError, "fliplr", f"needs an array of at least 2 dimensions, not {_core.describe(x)}")
+    return flip(x, 1)
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1) -> Tensor:
+    """numpy diagonal, which becomes the last axis. With rows and columns last and flattened, the
+    diagonal is one strided slice: every (columns + 1)-th element from its first one."""
+    x = as_tensor(x, "diagonal")
+    k = static_int("diagonal", "offset", offset)
+    if x.ndim < 2:
+        fail(ShapeError, "diagonal", f"needs an array of at least 2 dimensions, not {_core.describe(x)}")
+    a1, a2 = axis_of("diagonal", axis1, x), axis_of("diagonal", axis2, x)
+    if a1 == a2:
+        fail(ShapeError, "diagonal", f"axis1 and axis2 are the same axis {a1} of {_core.describe(x)}")
+    x = transpose(x, [a for a in range(x.ndim) if a not in (a1, a2)] + [a1, a2])
+    *batch, n, m = x.shape
+    length = max(0, min(n, m - k) if k >= 0 else min(n + k, m))
+    start = 0 if length == 0 else k if k >= 0 else -k * m
+    flat = reshape(x, (*batch, n * m))
+    return slice_axis(flat, flat.ndim - 1, start, start + (length - 1) * (m + 1) + 1 if length else start, m + 1)
+
+
+def _tri_mask(n: int, m: int, k: int, keep) -> Tensor:
+    """Bool (n, m), true where keep(column - row, k): the k-th diagonal and what lies above or below it."""
+    k = builtins.min(builtins.max(k, -n), m)  # column - row lies in [1 - n, m - 1]: a wider k changes nothing
+    rows, cols = iota(dtypes.int32, (n, m), 0), iota(dtypes.int32, (n, m), 1)
+    return keep(cols - rows, k)
+
+
+def _triangle(op: str, x, k, keep) -> Tensor:
+    x = as_tensor(x, op)
+    k = static_int(op, "k", k)
+    if x.ndim == 0:
+        fail(ShapeError, op, f"needs an array of at least 1 dimension, not {_core.describe(x)}")
+    shape = x.shape if x.ndim >= 2 else (x.shape[0], x.shape[0])  # numpy: a 1-d row, repeated
+    mask = _core.broadcast_to(_tri_mask(shape[-2], shape[-1], k, keep), shape, op)
+    zero = _core.broadcast_to(constant(0, x.dtype, x.weak), shape, op)
+    x = _core.broadcast_to(x, shape, op)
+    return wrap(emit(hlo.select, mask.value, x.value, zero.value), shape, x.dtype, x.weak)
+
+
+def tril(x, k=0) -> Tensor:
+    """Zero the elements above the k-th diagonal (of the last two axes)."""
+    return _triangle("tril", x, k, lambda d, k: d <= k)
+
+
+def triu(x, k=0) -> Tensor:
+    """Zero the elements below the k-th diagonal (of the last two axes)."""
+    return _triangle("triu", x, k, lambda d, k: d >= k)
+
+
 # --- creation ------------------------------------------------------------------------------------
 
 def _shape(shape) -> tuple:
@@ -129,3 +265,71 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     if start != 0:
         x = x + start
     return _core.convert(x, dtype)
+
+
+def _count(op: str, name: str, value) -> int:
+    value = static_int(op, name, value)
+    if value < 0:
+        fail(ShapeError, op, f"{name} must not be negative, not {value}")
+    return value
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
+    """numpy linspace; start and stop may be arrays (the samples run along `axis`). The default dtype is
+    start/stop's float type (f32 for Python numbers).
+
+    Static start/stop: numpy's own samples, as a constant (numpy computes them in f64, which vmvx cannot
+    convert to f32 or ints). Traced start/stop: start + i * step in their float type (f64 if either is
+    f64, else f32, as numpy computes for f32 arrays), `stop` itself last with endpoint, integer dtypes
+    floored first as numpy does."""
+    num = _count("linspace", "num", num)
+    if dtype is None:
+        dtype = _core.result_dtype("linspace", [start, stop])[0]
+        dtype = dtype if dtypes.is_float(dtype) else dtypes.DEFAULT_FLOAT
+    dtype = dtypes.canonical(dtype)
+    if not isinstance(start, Tensor) and not isinstance(stop, Tensor):
+        _core._current_trace("linspace")
+        try:
+            samples = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint, dtype=dtype, axis=axis)
+        except (ValueError, np.exceptions.AxisError) as e:
+            fail(ShapeError, "linspace", f"{e} (start {start!r}, stop {stop!r})")
+        return constant(samples, dtype)
+    bounds = [v.dtype for v in (start, stop) if isinstance(v, (Tensor, np.ndarray, np.generic))]
+    wide = dtypes.float64 if dtypes.float64 in (dtype, *bounds) else dtypes.float32  # (dtype == None is f64)
+    (lo, hi), _, _ = _core.promote("linspace", start, stop, dtype=wide)
+    lo, hi = _core.broadcast_all("linspace", [lo, hi])
+    div = num - 1 if endpoint else num
+    step = (hi - lo) / div if div > 0 else hi - lo
+    shape = (num, *lo.shape)
+    y = iota(wide, shape, 0) * _core.broadcast_to(step, shape) + _core.broadcast_to(lo, shape)
+    if endpoint and num > 1:
+        from .elementwise import where
+        y = where(iota(dtypes.int32, shape, 0) == num - 1, _core.broadcast_to(hi, shape), y)
+    if dtypes.is_int(dtype):
+        from .elementwise import unary
+        y = unary("floor", y)
+    y = _core.convert(y, dtype)
+    return moveaxis(y, 0, axis) if axis != 0 else y
+
+
+def _ones_where(mask: Tensor, dtype) -> Tensor:
+    """1 where mask, else 0, in `dtype`: a select of two constants (vmvx cannot convert i1 to f64)."""
+    dtype = dtypes.canonical(dtype)
+    if dtype == dtypes.bool_:
+        return mask
+    one, zero = (_core.broadcast_to(constant(v, dtype), mask.shape) for v in (1, 0))
+    return wrap(emit(hlo.select, mask.value, one.value, zero.value), mask.shape, dtype)
+
+
+def eye(N, M=None, k=0, dtype=dtypes.float32) -> Tensor:
+    """Ones on the k-th diagonal of an N x M array, zeros elsewhere."""
+    n = _count("eye", "N", N)
+    m = n if M is None else _count("eye", "M", M)
+    return _ones_where(_tri_mask(n, m, static_int("eye", "k", k), lambda d, k: d == k), dtype)
+
+
+def tri(N, M=None, k=0, dtype=dtypes.float32) -> Tensor:
+    """Ones on and below the k-th diagonal of an N x M array, zeros above."""
+    n = _count("tri", "N", N)
+    m = n if M is None else _count("tri", "M", M)
+    return _ones_where(_tri_mask(n, m, static_int("tri", "k", k), lambda d, k: d <= k), dtype)
