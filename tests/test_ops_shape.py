@@ -335,6 +335,9 @@ ERRORS = [  # (id, fn of x (f32[2, 3]), error, message regex)
      r"pad: cannot extend the empty axis 0 of float32\[0, 3\] with mode 'reflect'"),
     ("linspace-negative-num", lambda x: ops.linspace(0, 1, -1), hj.ShapeError, r"linspace: num must not be negative"),
     ("eye-negative", lambda x: ops.eye(-1), hj.ShapeError, r"eye: N must not be negative"),
+    ("linspace-bad-axis", lambda x: ops.linspace(0, 1, 3, axis=1), hj.ShapeError, r"linspace: .*axis 1 is out of"),
+    ("linspace-traced-bad-axis", lambda x: ops.linspace(x, 1.0, 3, axis=3), hj.ShapeError,
+     r"linspace: axis 3 is out of range"),
 ]
 
 

@@ -2,13 +2,12 @@
 diagonal, tril/triu, zeros/ones/arange/linspace/eye. Joining, splitting and padding live in joining.py."""
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
 
 from ...dialects import stablehlo as hlo
-from ...errors import DTypeError, ShapeError, TracingError
+from ...errors import ShapeError, TracingError
 from .. import dtypes
 from ..tensor import Tensor
 from . import _core
@@ -180,7 +179,7 @@ def diagonal(x, offset=0, axis1=0, axis2=1) -> Tensor:
 
 def _tri_mask(n: int, m: int, k: int, keep) -> Tensor:
     """Bool (n, m), true where keep(column - row, k): the k-th diagonal and what lies above or below it."""
-    k = builtins.min(builtins.max(k, -n), m)  # column - row lies in [1 - n, m - 1]: a wider k changes nothing
+    k = min(max(k, -n), m)  # column - row lies in [1 - n, m - 1]: a wider k changes nothing
     rows, cols = iota(dtypes.int32, (n, m), 0), iota(dtypes.int32, (n, m), 1)
     return keep(cols - rows, k)
 
@@ -291,7 +290,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
         _core._current_trace("linspace")
         try:
             samples = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint, dtype=dtype, axis=axis)
-        except (ValueError, np.exceptions.AxisError) as e:
+        except ValueError as e:  # numpy's AxisError is one too
             fail(ShapeError, "linspace", f"{e} (start {start!r}, stop {stop!r})")
         return constant(samples, dtype)
     bounds = [v.dtype for v in (start, stop) if isinstance(v, (Tensor, np.ndarray, np.generic))]
@@ -308,8 +307,8 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0) -> Tensor:
     if dtypes.is_int(dtype):
         from .elementwise import unary
         y = unary("floor", y)
-    y = _core.convert(y, dtype)
-    return moveaxis(y, 0, axis) if axis != 0 else y
+    axis = normalize_axis("linspace", axis, y.ndim)
+    return moveaxis(_core.convert(y, dtype), 0, axis) if axis else _core.convert(y, dtype)
 
 
 def _ones_where(mask: Tensor, dtype) -> Tensor:
