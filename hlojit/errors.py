@@ -14,6 +14,10 @@ class ShapeError(HlojitError, ValueError):
     """Operand shapes do not fit the op (raised at trace time, naming the user's line)."""
 
 
+class IndexOutOfRangeError(ShapeError, IndexError):
+    """A static index is out of range for the axis it indexes (an `IndexError` too, as numpy raises)."""
+
+
 class DTypeError(HlojitError, TypeError):
     """An operand's dtype is not one the op takes, or promotion is not allowed."""
 

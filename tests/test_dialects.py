@@ -356,6 +356,61 @@ GOLDEN = [
      lambda x, u, i: hlo.dynamic_update_slice(x, u, [i]),
      "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 : (tensor<6xi1>, tensor<1xi1>, tensor<i64>) -> "
      "tensor<6xi1>", ["6xi1"]),
+    # gather and scatter (indexing family): empty dimension lists and index_vector_dim = 0 print as nothing
+    ("gather", "rows-2d-indices", ["4x5xf32", "2x3x1xi32"],
+     lambda x, i: hlo.gather(x, i, offset_dims=[2], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=2,
+                             slice_sizes=[1, 5]),
+     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], '
+     'collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, indices_are_sorted = false, '
+     'slice_sizes = array<i64: 1, 5>}> : (tensor<4x5xf32>, tensor<2x3x1xi32>) -> tensor<2x3x5xf32>', ["2x3x5xf32"]),
+    ("gather", "points-i64", ["4x5xbf16", "3x2xi64"],
+     lambda x, i: hlo.gather(x, i, offset_dims=[], collapsed_slice_dims=[0, 1], start_index_map=[0, 1],
+                             index_vector_dim=1, slice_sizes=[1, 1]),
+     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], '
+     'start_index_map = [0, 1], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> '
+     ': (tensor<4x5xbf16>, tensor<3x2xi64>) -> tensor<3xbf16>', ["3xbf16"]),
+    ("gather", "window-with-start", ["4x5xi32", "2xi32"],
+     lambda x, i: hlo.gather(x, i, offset_dims=[0, 1], collapsed_slice_dims=[], start_index_map=[1, 0],
+                             index_vector_dim=0, slice_sizes=[2, 3]),
+     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], '
+     'start_index_map = [1, 0]>, indices_are_sorted = false, slice_sizes = array<i64: 2, 3>}> : '
+     '(tensor<4x5xi32>, tensor<2xi32>) -> tensor<2x3xi32>', ["2x3xi32"]),
+    ("gather", "batching-dims", ["3x5xf32", "3x2x1xi32"],
+     lambda x, i: hlo.gather(x, i, offset_dims=[], collapsed_slice_dims=[1], operand_batching_dims=[0],
+                             start_indices_batching_dims=[0], start_index_map=[1], index_vector_dim=2,
+                             slice_sizes=[1, 1], indices_are_sorted=True),
+     '%0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [1], '
+     'operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2>, '
+     'indices_are_sorted = true, slice_sizes = array<i64: 1, 1>}> : (tensor<3x5xf32>, tensor<3x2x1xi32>) -> '
+     'tensor<3x2xf32>', ["3x2xf32"]),
+    ("scatter", "add-rows", ["5x3xf32", "4x1xi32", "4x3xf32"],
+     lambda x, i, u: hlo.scatter(x, i, u, "add", update_window_dims=[1], inserted_window_dims=[0],
+                                 scatter_dims_to_operand_dims=[0], index_vector_dim=1),
+     ['%0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{indices_are_sorted = false, scatter_dimension_numbers = '
+      '#stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], '
+      'index_vector_dim = 1>, unique_indices = false}> ({',
+      "^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):", "%1 = stablehlo.add %arg3, %arg4 : tensor<f32>",
+      "stablehlo.return %1 : tensor<f32>",
+      "}) : (tensor<5x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<5x3xf32>"], ["5x3xf32"]),
+    ("scatter", "replace-bool", ["5xi1", "2x1xi32", "2xi1"],
+     lambda x, i, u: hlo.scatter(x, i, u, lambda current, update: [update], update_window_dims=[],
+                                 inserted_window_dims=[0], scatter_dims_to_operand_dims=[0], index_vector_dim=1,
+                                 unique_indices=True),
+     ['%0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{indices_are_sorted = false, scatter_dimension_numbers = '
+      '#stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, '
+      'unique_indices = true}> ({',
+      "^bb0(%arg3: tensor<i1>, %arg4: tensor<i1>):", "stablehlo.return %arg4 : tensor<i1>",
+      "}) : (tensor<5xi1>, tensor<2x1xi32>, tensor<2xi1>) -> tensor<5xi1>"], ["5xi1"]),
+    ("scatter", "batching-dims-max", ["3x5xi8", "3x2x1xi32", "3x2xi8"],
+     lambda x, i, u: hlo.scatter(x, i, u, "maximum", update_window_dims=[], inserted_window_dims=[1],
+                                 input_batching_dims=[0], scatter_indices_batching_dims=[0],
+                                 scatter_dims_to_operand_dims=[1], index_vector_dim=2),
+     ['%0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) <{indices_are_sorted = false, scatter_dimension_numbers = '
+      '#stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = '
+      '[0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>, unique_indices = false}> ({',
+      "^bb0(%arg3: tensor<i8>, %arg4: tensor<i8>):", "%1 = stablehlo.maximum %arg3, %arg4 : tensor<i8>",
+      "stablehlo.return %1 : tensor<i8>",
+      "}) : (tensor<3x5xi8>, tensor<3x2x1xi32>, tensor<3x2xi8>) -> tensor<3x5xi8>"], ["3x5xi8"]),
 ]
 
 
@@ -478,6 +533,12 @@ LOCATED = {  # builder -> (argument types, call with loc=)
     "while_": (["i1"], lambda loc, p: hlo.while_([p], lambda a: [a], lambda a: [a], loc=loc)),
     "dynamic_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_slice(x, [i], [2], loc=loc)),
     "dynamic_update_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_update_slice(x, x, [i], loc=loc)),
+    "gather": (["3xf32", "1xi32"], lambda loc, x, i: hlo.gather(
+        x, i, offset_dims=[], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=1, slice_sizes=[1],
+        loc=loc)),
+    "scatter": (["3xf32", "1x1xi32", "1xf32"], lambda loc, x, i, u: hlo.scatter(
+        x, i, u, "add", update_window_dims=[], inserted_window_dims=[0], scatter_dims_to_operand_dims=[0],
+        index_vector_dim=1, loc=loc)),
 }
 
 
@@ -508,7 +569,7 @@ def test_located_covers_every_builder():
     assert set(LOCATED) == public_builders()
 
 
-GENERIC_FORM = {"reduce_window", "if", "case"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+GENERIC_FORM = {"reduce_window", "if", "case", "gather", "scatter"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
 OP_NAMES = {"unary": "exponential", "binary": "add", "if_": "if", "while_": "while"}  # builder -> op name
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "convolution", "reduce_window",
     "concatenate", "slice", "pad", "reverse",
     "if_", "case", "while_", "dynamic_slice", "dynamic_update_slice",
+    "gather", "scatter",
 ]
 
 
@@ -402,3 +403,89 @@ def dynamic_update_slice(x: ir.Value, update: ir.Value, start_indices: Sequence[
     """x with the block at `start_indices` (clamped so `update` fits inside x) replaced by `update`."""
     return _create("stablehlo.dynamic_update_slice", [x.type], [x, update, *start_indices], loc=loc,
                    ip=ip).result
+
+
+# --- gather and scatter (indexing family) ----------------------------------------------------------
+
+def _dims_attr(kind: str, fields) -> ir.Attribute:
+    """`#stablehlo.<kind><name = [..], ..., index_vector_dim = n>`; empty batching lists are left out,
+    as MLIR prints them."""
+    parts = []
+    for name, value in fields:
+        if isinstance(value, int):
+            parts.append(f"{name} = {value}")
+        elif value or "batching" not in name:
+            parts.append(f"{name} = [{', '.join(str(int(v)) for v in value)}]")
+    return ir.Attribute.parse(f"#stablehlo.{kind}<{', '.join(parts)}>")
+
+
+def gather(operand: ir.Value, start_indices: ir.Value, *, offset_dims: Sequence[int],
+           collapsed_slice_dims: Sequence[int], start_index_map: Sequence[int], index_vector_dim: int,
+           slice_sizes: Sequence[int], operand_batching_dims: Sequence[int] = (),
+           start_indices_batching_dims: Sequence[int] = (), indices_are_sorted: bool = False, loc=None,
+           ip=None) -> ir.Value:
+    """`stablehlo.gather`: for each index vector of `start_indices` (along `index_vector_dim`), the block
+    of `slice_sizes` of `operand` starting there (starts clamped so the block fits, as StableHLO says).
+
+    The result's dimensions are the batch dimensions (those of `start_indices` but `index_vector_dim`)
+    and, at the positions `offset_dims`, the block's dimensions that are neither collapsed nor batching.
+    """
+    index_shape = list(shape_of(start_indices.type))
+    batch = [d for i, d in enumerate(index_shape) if i != index_vector_dim]
+    dropped = set(collapsed_slice_dims) | set(operand_batching_dims)
+    offsets = iter([s for i, s in enumerate(slice_sizes) if i not in dropped])
+    batches = iter(batch)
+    shape = [next(offsets) if r in set(offset_dims) else next(batches)
+             for r in range(len(batch) + len(offset_dims))]
+    attrs = {
+        "dimension_numbers": _dims_attr("gather", [
+            ("offset_dims", offset_dims), ("collapsed_slice_dims", collapsed_slice_dims),
+            ("operand_batching_dims", operand_batching_dims),
+            ("start_indices_batching_dims", start_indices_batching_dims),
+            ("start_index_map", start_index_map), ("index_vector_dim", int(index_vector_dim))]),
+        "slice_sizes": _i64_array(slice_sizes),
+        "indices_are_sorted": ir.BoolAttr.get(bool(indices_are_sorted)),
+    }
+    return _create("stablehlo.gather", [_with_shape(operand, shape)], [operand, start_indices], attrs,
+                   loc=loc, ip=ip).result
+
+
+def scatter(operand: ir.Value, scatter_indices: ir.Value, updates: ir.Value,
+            body: Callable[[ir.Value, ir.Value], Sequence[ir.Value]] | str, *, update_window_dims: Sequence[int],
+            inserted_window_dims: Sequence[int], scatter_dims_to_operand_dims: Sequence[int],
+            index_vector_dim: int, input_batching_dims: Sequence[int] = (),
+            scatter_indices_batching_dims: Sequence[int] = (), indices_are_sorted: bool = False,
+            unique_indices: bool = False, loc=None, ip=None) -> ir.Value:
+    """`stablehlo.scatter`: `operand` with each element of `updates` combined into the element it lands
+    on, `new = body(current, update)`; the dimension numbers mirror gather's.
+
+    `body` is the name of a binary op ("add", "maximum", ...) or a callable receiving the 0-d block
+    arguments (current, update) and returning [new]; `lambda current, update: [update]` replaces.
+    Unlike gather, StableHLO leaves indices out of bounds implementation-defined (IREE 3.13 on llvm-cpu
+    writes out of bounds): callers keep them in bounds.
+    """
+    if isinstance(body, str) and body not in BINARY_OPS:  # before creating anything: no half-built op
+        raise ValueError(f"unknown StableHLO binary op {body!r} for a scatter body")
+    attrs = {
+        "scatter_dimension_numbers": _dims_attr("scatter", [
+            ("update_window_dims", update_window_dims), ("inserted_window_dims", inserted_window_dims),
+            ("input_batching_dims", input_batching_dims),
+            ("scatter_indices_batching_dims", scatter_indices_batching_dims),
+            ("scatter_dims_to_operand_dims", scatter_dims_to_operand_dims),
+            ("index_vector_dim", int(index_vector_dim))]),
+        "indices_are_sorted": ir.BoolAttr.get(bool(indices_are_sorted)),
+        "unique_indices": ir.BoolAttr.get(bool(unique_indices)),
+    }
+    op = _create("stablehlo.scatter", [operand.type], [operand, scatter_indices, updates], attrs, regions=1,
+                 loc=loc, ip=ip)
+    scalar = ir.RankedTensorType.get([], ir.RankedTensorType(operand.type).element_type)
+    block = op.regions[0].blocks.append(scalar, scalar)
+    try:
+        with ir.InsertionPoint(block), loc or ir.Location.unknown():
+            current, update = block.arguments
+            new = [binary(body, current, update)] if isinstance(body, str) else list(body(current, update))
+            _create("stablehlo.return", [], new)
+    except BaseException:
+        op.erase()
+        raise
+    return op.result

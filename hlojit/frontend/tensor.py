@@ -71,6 +71,19 @@ class Tensor:
     def __iter__(self):
         raise TracingError(f"iterating over a traced Tensor at {_trace.user_site()} is not supported")
 
+    # --- indexing (ops/indexing.py) ---
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TracingError(f"a traced Tensor cannot be assigned to in place at {_trace.user_site()}: "
+                           "write x = x.at[index].set(value) (also .add, .multiply, .min, .max)")
+
+    @property
+    def at(self):
+        """`x.at[index].set(v)` (or .add/.multiply/.min/.max/.get): x with x[index] updated, as a new value."""
+        return _ops.updates.IndexUpdates(self)
+
     # --- methods ---
     def reshape(self, *shape):
         return _ops.reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)

@@ -13,6 +13,7 @@ from ...pipeline import Program
 from ..array import Array
 from . import elementwise, nn, shape, structural  # noqa: F401  (they register their ops)
 from . import control  # noqa: F401  (if, case, while)
+from . import indexing  # noqa: F401  (gather, scatter)
 from .interpreter import Functions, supported_ops
 
 __all__ = ["Executable", "ReferenceBackend", "supported_ops"]

@@ -15,6 +15,8 @@ from .shape import (arange, broadcast_to, expand_dims, full, full_like, iota, on
                     transpose, zeros, zeros_like)
 from .shape import (diagonal, eye, flip, fliplr, flipud, linspace, moveaxis, ravel, swapaxes, tri, tril, triu)
 from .joining import array_split, concat, concatenate, pad, repeat, roll, split, stack, tile
+from . import updates  # x.at[index].set(v) ...: Tensor.at
+from .indexing import dynamic_slice, dynamic_update_slice, getitem, one_hot, take, take_along_axis
 from ..control import cond, fori_loop, scan, switch, while_loop  # lax-style control flow
 
 

@@ -1,0 +1,170 @@
+"""Gather and scatter, by the general semantics of the StableHLO spec, vectorised with numpy fancy indexing.
+
+Both work on index arrays over the result (gather) or the updates (scatter): for every operand dimension,
+the operand index of each element is start + batching index + window (offset) index, built by broadcasting.
+Gather clamps each start so its block fits inside the operand, as the spec says. Scatter leaves indices out
+of bounds implementation-defined; here an update element that would land outside the operand is skipped
+(per element, as the spec's `index_in_bounds` reads).
+"""
+from __future__ import annotations
+
+import collections
+import re
+
+import numpy as np
+
+from ...dialects.types import dtype_of, shape_of
+from .interpreter import OPS, attr_ints, compile_block, free_values
+
+_UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+           "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def _dimension_numbers(op, attr: str) -> dict:
+    """`#stablehlo.gather<offset_dims = [1], ..., index_vector_dim = 1>` -> {name: [ints] or int};
+    what MLIR leaves out (empty lists, index_vector_dim = 0) reads as [] and 0."""
+    text = str(op.attributes[attr])
+    fields = collections.defaultdict(list)
+    fields.update({name: [int(v) for v in values.split(",") if v.strip()]
+                   for name, values in re.findall(r"(\w+) = \[([-\d, ]*)\]", text)})
+    found = re.search(r"index_vector_dim = (\d+)", text)   # left out when 0
+    fields["index_vector_dim"] = int(found.group(1)) if found else 0
+    return fields
+
+
+def _index_vectors(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:
+    """The index array with its index vectors along the last axis (a trailing axis of 1 when
+    index_vector_dim is the rank, the spec's implicit vector), as int64 without wrapping."""
+    if indices.dtype.kind == "u":
+        indices = np.minimum(indices, np.iinfo(np.int64).max)
+    indices = indices.astype(np.int64)
+    if index_vector_dim == indices.ndim:
+        return indices[..., None]
+    return np.moveaxis(indices, index_vector_dim, -1)
+
+
+def _batch_axis(indices_dim: int, index_vector_dim: int) -> int:
+    """The position among the batch dimensions (the index array's dimensions but index_vector_dim)."""
+    return indices_dim - (indices_dim > index_vector_dim)
+
+
+def _placed(values: np.ndarray, positions, rank: int) -> np.ndarray:
+    """`values` (one axis per entry of `positions`) as a rank-`rank` array whose other axes have size 1."""
+    shape = [1] * rank
+    for axis, position in enumerate(positions):
+        shape[position] = values.shape[axis]
+    order = sorted(range(len(positions)), key=lambda a: positions[a])
+    return np.transpose(values, order).reshape(shape)
+
+
+def _axis_iota(size: int, position: int, rank: int) -> np.ndarray:
+    shape = [1] * rank
+    shape[position] = size
+    return np.arange(size, dtype=np.int64).reshape(shape)
+
+
+def _gather(op):
+    dn = _dimension_numbers(op, "dimension_numbers")
+    slice_sizes = attr_ints(op, "slice_sizes")
+    operand_shape, result_shape = shape_of(op.operands[0].type), shape_of(op.result.type)
+    rank, ivd = len(result_shape), dn["index_vector_dim"]
+    offset_dims = dn["offset_dims"]
+    batch_positions = [r for r in range(rank) if r not in offset_dims]
+    dropped = set(dn["collapsed_slice_dims"]) | set(dn["operand_batching_dims"])
+    window_axes = [d for d in range(len(operand_shape)) if d not in dropped]   # one per offset dim
+
+    def run(operand, indices):
+        vectors = _index_vectors(indices, ivd)          # batch shape + (len(start_index_map),)
+        index = []
+        for d, size in enumerate(operand_shape):
+            full = np.zeros([1] * rank, np.int64)
+            if d in dn["start_index_map"]:
+                start = vectors[..., dn["start_index_map"].index(d)]
+                start = np.clip(start, 0, size - slice_sizes[d])
+                full = full + _placed(start, batch_positions, rank)
+            if d in dn["operand_batching_dims"]:
+                i = dn["operand_batching_dims"].index(d)
+                axis = _batch_axis(dn["start_indices_batching_dims"][i], ivd)
+                full = full + _axis_iota(result_shape[batch_positions[axis]], batch_positions[axis], rank)
+            if d in window_axes:
+                position = offset_dims[window_axes.index(d)]
+                full = full + _axis_iota(result_shape[position], position, rank)
+            index.append(np.broadcast_to(full, result_shape))
+        return operand[tuple(index)] if operand.ndim else np.broadcast_to(operand, result_shape).copy()
+    return run
+
+
+def _scatter_combiner(op, n: int):
+    """How the update computation combines: ("set", None), ("ufunc", np.add ...) or ("general", None)."""
+    block = op.regions[0].blocks[0]
+    ops, args = list(block.operations), list(block.arguments)
+    if len(ops) == 1 and list(ops[0].operands) == args[n:]:
+        return "set", None
+    if n == 1 and len(ops) == 2 and list(ops[1].operands) == [ops[0].results[0]]:
+        name = ops[0].operation.name.removeprefix("stablehlo.")
+        if name in _UFUNCS and list(ops[0].operands) == args:
+            return "ufunc", _UFUNCS[name]
+    return "general", None
+
+
+def _scatter(op, functions):
+    n = (len(op.operands) - 1) // 2
+    dn = _dimension_numbers(op, "scatter_dimension_numbers")
+    operand_shape, update_shape = shape_of(op.operands[0].type), shape_of(op.operands[n + 1].type)
+    rank, ivd = len(update_shape), dn["index_vector_dim"]
+    window_dims = dn["update_window_dims"]
+    scatter_positions = [u for u in range(rank) if u not in window_dims]
+    dropped = set(dn["inserted_window_dims"]) | set(dn["input_batching_dims"])
+    window_axes = [d for d in range(len(operand_shape)) if d not in dropped]   # one per update window dim
+    kind, ufunc = _scatter_combiner(op, n)
+    captures = free_values(op.regions)
+    combine = compile_block(op.regions[0].blocks[0], "scatter_body", functions, captures) \
+        if kind == "general" else None
+    dtypes = [dtype_of(r.type) for r in op.results]
+
+    def run(*args):
+        operands, indices, updates = args[:n], args[n], args[n + 1:2 * n + 1]
+        captured = args[2 * n + 1:]
+        vectors = _index_vectors(indices, ivd)
+        index, inside = [], np.ones(update_shape, bool)
+        for d, size in enumerate(operand_shape):
+            full = np.zeros([1] * rank, np.int64)
+            if d in dn["scatter_dims_to_operand_dims"]:
+                start = vectors[..., dn["scatter_dims_to_operand_dims"].index(d)]
+                full = full + _placed(start, scatter_positions, rank)
+            if d in dn["input_batching_dims"]:
+                i = dn["input_batching_dims"].index(d)
+                axis = _batch_axis(dn["scatter_indices_batching_dims"][i], ivd)
+                full = full + _axis_iota(update_shape[scatter_positions[axis]], scatter_positions[axis], rank)
+            if d in window_axes:
+                position = window_dims[window_axes.index(d)]
+                full = full + _axis_iota(update_shape[position], position, rank)
+            full = np.broadcast_to(full, update_shape)
+            inside &= (full >= 0) & (full < size)
+            index.append(full)
+        where = tuple(i[inside] for i in index)
+        values = [np.asarray(u)[inside] for u in updates]
+        results = [np.array(x, dtype=dt, copy=True) for x, dt in zip(operands, dtypes)]
+        if kind == "set":
+            for out, v in zip(results, values):
+                out[where] = v
+        elif kind == "ufunc":
+            ufunc.at(results[0], where, values[0])
+        else:  # any other update computation: element by element, in the order of the updates
+            for k in range(values[0].size if values else 0):
+                at = tuple(i[k] for i in where)
+                new = combine(*(np.asarray(out[at]) for out in results), *(np.asarray(v[k]) for v in values),
+                              *captured)
+                for out, value in zip(results, new):
+                    out[at] = value
+        return results[0] if n == 1 else tuple(results)
+    run.captures = captures
+    return run
+
+
+_scatter.takes_functions = True
+
+OPS.update({
+    "stablehlo.gather": _gather,
+    "stablehlo.scatter": _scatter,
+})
