@@ -31,3 +31,5 @@ from .errors import ArtifactError
 from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/f"), hj.load("out/f")
 __all__ += ["ArtifactError", "Loaded", "export", "load"]
 __all__ += ["cache", "ConfigError", "from_mlir", "testing"]
+from . import random                        # hj.random.key(0), split, fold_in, uniform, normal, randint ...
+__all__ += ["random"]

@@ -356,6 +356,21 @@ GOLDEN = [
      lambda x, u, i: hlo.dynamic_update_slice(x, u, [i]),
      "%0 = stablehlo.dynamic_update_slice %arg0, %arg1, %arg2 : (tensor<6xi1>, tensor<1xi1>, tensor<i64>) -> "
      "tensor<6xi1>", ["6xi1"]),
+    # random family: a barrier against fusing and folding, and a scalar body mapped over every element
+    ("optimization_barrier", "two-values", ["3xf32", "i32"], lambda x, i: hlo.optimization_barrier([x, i]),
+     "%0:2 = stablehlo.optimization_barrier %arg0, %arg1 : tensor<3xf32>, tensor<i32>", ["3xf32", "i32"]),
+    ("optimization_barrier", "one-value", ["2x2xui32"], lambda x: hlo.optimization_barrier([x]),
+     "%0 = stablehlo.optimization_barrier %arg0 : tensor<2x2xui32>", ["2x2xui32"]),
+    ("map", "xor", ["3xui32", "3xui32"], lambda a, b: hlo.map([a, b], lambda x, y: hlo.binary("xor", x, y)),
+     ['%0 = "stablehlo.map"(%arg0, %arg1) <{dimensions = array<i64: 0>}> ({',
+      "^bb0(%arg2: tensor<ui32>, %arg3: tensor<ui32>):", "%1 = stablehlo.xor %arg2, %arg3 : tensor<ui32>",
+      "stablehlo.return %1 : tensor<ui32>", "}) : (tensor<3xui32>, tensor<3xui32>) -> tensor<3xui32>"], ["3xui32"]),
+    ("map", "2d-to-bool", ["2x2xf32"],
+     lambda a: hlo.map([a], lambda x: hlo.compare(x, hlo.constant(np.float32(0)), "GT")),
+     ['%0 = "stablehlo.map"(%arg0) <{dimensions = array<i64: 0, 1>}> ({', "^bb0(%arg1: tensor<f32>):",
+      "%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+      "%1 = stablehlo.compare GT, %arg1, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+      "stablehlo.return %1 : tensor<i1>", "}) : (tensor<2x2xf32>) -> tensor<2x2xi1>"], ["2x2xi1"]),
     # gather and scatter (indexing family): empty dimension lists and index_vector_dim = 0 print as nothing
     ("gather", "rows-2d-indices", ["4x5xf32", "2x3x1xi32"],
      lambda x, i: hlo.gather(x, i, offset_dims=[2], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=2,
@@ -533,6 +548,8 @@ LOCATED = {  # builder -> (argument types, call with loc=)
     "while_": (["i1"], lambda loc, p: hlo.while_([p], lambda a: [a], lambda a: [a], loc=loc)),
     "dynamic_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_slice(x, [i], [2], loc=loc)),
     "dynamic_update_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_update_slice(x, x, [i], loc=loc)),
+    "optimization_barrier": (["3xf32"], lambda loc, x: hlo.optimization_barrier([x], loc=loc)),
+    "map": (["3xf32"], lambda loc, x: hlo.map([x], lambda v: v, loc=loc)),
     "gather": (["3xf32", "1xi32"], lambda loc, x, i: hlo.gather(
         x, i, offset_dims=[], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=1, slice_sizes=[1],
         loc=loc)),
@@ -569,7 +586,7 @@ def test_located_covers_every_builder():
     assert set(LOCATED) == public_builders()
 
 
-GENERIC_FORM = {"reduce_window", "if", "case", "gather", "scatter"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+GENERIC_FORM = {"reduce_window", "if", "case", "gather", "scatter", "map"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
 OP_NAMES = {"unary": "exponential", "binary": "add", "if_": "if", "while_": "while"}  # builder -> op name
 
 
@@ -705,10 +722,12 @@ def _failing_body(*args):
      r"stablehlo\.while: the condition returns \(tensor<i32>\), it must return \(tensor<i1>\)"),
     (["i32", "3xf32"], lambda n, x: hlo.while_([n, x], lambda i, a: [hlo.compare(i, n, "LT")], lambda i, a: [a, i]),
      ValueError, r"the body returns \(tensor<3xf32>, tensor<i32>\), it must return \(tensor<i32>, tensor<3xf32>\)"),
-    (["i1", "3xf32"], lambda p, x: hlo.if_(p, lambda: [x], _failing_body), _BodyFailed, ""),
+    (["i1", "3xf32"], lambda p, x: hlo.if_(p, lambda: [x], _failing_body), _BodyFailed, None),
     (["i32", "3xf32"], lambda n, x: hlo.while_([n], lambda i: [hlo.compare(i, n, "LT")], _failing_body),
-     _BodyFailed, ""),
+     _BodyFailed, None),
+    (["3xf32"], lambda x: hlo.map([x], lambda v: x), ValueError,
+     r"stablehlo\.map: the body returns tensor<3xf32>, it must return a 0-d tensor"),
 ], ids=["if-types-differ", "case-count-differs", "case-no-bodies", "while-cond-not-i1", "while-body-types",
-        "if-body-raises", "while-body-raises"])
+        "if-body-raises", "while-body-raises", "map-body-not-scalar"])
 def test_region_builders_leave_no_op_behind(args, make, error, match):
     raises_without_emitting(args, make, error, match)

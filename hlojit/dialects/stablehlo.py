@@ -23,6 +23,7 @@ __all__ = [
     "concatenate", "slice", "pad", "reverse",
     "if_", "case", "while_", "dynamic_slice", "dynamic_update_slice",
     "gather", "scatter",
+    "optimization_barrier", "map",
 ]
 
 
@@ -379,7 +380,7 @@ def while_(operands: Sequence[ir.Value], cond_body: Callable[..., Sequence[ir.Va
                 values = list(fn(*block.arguments))
                 if [v.type for v in values] != expected:
                     raise ValueError(f"stablehlo.while: the {what} returns {_types(values)}, it must return "
-                                     f"({', '.join(map(str, expected))})")
+                                     f"({', '.join(str(t) for t in expected)})")
                 _create("stablehlo.return", [], values)
     except BaseException:
         op.erase()
@@ -488,4 +489,37 @@ def scatter(operand: ir.Value, scatter_indices: ir.Value, updates: ir.Value,
     except BaseException:
         op.erase()
         raise
+    return op.result
+
+# --- optimization barrier and map (random family) ----------------------------------------------------
+# `map` shadows the builtin inside this module, as `slice` does: use comprehensions here.
+
+def optimization_barrier(values: Sequence[ir.Value], *, loc=None, ip=None) -> list[ir.Value]:
+    """The values, unchanged, but opaque to the compiler: nothing is folded, reordered or fused across
+    the barrier (IREE's llvm-cpu contracts a * b + c into an fma otherwise, so bits would differ from
+    targets that round the product)."""
+    return list(_create("stablehlo.optimization_barrier", [v.type for v in values], values, loc=loc,
+                        ip=ip).results)
+
+
+def map(inputs: Sequence[ir.Value], body: Callable[..., ir.Value], *, loc=None, ip=None) -> ir.Value:
+    """`stablehlo.map`: `body` (given one 0-d block argument per input, returning one 0-d value) applied
+    to every element of the same-shaped `inputs`; the result has the body's element type. IREE keeps the
+    body as one loop body, so a long scalar computation (a hash) costs one op to compile, not a graph of
+    hundreds of elementwise ops to fuse."""
+    shape = shape_of(inputs[0].type)
+    op = _create("stablehlo.map", [inputs[0].type], inputs, {"dimensions": _i64_array(range(len(shape)))},
+                 regions=1, loc=loc, ip=ip)
+    scalars = [ir.RankedTensorType.get([], ir.RankedTensorType(v.type).element_type) for v in inputs]
+    block = op.regions[0].blocks.append(*scalars)
+    try:
+        with ir.InsertionPoint(block), loc or ir.Location.unknown():
+            value = body(*block.arguments)
+            if shape_of(value.type) != ():
+                raise ValueError(f"stablehlo.map: the body returns {value.type}, it must return a 0-d tensor")
+            _create("stablehlo.return", [], [value])
+    except BaseException:
+        op.erase()
+        raise
+    op.result.set_type(ir.RankedTensorType.get(list(shape), ir.RankedTensorType(value.type).element_type))
     return op.result

@@ -69,7 +69,10 @@ class Tensor:
         return op(*inputs)
 
     def __iter__(self):
-        raise TracingError(f"iterating over a traced Tensor at {_trace.user_site()} is not supported")
+        """The slices along the leading axis (its size is static): `key, sub = hj.random.split(key)`."""
+        if not self.shape:
+            raise TypeError(f"iteration over a 0-d tensor at {_trace.user_site()}")
+        return (self[i] for i in range(self.shape[0]))
 
     # --- indexing (ops/indexing.py) ---
     def __getitem__(self, index):

@@ -1,5 +1,6 @@
 """Control flow: stablehlo.if, stablehlo.case and stablehlo.while, run as Python branches and loops over
-their region blocks, each compiled once by `compile_block`; and the dynamic slices scan steps with.
+their region blocks, each compiled once by `compile_block`; the dynamic slices scan steps with;
+stablehlo.map (a scalar body over every element); and optimization_barrier (the identity).
 
 Regions may use values of the enclosing block (StableHLO lets them capture): each closure lists those
 values in `captures`, and the interpreter passes them after the op's operands.
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interpreter import OPS, attr_ints, compile_block, free_values
+from ...dialects import stablehlo as hlo
+from ...dialects.types import dtype_of, shape_of
+from .interpreter import OPS, RETURNS, attr_ints, compile_block, free_values
 
 
 def _single(n):
@@ -78,7 +81,41 @@ def _dynamic_update_slice(op):
         return out
     return run
 
+# Ops that act elementwise when their 0-d operands are whole arrays (numpy broadcasts the constants).
+_ELEMENTWISE = {"stablehlo.constant", "stablehlo.convert", "stablehlo.compare", "stablehlo.select",
+                "stablehlo.is_finite"} | {name for name in OPS if name.removeprefix("stablehlo.") in
+                                          hlo.UNARY_OPS + hlo.BINARY_OPS}
+
+
+def _map(op, functions):
+    """stablehlo.map: the scalar body runs once on whole arrays when all its ops are elementwise, else
+    once per element."""
+    body = compile_block(op.regions[0].blocks[0], "map_body", functions)
+    shape, dtype = shape_of(op.result.type), dtype_of(op.result.type)
+    names = {inner.operation.name for inner in op.regions[0].blocks[0].operations} - set(RETURNS)
+    if names <= _ELEMENTWISE:
+        return lambda *xs: np.broadcast_to(np.asarray(body(*xs)[0], dtype), shape)
+
+    def run(*xs):
+        out = np.empty(shape, dtype)
+        for index in np.ndindex(*shape):
+            out[index] = body(*(x[index] for x in xs))[0]
+        return out
+    return run
+
+
+_map.takes_functions = True
+
+
+def _optimization_barrier(op):
+    """The operands, unchanged: a barrier only constrains compilers."""
+    n = len(op.results)
+    return (lambda *values: values) if n != 1 else (lambda value: value)
+
+
 OPS.update({
+    "stablehlo.optimization_barrier": _optimization_barrier,
+    "stablehlo.map": _map,
     "stablehlo.if": _branching("if"),
     "stablehlo.case": _branching("case"),
     "stablehlo.while": _while,
