@@ -11,10 +11,12 @@ element's index under the key, written with uint32 add/xor/shift/or in the front
 interpreter and every IREE target compute the same bits. (stablehlo.rng_bit_generator is
 implementation-defined: each compiler may produce other numbers, so it is not used.)
 
-`key`, `split`, `fold_in`, `bits`, `uniform`, `randint`, `bernoulli` and `permutation` give exactly
-`jax.random`'s numbers for the same key with JAX's default threefry implementation
-(jax_threefry_partitionable=True, JAX's default since 0.5); `normal` uses the same recipe
-(sqrt(2) * erfinv(u)) with its own float32 erfinv, so it agrees with JAX to a few ulps.
+`key`, `split`, `fold_in`, `bits`, `uniform` on [0, 1), `randint`, `bernoulli` and `permutation` give
+exactly `jax.random`'s numbers for the same key with JAX's default threefry implementation
+(jax_threefry_partitionable=True, JAX's default since 0.5). `uniform` with other bounds rounds
+u * (max - min) before adding min on every target (JAX's CPU code fuses them into an fma: an ulp apart);
+`normal` uses JAX's recipe, sqrt(2) * erfinv(u), with its own float32 erfinv (a few ulps apart; float64
+is refused). IREE's vmvx target cannot compile the 16-bit float types at all.
 
 Each function works inside `hj.jit` (it traces into the caller's program) and outside it (it runs as a
 small compiled program on the default backend, cached per shape; `key` needs no program at all).
