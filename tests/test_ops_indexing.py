@@ -306,11 +306,82 @@ def test_op(backend, group, index):
         np.testing.assert_array_equal(actual, expected)
 
 
-@pytest.mark.parametrize("group", ["getitem", "at-combine"])
+@pytest.mark.parametrize("group", ["dtypes", "at-combine", "clamp"])
 def test_compiles_for_cuda(group):
-    """No GPU here: gathers, slices and scatters must at least compile for CUDA (sm_80)."""
+    """No GPU here: gathers, slices and scatters must at least compile for CUDA (sm_80). These groups hold
+    every kind of op the others do (getitem's module alone takes ~10 s to compile for CUDA)."""
     cases = GROUPS[group]
     compile_program(hj.jit(_module(cases)).lower([c[2] for c in cases]).program, cuda())
+
+
+# --- random indexes on the reference backend (no compiling, so many of them) -----------------------------
+
+class _Traced(int):
+    """In a random index: the k-th index array, passed to the traced function as an argument."""
+
+
+def _random_index(rng, shape):
+    """Ints, slices (any step, bounds past the ends), None, one `...` and integer arrays (some traced)."""
+    items, traced, axis = [], [], 0
+    ellipsis_at = rng.integers(0, len(shape) + 1) if rng.random() < 0.3 else -1
+    while axis < len(shape):
+        if axis == ellipsis_at and not any(item is Ellipsis for item in items):
+            items.append(Ellipsis)
+            axis += int(rng.integers(0, len(shape) - axis + 1))
+            continue
+        n, r = shape[axis], rng.random()
+        if r < 0.15:
+            items.append(None)
+            continue
+        if r < 0.35 and n:
+            items.append(int(rng.integers(-n, n)))
+        elif r < 0.75 or not n:
+            bound = lambda: None if rng.random() < 0.4 else int(rng.integers(-n - 2, n + 3))  # noqa: E731
+            items.append(slice(bound(), bound(), [None, 1, 2, -1, -2, 3][rng.integers(0, 6)]))
+        else:
+            array = rng.integers(-n, n, [(), (2,), (3,), (2, 3), (1, 3)][rng.integers(0, 5)])
+            if rng.random() < 0.5:
+                traced.append(array.astype(I32))
+                array = _Traced(len(traced) - 1)
+            items.append(array)
+        axis += 1
+    return items, traced
+
+
+def _resolve(items, arrays):
+    return tuple(arrays[i] if isinstance(i, _Traced) else i for i in items)
+
+
+def test_random_indexes_agree_with_numpy_on_the_reference():
+    """150 random indexes (get, set, add) against numpy: the reference compiles nothing, so it can take
+    many; IREE runs the same gathers and scatters in the groups above."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    while checked < 150:
+        shape = tuple(int(n) for n in rng.integers(0, 5, rng.integers(0, 4)))
+        x = rng.standard_normal(shape).astype(np.float32)
+        items, traced = _random_index(rng, shape)
+        numpy_index = _resolve(items, traced)
+        try:
+            view = x[numpy_index]
+        except IndexError:
+            continue
+        mode = ["get", "set", "add"][checked % 3]
+        v = rng.standard_normal(view.shape).astype(np.float32)
+        want = view if mode == "get" else x.copy()
+        if mode == "set":
+            if view.size != np.unique(np.arange(x.size).reshape(shape)[numpy_index]).size:
+                continue  # an element indexed twice: which value .set keeps is unspecified
+            want[numpy_index] = v
+        elif mode == "add":
+            np.add.at(want, numpy_index, v)
+
+        def f(x, v, *arrays, items=items, mode=mode):
+            index = _resolve(items, arrays)
+            return x[index] if mode == "get" else getattr(x.at[index], mode)(v)
+        got = np.asarray(hj.jit(f, backend="reference")(x, v, *traced))
+        assert got.shape == want.shape and np.allclose(got, want), (shape, numpy_index, mode)
+        checked += 1
 
 
 # --- StableHLO gather/scatter from JAX: batching dimensions, clip modes, other update bodies -------------
