@@ -5,9 +5,10 @@ An index is numpy's: Python ints (negative count from the end), slices with any 
 one `...`, and integer arrays or integer Tensors (advanced indexing, broadcast together; their dimensions
 go where the first one stood when they are adjacent, else in front, as numpy puts them). Static parts
 (ints, slices, numpy arrays) are checked while tracing: out of range is an IndexOutOfRangeError (an
-IndexError) naming the index and the shape. Traced indices cannot be checked: they clamp into range, as
-StableHLO's gather and dynamic_slice define, where numpy would raise. Boolean masks are refused: the
-result's shape would depend on the data.
+IndexError) naming the index and the shape. Traced indices cannot be checked: negative ones count from the
+end, then they clamp into range, as StableHLO's gather and dynamic_slice define (numpy would raise; hlojit
+clamps gather and scatter indices itself, as IREE 3.13 does not). Boolean masks are refused: the result's
+shape would depend on the data.
 
 Lowering: an index of ints, slices, None and ... is one reverse + slice + reshape; one with integer arrays
 is one stablehlo.gather straight from x (see _gather for why nothing slices x first).
@@ -201,6 +202,7 @@ class _Grid(NamedTuple):
 
 
 def index_grid(layout, batch: tuple, is_window) -> _Grid:
+    """The grid of a result `layout` (new axes left out): slices for which `is_window` holds are windows."""
     shape, dims, window_dims, adv_start, slice_at = [], [], [], 0, {}
     for item in layout:
         if item == "adv":
