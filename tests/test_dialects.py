@@ -371,6 +371,27 @@ GOLDEN = [
       "%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
       "%1 = stablehlo.compare GT, %arg1, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
       "stablehlo.return %1 : tensor<i1>", "}) : (tensor<2x2xf32>) -> tensor<2x2xi1>"], ["2x2xi1"]),
+    # math family: bit casts (same width; narrower adds a dimension; wider consumes one) and sort
+    ("bitcast_convert", "f32-i32", ["2x3xf32"], lambda x: hlo.bitcast_convert(x, np.int32),
+     "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2x3xf32>) -> tensor<2x3xi32>", ["2x3xi32"]),
+    ("bitcast_convert", "bf16-ui16-0d", ["bf16"], lambda x: hlo.bitcast_convert(x, np.uint16),
+     "%0 = stablehlo.bitcast_convert %arg0 : (tensor<bf16>) -> tensor<ui16>", ["ui16"]),
+    ("bitcast_convert", "f64-to-2xui32", ["3xf64"], lambda x: hlo.bitcast_convert(x, np.uint32),
+     "%0 = stablehlo.bitcast_convert %arg0 : (tensor<3xf64>) -> tensor<3x2xui32>", ["3x2xui32"]),
+    ("bitcast_convert", "4xi8-to-f32", ["2x4xi8"], lambda x: hlo.bitcast_convert(x, np.float32),
+     "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2x4xi8>) -> tensor<2xf32>", ["2xf32"]),
+    ("sort", "one-operand", ["2x3xf32"], lambda x: hlo.sort([x], 1, lambda a, b: hlo.compare(a, b, "LT")),
+     ['%0 = "stablehlo.sort"(%arg0) <{dimension = 1 : i64, is_stable = false}> ({',
+      "^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):",
+      "%1 = stablehlo.compare LT, %arg1, %arg2, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+      "stablehlo.return %1 : tensor<i1>", "}) : (tensor<2x3xf32>) -> tensor<2x3xf32>"], ["2x3xf32"]),
+    ("sort", "stable-with-indices", ["4xi8", "4xi32"],
+     lambda x, i: hlo.sort([x, i], 0, lambda a, b, ia, ib: hlo.compare(a, b, "GT"), is_stable=True),
+     ['%0:2 = "stablehlo.sort"(%arg0, %arg1) <{dimension = 0 : i64, is_stable = true}> ({',
+      "^bb0(%arg2: tensor<i8>, %arg3: tensor<i8>, %arg4: tensor<i32>, %arg5: tensor<i32>):",
+      "%1 = stablehlo.compare GT, %arg2, %arg3, SIGNED : (tensor<i8>, tensor<i8>) -> tensor<i1>",
+      "stablehlo.return %1 : tensor<i1>", "}) : (tensor<4xi8>, tensor<4xi32>) -> (tensor<4xi8>, tensor<4xi32>)"],
+     ["4xi8", "4xi32"]),
     # gather and scatter (indexing family): empty dimension lists and index_vector_dim = 0 print as nothing
     ("gather", "rows-2d-indices", ["4x5xf32", "2x3x1xi32"],
      lambda x, i: hlo.gather(x, i, offset_dims=[2], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=2,
@@ -550,6 +571,8 @@ LOCATED = {  # builder -> (argument types, call with loc=)
     "dynamic_update_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_update_slice(x, x, [i], loc=loc)),
     "optimization_barrier": (["3xf32"], lambda loc, x: hlo.optimization_barrier([x], loc=loc)),
     "map": (["3xf32"], lambda loc, x: hlo.map([x], lambda v: v, loc=loc)),
+    "bitcast_convert": (["3xf32"], lambda loc, x: hlo.bitcast_convert(x, np.int32, loc=loc)),
+    "sort": (["3xf32"], lambda loc, x: hlo.sort([x], 0, lambda a, b: hlo.compare(a, b, "LT"), loc=loc)),
     "gather": (["3xf32", "1xi32"], lambda loc, x, i: hlo.gather(
         x, i, offset_dims=[], collapsed_slice_dims=[0], start_index_map=[0], index_vector_dim=1, slice_sizes=[1],
         loc=loc)),
@@ -586,7 +609,7 @@ def test_located_covers_every_builder():
     assert set(LOCATED) == public_builders()
 
 
-GENERIC_FORM = {"reduce_window", "if", "case", "gather", "scatter", "map"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+GENERIC_FORM = {"reduce_window", "if", "case", "sort", "gather", "scatter", "map"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
 OP_NAMES = {"unary": "exponential", "binary": "add", "if_": "if", "while_": "while"}  # builder -> op name
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "concatenate", "slice", "pad", "reverse",
     "if_", "case", "while_", "dynamic_slice", "dynamic_update_slice",
     "gather", "scatter",
+    "bitcast_convert", "sort",
     "optimization_barrier", "map",
 ]
 
@@ -490,6 +491,45 @@ def scatter(operand: ir.Value, scatter_indices: ir.Value, updates: ir.Value,
         op.erase()
         raise
     return op.result
+
+
+# --- bit casts and sorting (math family) -------------------------------------------------------------
+
+def bitcast_convert(x: ir.Value, dtype, *, loc=None, ip=None) -> ir.Value:
+    """x's bits read as `dtype`. Same width: same shape. A narrower dtype adds a trailing dimension of
+    (input bits / output bits) elements; a wider one consumes x's trailing dimension, which must have
+    that many elements (StableHLO's rule)."""
+    source, target = dtype_of(x.type), np.dtype(dtype)
+    shape = list(shape_of(x.type))
+    in_bits, out_bits = 8 * source.itemsize, 8 * target.itemsize
+    if out_bits < in_bits:
+        shape.append(in_bits // out_bits)
+    elif out_bits > in_bits:
+        if not shape or shape[-1] != out_bits // in_bits:
+            raise ValueError(f"stablehlo.bitcast_convert: {x.type} to {target} needs a trailing dimension of "
+                             f"{out_bits // in_bits}")
+        shape.pop()
+    return _create("stablehlo.bitcast_convert", [tensor_type(shape, target)], [x], loc=loc, ip=ip).result
+
+
+def sort(inputs: Sequence[ir.Value], dimension: int, comparator: Callable[..., ir.Value], *,
+         is_stable: bool = False, loc=None, ip=None) -> list[ir.Value]:
+    """`stablehlo.sort` of same-shaped `inputs` together along `dimension`, ordered by `comparator`,
+    which receives 0-d block arguments (lhs_0, rhs_0, lhs_1, rhs_1, ...) and returns a 0-d i1 that is
+    true when lhs goes before rhs."""
+    op = _create("stablehlo.sort", [v.type for v in inputs], inputs,
+                 {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(dimension)),
+                  "is_stable": ir.BoolAttr.get(bool(is_stable))}, regions=1, loc=loc, ip=ip)
+    scalars = [ir.RankedTensorType.get([], ir.RankedTensorType(v.type).element_type) for v in inputs]
+    block = op.regions[0].blocks.append(*[t for t in scalars for _ in (0, 1)])
+    try:
+        with ir.InsertionPoint(block), loc or ir.Location.unknown():
+            _create("stablehlo.return", [], [comparator(*block.arguments)])
+    except BaseException:
+        op.erase()
+        raise
+    return list(op.results)
+
 
 # --- optimization barrier and map (random family) ----------------------------------------------------
 # `map` shadows the builtin inside this module, as `slice` does: use comprehensions here.

@@ -14,6 +14,7 @@ from ..array import Array
 from . import elementwise, nn, shape, structural  # noqa: F401  (they register their ops)
 from . import control  # noqa: F401  (if, case, while)
 from . import indexing  # noqa: F401  (gather, scatter)
+from . import math  # noqa: F401  (bitcast_convert, sort)
 from .interpreter import Functions, supported_ops
 
 __all__ = ["Executable", "ReferenceBackend", "supported_ops"]

@@ -99,6 +99,7 @@ def _reduce(op):
             if dtype == np.bool_ or name not in ("and", "or", "xor"):
                 return lambda x, init: np.asarray(ufunc(ufunc.reduce(x, axis=dims), init), dtype=dtype)
     combine = compile_block(body, "reduce_body")
+    result_dtypes = [dtype_of(r.type) for r in op.results]  # not at run time: the module may be gone
 
     def run(*operands):  # the general case: fold the body over the reduced elements, vectorised
         inputs, acc = operands[:n], list(operands[n:])
@@ -108,7 +109,7 @@ def _reduce(op):
         acc = [np.broadcast_to(a, moved[0].shape[:-1]) for a in acc]
         for k in range(moved[0].shape[-1]):
             acc = list(combine(*acc, *(x[..., k] for x in moved)))
-        results = tuple(np.asarray(a, dtype=dtype_of(r.type)) for a, r in zip(acc, op.results))
+        results = tuple(np.asarray(a, dtype=d) for a, d in zip(acc, result_dtypes))
         return results if n > 1 else results[0]  # one result: the value itself, as the interpreter expects
     return run
 
