@@ -113,6 +113,28 @@ class Tensor:
     def prod(self, axis=None, keepdims=False):
         return _ops.prod(self, axis=axis, keepdims=keepdims)
 
+    # --- statistics and math (ops/statistics.py, ops/math.py) ---
+    def var(self, axis=None, ddof=0, keepdims=False):
+        return _ops.var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        return _ops.std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return _ops.argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return _ops.argmin(self, axis=axis, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None):
+        return _ops.cumsum(self, axis=axis, dtype=dtype)
+
+    def cumprod(self, axis=None, dtype=None):
+        return _ops.cumprod(self, axis=axis, dtype=dtype)
+
+    def clip(self, min=None, max=None):  # noqa: A002  (numpy's names)
+        return _ops.clip(self, min, max)
+
     def flatten(self):
         return _ops.ravel(self)
 

@@ -207,7 +207,7 @@ def _as_compiled(program: Program, target: Target) -> tuple[str, dict]:
         return text, {}
     clone = ir.Module.parse(text, context=program.module.context)
     with clone.context:
-        counts = {fix.__name__: fix(clone) for fix in fixes}
+        counts = {fix.__name__: n for fix in fixes if (n := fix(clone))}   # the rewrites it made
     return clone.operation.get_asm(enable_debug_info=True), counts
 
 

@@ -6,6 +6,7 @@ get them alike and the StableHLO users see stays as they wrote it.
 """
 from __future__ import annotations
 
+import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
@@ -50,7 +51,90 @@ def truncate_before_float_to_int(module: ir.Module) -> int:
     return count
 
 
-QUIRKS = {"vmvx": [truncate_before_float_to_int]}
+_BITS = {"float16": "uint16", "bfloat16": "uint16", "float32": "uint32", "float64": "uint64"}
+
+
+def _magnitude_vs_inf(x, direction):
+    """|x|'s bits compared with inf's bits as unsigned ints: GT is NaN, EQ is +-inf."""
+    dtype = dtype_of(x.type)
+    uint = np.dtype(_BITS[dtype.name])
+    inf = int(np.array(np.inf, dtype).view(uint))
+    shape = shape_of(x.type)
+
+    def splat(value):
+        return hlo.broadcast_in_dim(hlo.constant(np.array(value, uint)), shape, [])
+    magnitude = hlo.binary("and", hlo.bitcast_convert(x, uint), splat((1 << (8 * uint.itemsize - 1)) - 1))
+    return hlo.compare(magnitude, splat(inf), direction)
+
+
+def _isnan_by_bits(x):
+    return _magnitude_vs_inf(x, "GT")
+
+
+def _isinf_by_bits(x):
+    return _magnitude_vs_inf(x, "EQ")
+
+
+def nan_aware_float_compares(module: ir.Module) -> int:
+    """vmvx gets float comparisons with NaN wrong: GE is true when an operand is NaN, a compare of a
+    value with itself folds as if it could not be NaN (x != x is false, x == x true), and is_finite(nan)
+    is true. GE becomes LE with the operands swapped (which vmvx gets right); x == x, x <= x, x >= x
+    become "not NaN", x != x "NaN", and is_finite "neither NaN nor inf", all tested on the bits."""
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name == "stablehlo.is_finite":   # vmvx: is_finite(nan) is true
+            x = op.operands[0]
+            with ir.InsertionPoint(op), op.location:
+                new = hlo.unary("not", hlo.binary("or", _isnan_by_bits(x), _isinf_by_bits(x)))
+            op.result.replace_all_uses_with(new)
+            op.erase()
+            count += 1
+            continue
+        if op.name != "stablehlo.compare" or not _is_float(dtype_of(op.operands[0].type)):
+            continue
+        direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
+        lhs, rhs = op.operands[0], op.operands[1]
+        with ir.InsertionPoint(op), op.location:
+            if lhs == rhs and direction in ("EQ", "NE", "LE", "GE"):
+                nan = _isnan_by_bits(lhs)
+                new = nan if direction == "NE" else hlo.unary("not", nan)
+            elif direction == "GE":
+                new = hlo.compare(rhs, lhs, "LE")
+            else:
+                continue
+        op.result.replace_all_uses_with(new)
+        op.erase()
+        count += 1
+    return count
+
+
+def narrow_int_to_f64_by_bits(module: ir.Module) -> int:
+    """vmvx converts only 64-bit integers to f64 (i32 -> f64 is illegal, and i32 -> i64 -> f64 folds
+    back into it): widen to i64, add the bits of 1.5 * 2**52 (the int lands in the mantissa, exactly),
+    read those bits as f64 and subtract 1.5 * 2**52."""
+    count = 0
+    magic = 1.5 * 2.0 ** 52
+    for op in list(_walk(module.operation)):
+        if op.name != "stablehlo.convert":
+            continue
+        source, target = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+        if target != np.float64 or source.kind not in "biu" or source.itemsize > 4:
+            continue
+        x = op.operands[0]
+        shape = shape_of(x.type)
+        with ir.InsertionPoint(op), op.location:
+            wide = hlo.convert(hlo.convert(x, np.int32) if source.kind == "b" else x, np.int64)
+            bits = hlo.binary("add", wide, hlo.broadcast_in_dim(
+                hlo.constant(np.array(magic).view(np.int64)), shape, []))
+            new = hlo.binary("subtract", hlo.bitcast_convert(bits, np.float64),
+                             hlo.broadcast_in_dim(hlo.constant(np.float64(magic)), shape, []))
+        op.result.replace_all_uses_with(new)
+        op.erase()
+        count += 1
+    return count
+
+
+QUIRKS = {"vmvx": [truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits]}
 
 
 def apply(module: ir.Module, target: Target) -> None:

@@ -17,6 +17,10 @@ from .shape import (diagonal, eye, flip, fliplr, flipud, linspace, moveaxis, rav
 from .joining import array_split, concat, concatenate, pad, repeat, roll, split, stack, tile
 from . import updates  # x.at[index].set(v) ...: Tensor.at
 from .indexing import dynamic_slice, dynamic_update_slice, getitem, one_hot, take, take_along_axis
+from . import math as _math  # noqa: F401  (registers the composites of the math family's table rows)
+from .math import bitcast, clip, elu, gelu, leaky_relu, nan_to_num, signbit
+from .statistics import (argmax, argmin, argsort, cummax, cummin, cumprod, cumsum, log_softmax, logsumexp,
+                         softmax, sort, std, top_k, var)
 from ..control import cond, fori_loop, scan, switch, while_loop  # lax-style control flow
 
 
@@ -44,3 +48,6 @@ bitwise_not = invert  # noqa: F821
 absolute = abs  # noqa: F821
 permute_dims = transpose
 logistic = sigmoid  # noqa: F821
+# the array API's names for the inverse functions (numpy 2 has both)
+asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F821
+asinh, acosh, atanh = arcsinh, arccosh, arctanh  # noqa: F821

@@ -7,6 +7,7 @@ division, remainder's sign, bool arithmetic).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -29,20 +30,28 @@ def _kind(dtype) -> str:
     return "f" if dtypes.is_float(dtype) else dtype.kind
 
 
+def _lgamma(x: float) -> float:
+    """math.lgamma with its limits where it raises: +inf at the poles and on overflow."""
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
 UNARY = {
     "negative": Elementwise("negate", "iuf", False, np.negative),
     "abs": Elementwise(None, "biuf", False, np.abs),
     "sign": Elementwise(None, "iuf", False, np.sign),
     "exp": Elementwise("exponential", "f", True, np.exp),
-    "expm1": Elementwise("exponential_minus_one", "f", True, np.expm1),
+    "expm1": Elementwise(None, "f", True, np.expm1),  # math.py: IREE's f64 ones are exp(x)-1, log(1+x)
     "log": Elementwise("log", "f", True, np.log),
-    "log1p": Elementwise("log_plus_one", "f", True, np.log1p),
+    "log1p": Elementwise(None, "f", True, np.log1p),
     "sqrt": Elementwise("sqrt", "f", True, np.sqrt),
     "rsqrt": Elementwise("rsqrt", "f", True, lambda x: 1 / np.sqrt(x)),
     "tanh": Elementwise(None, "f", True, np.tanh),
     "sigmoid": Elementwise("logistic", "f", True, lambda x: 1 / (1 + np.exp(-x))),
-    "sin": Elementwise("sine", "f", True, np.sin),
-    "cos": Elementwise("cosine", "f", True, np.cos),
+    "sin": Elementwise(None, "f", True, np.sin),      # trig.py: IREE's sine/cosine are wrong for large |x|
+    "cos": Elementwise(None, "f", True, np.cos),
     "floor": Elementwise(None, "biuf", False, np.floor),
     "ceil": Elementwise(None, "biuf", False, np.ceil),
     "round": Elementwise(None, "biuf", False, np.round),
@@ -55,6 +64,27 @@ UNARY = {
     "reciprocal": Elementwise(None, "f", True, np.reciprocal),
     "relu": Elementwise(None, "iuf", False, lambda x: np.maximum(x, 0)),
     "softplus": Elementwise(None, "f", True, lambda x: np.logaddexp(x, 0)),
+    # the math family: composites in math.py, trig.py, special.py
+    "cbrt": Elementwise(None, "f", True, np.cbrt),
+    "exp2": Elementwise(None, "f", True, np.exp2),
+    "log2": Elementwise(None, "f", True, np.log2),
+    "log10": Elementwise(None, "f", True, np.log10),
+    "tan": Elementwise(None, "f", True, np.tan),
+    "arcsin": Elementwise(None, "f", True, np.arcsin),
+    "arccos": Elementwise(None, "f", True, np.arccos),
+    "arctan": Elementwise(None, "f", True, np.arctan),
+    "sinh": Elementwise(None, "f", True, np.sinh),
+    "cosh": Elementwise(None, "f", True, np.cosh),
+    "arcsinh": Elementwise(None, "f", True, np.arcsinh),
+    "arccosh": Elementwise(None, "f", True, np.arccosh),
+    "arctanh": Elementwise(None, "f", True, np.arctanh),
+    "erf": Elementwise(None, "f", True, np.vectorize(math.erf, otypes=[np.float64])),
+    "erfc": Elementwise(None, "f", True, np.vectorize(math.erfc, otypes=[np.float64])),
+    "lgamma": Elementwise(None, "f", True, np.vectorize(_lgamma, otypes=[np.float64])),
+    "trunc": Elementwise(None, "biuf", False, np.trunc),
+    "relu6": Elementwise(None, "iuf", False, lambda x: np.minimum(np.maximum(x, 0), 6)),
+    "silu": Elementwise(None, "f", True, lambda x: x / (1 + np.exp(-x))),
+    "log_sigmoid": Elementwise(None, "f", True, lambda x: -np.logaddexp(0, -x)),
 }
 
 BINARY = {
@@ -75,6 +105,10 @@ BINARY = {
     "logical_and": Elementwise(None, "biuf", False, np.logical_and),
     "logical_or": Elementwise(None, "biuf", False, np.logical_or),
     "logical_xor": Elementwise(None, "biuf", False, np.logical_xor),
+    "arctan2": Elementwise(None, "f", True, np.arctan2),
+    "hypot": Elementwise(None, "f", True, np.hypot),
+    "copysign": Elementwise(None, "f", True, np.copysign),
+    "nextafter": Elementwise(None, "f", True, np.nextafter),
 }
 
 COMPARISONS = {  # numpy name -> StableHLO comparison direction

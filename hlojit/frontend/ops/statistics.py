@@ -1,0 +1,349 @@
+"""Statistics and orderings: var, std, argmax, argmin, logsumexp, softmax, log_softmax, cumulative
+sums/products/extrema, sort, argsort, top_k.
+
+- argmax/argmin are one variadic stablehlo.reduce over (value, index) pairs whose body picks by a total
+  order (NaN above everything, then the smaller index), so any reduction tree gives numpy's answer: the
+  first occurrence, or the first NaN.
+- Cumulative ops along an axis of up to 128 elements are one stablehlo.reduce_window whose window
+  reaches back over the whole axis (O(n^2) work, one cheap dispatch); longer axes take a log-step scan
+  (Hillis-Steele): log2(n) rounds of "combine with the copy shifted by 1, 2, 4 ..." (a stablehlo.pad
+  that crops), O(n log n) work, each round a dispatch of its own on IREE. Float sums round in a
+  different order than numpy's left-to-right loop.
+- sort/argsort/top_k are stablehlo.sort with a comparator that puts NaNs last (numpy's order) and breaks
+  ties by position, so the result is stable on every target (IREE's sort ignores is_stable).
+Indices are int32, hlojit's default int (numpy gives int64).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...dialects import stablehlo as hlo
+from ...errors import ShapeError
+from .. import dtypes
+from ..tensor import Tensor
+from . import elementwise as ew
+from . import reductions
+from ._core import as_tensor, constant, convert, describe, emit, fail, normalize_axes, normalize_axis, wrap
+from .math import FORMATS, _bits, bitcast
+from .shape import iota, reshape
+
+
+def _float_input(op: str, x) -> Tensor:
+    x = as_tensor(x, op)
+    if not dtypes.is_float(x.dtype):
+        x = convert(x, dtypes.DEFAULT_FLOAT, x.weak)
+    return x
+
+
+def _count(x: Tensor, axes) -> int:
+    return math.prod(x.shape[a] for a in axes)
+
+
+# --- moments ------------------------------------------------------------------------------------------
+
+def var(x, axis=None, ddof=0, keepdims=False) -> Tensor:
+    """numpy's var: mean squared deviation from the mean, divided by n - ddof (inf or nan when that is
+    not positive, as numpy's division by zero gives)."""
+    x = _float_input("var", x)
+    axes = normalize_axes("var", axis, x.ndim)
+    if isinstance(ddof, bool) or not isinstance(ddof, (int, float, np.integer, np.floating)):
+        fail(TypeError, "var", f"ddof must be a number, not {type(ddof).__name__}")
+    n = _count(x, axes)
+    mean = reductions.mean(x, axes, keepdims=True)
+    deviation = x - mean
+    total = reductions.sum(deviation * deviation, axes, keepdims)
+    if n - ddof <= 0:   # numpy divides by zero: inf (nan for 0/0); vmvx rejects a division by constant 0
+        return total * float("inf")
+    return total / (n - ddof)
+
+
+def std(x, axis=None, ddof=0, keepdims=False) -> Tensor:
+    return ew.unary("sqrt", var(x, axis, ddof, keepdims))
+
+
+# --- argmax / argmin ---------------------------------------------------------------------------------
+
+def _scalar(value, dtype) -> Tensor:
+    return wrap(value, (), dtype)
+
+
+def _arg_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
+    x = as_tensor(x, op)
+    original = x.shape
+    kept = tuple(1 for _ in original)           # keepdims shape for axis=None
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    else:
+        axis = normalize_axis(op, axis, x.ndim)
+        kept = tuple(1 if i == axis else d for i, d in enumerate(original))
+    if x.ndim == 0:
+        x, axis = reshape(x, (1,)), 0
+    if x.shape[axis] == 0:
+        fail(ShapeError, op, f"attempt to get {op} of an empty sequence ({describe(x)}, axis {axis})")
+    index_dtype = dtypes.DEFAULT_INT
+    indices = iota(index_dtype, x.shape, axis)
+    lowest = reductions._lowest(x.dtype) if op == "argmax" else reductions._highest(x.dtype)
+    is_float = dtypes.is_float(x.dtype)
+
+    def body(best, best_index, value, index):
+        a, ia = _scalar(best, x.dtype), _scalar(best_index, index_dtype)
+        b, ib = _scalar(value, x.dtype), _scalar(index, index_dtype)
+        beats = (b > a) if op == "argmax" else (b < a)
+        if x.dtype == dtypes.bool_:
+            beats = (b & ~a) if op == "argmax" else (a & ~b)
+        ties = a == b
+        if is_float:   # NaN beats every number; two NaNs tie
+            a_nan, b_nan = ew.unary("isnan", a), ew.unary("isnan", b)
+            beats = (beats & ~a_nan) | (b_nan & ~a_nan)
+            ties = ties | (a_nan & b_nan)
+        take = beats | (ties & (ib < ia))
+        return [ew.where(take, b, a).value, ew.where(take, ib, ia).value]
+
+    inits = [constant(lowest, x.dtype).value, constant(np.iinfo(np.int32).max, index_dtype).value]
+    _, result = emit(hlo.reduce, [x.value, indices.value], inits, [axis], body)
+    shape = tuple(d for i, d in enumerate(x.shape) if i != axis)
+    out = wrap(result, shape, index_dtype)
+    return reshape(out, kept) if keepdims else out
+
+
+def argmax(x, axis=None, keepdims=False) -> Tensor:
+    """Index of the largest element (the first one; the first NaN if any), as int32."""
+    return _arg_reduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False) -> Tensor:
+    """Index of the smallest element (the first one; the first NaN if any), as int32."""
+    return _arg_reduce("argmin", x, axis, keepdims)
+
+
+# --- log-sum-exp and softmax ------------------------------------------------------------------------
+
+def _shifted(op: str, x, axis):
+    """(x, axes, m) with m the max over axes (keepdims) where finite, else 0: exp(x - m) cannot overflow,
+    and all -inf (or an inf) stays well defined."""
+    x = _float_input(op, x)
+    axes = normalize_axes(op, axis, x.ndim)
+    if _count(x, axes) == 0:
+        return x, axes, None
+    m = reductions.max(x, axes, keepdims=True)
+    return x, axes, ew.where(ew.unary("isfinite", m), m, 0.0)
+
+
+def logsumexp(x, axis=None, keepdims=False) -> Tensor:
+    """log(sum(exp(x))) without overflow; -inf over nothing."""
+    x, axes, m = _shifted("logsumexp", x, axis)
+    if m is None:
+        return ew.unary("log", reductions.sum(x, axes, keepdims))
+    total = reductions.sum(ew.unary("exp", x - m), axes, keepdims=True)
+    out = ew.unary("log", total) + m
+    if not keepdims:
+        out = reshape(out, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+    return out
+
+
+def softmax(x, axis=-1) -> Tensor:
+    """exp(x) / sum(exp(x)) over axis, computed from x - max."""
+    x, axes, m = _shifted("softmax", x, axis)
+    if m is None:
+        return x
+    e = ew.unary("exp", x - m)
+    return e / reductions.sum(e, axes, keepdims=True)
+
+
+def log_softmax(x, axis=-1) -> Tensor:
+    x, axes, m = _shifted("log_softmax", x, axis)
+    if m is None:
+        return x
+    shifted = x - m
+    return shifted - ew.unary("log", reductions.sum(ew.unary("exp", shifted), axes, keepdims=True))
+
+
+# --- cumulative ops --------------------------------------------------------------------------------
+
+_WINDOW_SCAN_MAX = 128    # longer axes scan in log2(n) steps: a window the axis long costs O(n^2)
+
+
+def _scan(op: str, combine: str, x, axis, identity) -> Tensor:
+    """Inclusive scan of `combine` along axis (None: the flattened array), by log-step doubling."""
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axis(op, axis, x.ndim)
+    if x.ndim == 0:
+        x, axis = reshape(x, (1,)), 0
+    n = x.shape[axis]
+    pad_value = constant(identity(x.dtype), x.dtype)
+    if 1 < n <= _WINDOW_SCAN_MAX:   # one reduce_window over everything up to each element: cheap to compile
+        if x.dtype == dtypes.bool_:   # (IREE cannot compile an i1 reduce_window): as 0/1 in int32
+            return _scan(op, combine, convert(x, dtypes.int32), axis, identity) != 0
+        body = combine
+        (value,) = emit(hlo.reduce_window, [x.value], [pad_value.value],
+                        window=[n if i == axis else 1 for i in range(x.ndim)], strides=[1] * x.ndim,
+                        padding=[(n - 1, 0) if i == axis else (0, 0) for i in range(x.ndim)], body=body)
+        return wrap(value, x.shape, x.dtype, x.weak)
+    step = 1
+    while step < n:
+        low = [step if i == axis else 0 for i in range(x.ndim)]
+        high = [-step if i == axis else 0 for i in range(x.ndim)]
+        shifted = wrap(emit(hlo.pad, x.value, pad_value.value, low, high), x.shape, x.dtype, x.weak)
+        x = ew.binary(combine, x, shifted)
+        step *= 2
+    return x
+
+
+def _cumulative(op: str, combine: str, reduction: str):
+    def run(x, axis=None, dtype=None) -> Tensor:
+        x = as_tensor(x, op)
+        target = reductions._accumulator_dtype(reduction, x.dtype) if dtype is None else dtypes.canonical(dtype)
+        x = convert(x, target, x.weak)
+        _, _, init, _ = reductions.REDUCTIONS[reduction]
+        return _scan(op, combine, x, axis, init)
+    run.__name__ = run.__qualname__ = op
+    run.__doc__ = (f"numpy's {op} along axis (None: the flattened array); small ints accumulate as in "
+                   f"`{reduction}`" + (", `dtype=` overrides" if reduction in ("sum", "prod") else ""))
+    return run
+
+
+cumsum = _cumulative("cumsum", "add", "sum")
+cumprod = _cumulative("cumprod", "multiply", "prod")
+cummax = _cumulative("cummax", "maximum", "max")
+cummin = _cumulative("cummin", "minimum", "min")
+
+
+# --- sorting ---------------------------------------------------------------------------------------
+
+def _before(dtype, descending: bool):
+    """a goes before b: numpy's ascending order with NaNs last (descending: NaNs first)."""
+    def before(a: Tensor, b: Tensor) -> Tensor:
+        if dtype == dtypes.bool_:
+            return (a & ~b) if descending else (~a & b)
+        less = (a > b) if descending else (a < b)
+        if not dtypes.is_float(dtype):
+            return less
+        a_nan, b_nan = ew.unary("isnan", a), ew.unary("isnan", b)
+        return (less | (a_nan if descending else b_nan)) & ~(b_nan if descending else a_nan)
+    return before
+
+
+def _sort(op: str, x: Tensor, axis: int, descending: bool, with_indices: bool):
+    """(values, int32 indices or None) of x sorted along axis, stable."""
+    before = _before(x.dtype, descending)
+    index_dtype = dtypes.DEFAULT_INT
+    operands = [x.value]
+    if with_indices:
+        operands.append(iota(index_dtype, x.shape, axis).value)
+
+    def comparator(*args):
+        a, b = _scalar(args[0], x.dtype), _scalar(args[1], x.dtype)
+        first = before(a, b)
+        if with_indices:  # equal keys keep their order: the index decides
+            ia, ib = _scalar(args[2], index_dtype), _scalar(args[3], index_dtype)
+            first = first | (~before(b, a) & (ia < ib))
+        return first.value
+
+    results = emit(hlo.sort, operands, axis, comparator, is_stable=True)
+    values = wrap(results[0], x.shape, x.dtype, x.weak)
+    return values, (wrap(results[1], x.shape, index_dtype) if with_indices else None)
+
+
+# argsort and top_k of dtypes up to 32 bits sort ONE u64 operand: an order-preserving key of the value
+# in the high half, the position in the low half (ties by position: stable). IREE 3.13's cuda codegen
+# cannot bufferize a sort of two operands (values, indices) along more than ~32 elements.
+
+def _order_key(x: Tensor) -> Tensor:
+    """u32 keys whose unsigned order is numpy's sort order: NaN last, -0.0 equal to 0.0."""
+    if x.dtype == dtypes.bool_:
+        return convert(x, dtypes.uint32)
+    if dtypes.is_float(x.dtype):
+        fmt = FORMATS[x.dtype]
+        bits = convert(_bits(x), dtypes.uint32)
+        nan = int(np.array(np.nan, x.dtype).view(fmt.uint))
+        bits = ew.where(ew.unary("isnan", x), np.uint32(nan), ew.where(x == 0, np.uint32(0), bits))
+        sign, full = 1 << (fmt.bits - 1), (1 << fmt.bits) - 1
+        return ew.where((bits >> (fmt.bits - 1)) == 1, bits ^ full, bits ^ sign)   # negatives reversed
+    if x.dtype.kind == "i":
+        return bitcast(convert(x, dtypes.int32), dtypes.uint32) ^ (1 << 31)
+    return convert(x, dtypes.uint32)
+
+
+def _from_order_key(key: Tensor, dtype, weak: bool) -> Tensor:
+    if dtype == dtypes.bool_:
+        return key != 0
+    if dtypes.is_float(dtype):
+        fmt = FORMATS[dtype]
+        sign, full = 1 << (fmt.bits - 1), (1 << fmt.bits) - 1
+        bits = ew.where((key >> (fmt.bits - 1)) == 1, key ^ sign, key ^ full)
+        out = bitcast(convert(bits, fmt.uint), dtype)
+    elif dtype.kind == "i":
+        out = convert(bitcast(key ^ (1 << 31), dtypes.int32), dtype)
+    else:
+        out = convert(key, dtype)
+    return wrap(out.value, out.shape, dtype, weak)
+
+
+def _packed_sort(x: Tensor, axis: int, descending: bool) -> tuple[Tensor, Tensor]:
+    """(values, int32 indices) of x (<= 32-bit dtype) sorted along axis, stable, by one u64 operand.
+    The values come back from the keys: -0.0 as 0.0, every NaN as the canonical quiet NaN."""
+    key = _order_key(x)
+    if descending:
+        key = key ^ 0xFFFFFFFF
+    position = convert(iota(dtypes.int32, x.shape, axis), dtypes.uint64)
+    packed = (convert(key, dtypes.uint64) << 32) | position
+    (result,) = emit(hlo.sort, [packed.value], axis, lambda a, b: hlo.compare(a, b, "LT"), is_stable=True)
+    result = wrap(result, x.shape, dtypes.uint64)
+    indices = convert(result & 0xFFFFFFFF, dtypes.int32)
+    key = convert(result >> 32, dtypes.uint32)
+    if descending:
+        key = key ^ 0xFFFFFFFF
+    return _from_order_key(key, x.dtype, x.weak), indices
+
+
+def _sorted_with_indices(op: str, x: Tensor, axis: int, descending: bool) -> tuple[Tensor, Tensor]:
+    if x.dtype.itemsize <= 4:
+        return _packed_sort(x, axis, descending)
+    return _sort(op, x, axis, descending, True)   # 64-bit values leave no room for the position
+
+
+def _sort_input(op: str, x, axis):
+    x = as_tensor(x, op)
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    elif x.ndim == 0:
+        fail(ShapeError, op, f"cannot sort a 0-d array along axis {axis}; pass axis=None")
+    return x, normalize_axis(op, axis, x.ndim)
+
+
+def sort(x, axis=-1) -> Tensor:
+    """numpy's sort: ascending along axis (None: flattened), NaNs last."""
+    x, axis = _sort_input("sort", x, axis)
+    return _sort("sort", x, axis, False, False)[0]
+
+
+def argsort(x, axis=-1) -> Tensor:
+    """numpy's argsort(kind="stable"): int32 indices that sort x along axis, equal elements in order."""
+    x, axis = _sort_input("argsort", x, axis)
+    return _sorted_with_indices("argsort", x, axis, False)[1]
+
+
+def top_k(x, k: int) -> tuple[Tensor, Tensor]:
+    """(values, int32 indices) of the k largest elements along the last axis, largest first; equal
+    values by position; NaN counts as the largest (as argmax does). Values of up to 32 bits come back
+    from their sort keys: -0.0 as 0.0, a NaN as the canonical NaN."""
+    x = as_tensor(x, "top_k")
+    if x.ndim == 0:
+        fail(ShapeError, "top_k", f"needs an array with at least one dimension, not {describe(x)}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        fail(TypeError, "top_k", f"k must be a Python int, not {type(k).__name__}")
+    n = x.shape[-1]
+    if not 0 <= k <= n:
+        fail(ShapeError, "top_k", f"k={k} is out of range for the last axis of {describe(x)} (size {n})")
+    values, indices = _sorted_with_indices("top_k", x, x.ndim - 1, True)
+    # IREE 3.13 rewrites sort-then-slice into its own top-k, which orders NaN as the smallest
+    barrier = emit(hlo.optimization_barrier, [values.value, indices.value])
+    values, indices = wrap(barrier[0], x.shape, x.dtype, x.weak), wrap(barrier[1], x.shape, indices.dtype)
+    start, limit = [0] * x.ndim, list(x.shape)
+    limit[-1] = int(k)
+    shape = tuple(limit)
+    return (wrap(emit(hlo.slice, values.value, start, limit), shape, x.dtype, x.weak),
+            wrap(emit(hlo.slice, indices.value, start, limit), shape, indices.dtype))
