@@ -19,6 +19,12 @@ from hlojit import ops
 from hlojit import random as hr
 
 from conftest import BACKENDS
+from hlojit.dialects import stablehlo as _hlo
+
+if not (hasattr(_hlo, "sort") and hasattr(_hlo, "bitcast_convert")):
+    # permutation and float64 uniform need the math family's sort and bitcast_convert, not yet on main
+    pytest.skip("hj.random needs stablehlo.sort and bitcast_convert builders (math family, not yet landed)",
+                allow_module_level=True)
 
 U32, F16, BF16 = np.uint32, np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
 
