@@ -7,8 +7,11 @@ bit-level helpers they share (signbit, frexp, ldexp by integer arithmetic on the
 exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gelu, elu, leaky_relu).
 
 Why not StableHLO's own ops: `cbrt` and `tan` do not lower on vmvx and are 8-16 ulp off (cbrt(inf) is
-nan) on llvm-cpu; IREE 3.13 cannot link f64 cbrt/tan/atan2 on llvm-cpu. Half floats compute in f32
-(vmvx has no f16 arithmetic) and round once at the end.
+nan) on llvm-cpu; IREE 3.13 cannot link f64 cbrt/tan/atan2 on llvm-cpu, and computes f64 expm1/log1p
+there as exp(x) - 1 and log(1 + x) (expm1(1e-20) = 0). Half floats compute in f32 (vmvx has no f16
+arithmetic) and round once at the end. Nothing here relies on IEEE rounding of an intermediate result
+(vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma), and float -> int and
+int -> f64 go through the bits (vmvx converts neither f64 to ints nor i32 to f64).
 """
 from __future__ import annotations
 
