@@ -15,7 +15,6 @@ Subnormals stay out of the inputs and results: IREE's CPU code flushes them to z
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 import zlib
 from typing import Callable
@@ -26,7 +25,7 @@ import pytest
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.frontend.ops.elementwise import BINARY, UNARY
+from hlojit.frontend.ops.elementwise import UNARY
 
 from conftest import BACKENDS, TOLERANCES, assert_close
 
@@ -67,7 +66,8 @@ def check_values(actual, expected, dtype, rule, bound, where):
     assert actual.shape == expected.shape, f"{where}: shape {actual.shape} != {expected.shape}"
     if rule == "exact" or TOLERANCES[np.dtype(dtype).name][0] == 0:
         same = (actual == expected) | (np.isnan(actual.astype(np.float64)) & np.isnan(expected.astype(np.float64)))
-        assert same.all(), f"{where}: differ at {np.argwhere(~same)[:5].tolist()}: {actual[~same][:5]} vs {expected[~same][:5]}"
+        assert same.all(), (f"{where}: differ at {np.argwhere(~same)[:5].tolist()}: {actual[~same][:5]} vs "
+                            f"{expected[~same][:5]}")
         if rule == "exact" and actual.dtype.kind == "f":   # signs of zeros too
             assert (np.signbit(actual) == np.signbit(expected)).all(), f"{where}: signs of zero differ"
     elif rule == "ulp":
@@ -113,7 +113,8 @@ def _tails(name, dtype):
         "expm1": [("tiny", [1e-300 if dtype == F64 else 1e-30, 1e-20, -1e-10, 3e-8, -0.2, 0.3])],
         "log1p": [("tiny", [1e-300 if dtype == F64 else 1e-30, 1e-20, -1e-10, 3e-8, -0.2, 0.3])],
         "sinh": [("tiny", [1e-200 if dtype == F64 else 1e-30, -1e-10, 3e-5])],
-        "arcsinh": [("tiny", [1e-200 if dtype == F64 else 1e-30, -1e-10, 3e-5]), ("huge", [1e300 if dtype == F64 else 1e30])],
+        "arcsinh": [("tiny", [1e-200 if dtype == F64 else 1e-30, -1e-10, 3e-5]),
+                    ("huge", [1e300 if dtype == F64 else 1e30])],
         "arctanh": [("tiny", [1e-200 if dtype == F64 else 1e-30, -1e-10, 3e-5])],
         "erf": [("tiny", [1e-200 if dtype == F64 else 1e-30, -1e-10, 3e-5])],
         "cbrt": [("wide", [1e300 if dtype == F64 else 1e30, -8e-30, 27.0, -0.125])],
@@ -207,7 +208,8 @@ def misc_cases():
             ("clip-f32", lambda v: ops.clip(v, -1.0, 2.0), (x,), np.clip(x, -1, 2), F32, "exact"),
             ("clip-broadcast-bounds", lambda v, l: ops.clip(v, l, hi), (a, lo), np.clip(a, lo, hi), F32, "exact"),
             ("clip-min-only-i32", lambda v: ops.clip(v, 0), (xi,), np.clip(xi, 0, None), I32, "exact"),
-            ("clip-i32-float-bound", lambda v: ops.clip(v, -0.5, 5), (xi,), np.clip(xi.astype(F32), -0.5, 5), F32, "exact"),
+            ("clip-i32-float-bound", lambda v: ops.clip(v, -0.5, 5), (xi,), np.clip(xi.astype(F32), -0.5, 5), F32,
+             "exact"),
             ("clip-method-max-only", lambda v: v.clip(max=0.5), (xd,), np.clip(xd, None, 0.5), F64, "exact"),
             ("nan_to_num-f32", lambda v: ops.nan_to_num(v), (x,), np.nan_to_num(x), F32, "exact"),
             ("nan_to_num-f64-values", lambda v: ops.nan_to_num(v, nan=-1.0, posinf=9.0, neginf=-9.0), (xd,),
@@ -216,8 +218,10 @@ def misc_cases():
             ("gelu-f64", lambda v: ops.gelu(v), (xd,), gelu, F64, "tol"),
             ("gelu-f32", lambda v: ops.gelu(v), (x,), gelu.astype(F32), F32, "tol"),
             ("gelu-tanh-f32", lambda v: ops.gelu(v, approximate=True), (x,), gelu_tanh.astype(F32), F32, "tol"),
-            ("elu-f32", lambda v: ops.elu(v, alpha=0.5), (x,), np.where(x > 0, x, 0.5 * np.expm1(xd)).astype(F32), F32, "tol"),
-            ("elu-i32", lambda v: ops.elu(v), (xi,), np.where(xi > 0, xi, np.expm1(xi.astype(F64))).astype(F32), F32, "tol"),
+            ("elu-f32", lambda v: ops.elu(v, alpha=0.5), (x,), np.where(x > 0, x, 0.5 * np.expm1(xd)).astype(F32),
+             F32, "tol"),
+            ("elu-i32", lambda v: ops.elu(v), (xi,), np.where(xi > 0, xi, np.expm1(xi.astype(F64))).astype(F32),
+             F32, "tol"),
             ("leaky_relu-f64", lambda v: ops.leaky_relu(v, 0.1), (xd,), np.where(xd >= 0, xd, 0.1 * xd), F64, "exact"),
             ("signbit-f32", lambda v: ops.signbit(v), (x,), np.signbit(x), BOOL, "exact"),
             ("bitcast-f32-i32", lambda v: ops.bitcast(v, np.int32), (x,), x.view(np.int32), I32, "exact"),
@@ -265,7 +269,8 @@ def statistics_cases():
              np.var(d, axis=(0, 2), ddof=1, keepdims=True), F64),
             ("var-nan-inf", lambda x: ops.var(x, axis=1), (f,), np.var(f.astype(F64), axis=1), F32),
             ("var-i32-all", lambda x: ops.var(x), (i,), np.var(i.astype(F64)), F32),
-            ("var-ddof-equals-n", lambda x: ops.var(x, axis=0, ddof=5), (i,), np.var(i.astype(F64), axis=0, ddof=5), F32),
+            ("var-ddof-equals-n", lambda x: ops.var(x, axis=0, ddof=5), (i,), np.var(i.astype(F64), axis=0, ddof=5),
+             F32),
             ("std-method-ddof", lambda x: x.std(ddof=1), (d,), np.std(d, ddof=1), F64),
             ("argmax-nan-first", lambda x: ops.argmax(x, axis=1), (f,), np.argmax(f, axis=1), I32),
             ("argmin-nan-first", lambda x: ops.argmin(x, axis=1), (f,), np.argmin(f, axis=1), I32),
@@ -273,7 +278,8 @@ def statistics_cases():
             ("argmin-ties-i32-all", lambda x: ops.argmin(x), (i,), np.argmin(i), I32),
             ("argmax-all-keepdims", lambda x: ops.argmax(x, keepdims=True), (d,), np.argmax(d, keepdims=True), I32),
             ("argmin-bool-method", lambda x: x.argmin(axis=0), (b,), np.argmin(b, axis=0), I32),
-            ("logsumexp-f32", lambda x: ops.logsumexp(x, axis=1), (f,), np.log(np.sum(np.exp(f.astype(F64)), axis=1)), F32),
+            ("logsumexp-f32", lambda x: ops.logsumexp(x, axis=1), (f,),
+             np.log(np.sum(np.exp(f.astype(F64)), axis=1)), F32),
             ("logsumexp-f64-large", lambda x: ops.logsumexp(x * 300, axis=0), (d,),
              np.log(np.sum(np.exp(d * 300 - (d * 300).max(0)), axis=0)) + (d * 300).max(0), F64),
             ("logsumexp-i32-keepdims", lambda x: ops.logsumexp(x, keepdims=True), (i,),
@@ -292,7 +298,8 @@ def statistics_cases():
             ("cumsum-bool", lambda x: ops.cumsum(x, axis=1), (b,), np.cumsum(b, axis=1).astype(I32), I32),
             ("cumsum-f64-64", lambda x: ops.cumsum(x, axis=1), (long,), np.cumsum(long, axis=1), F64),
             ("cumsum-i32-log-step", lambda x: ops.cumsum(x, axis=0), (longi,), np.cumsum(longi, 0), I32),  # > 128
-            ("cumsum-dtype-f64", lambda x: ops.cumsum(x, axis=0, dtype=np.float64), (i,), np.cumsum(i, axis=0, dtype=F64), F64),
+            ("cumsum-dtype-f64", lambda x: ops.cumsum(x, axis=0, dtype=np.float64), (i,),
+             np.cumsum(i, axis=0, dtype=F64), F64),
             ("cumsum-method-nan", lambda x: x.cumsum(axis=1), (f,), np.cumsum(f, axis=1), F32),
             ("cumprod-i32-axis0", lambda x: ops.cumprod(x, axis=0), (i,), np.cumprod(i, axis=0), I32),
             ("cumprod-f64", lambda x: ops.cumprod(x, axis=-1), (d,), np.cumprod(d, axis=-1), F64),
@@ -300,7 +307,8 @@ def statistics_cases():
             ("cummin-i32", lambda x: ops.cummin(x, axis=0), (i,), np.minimum.accumulate(i, axis=0), I32),
             ("cummax-bool", lambda x: ops.cummax(x, axis=1), (b,), np.maximum.accumulate(b, axis=1), BOOL),
         ]
-    return [Case(cid, fn, args, np.asarray(expected).astype(dt), dt, bound=4.0) for cid, fn, args, expected, dt in specs]
+    return [Case(cid, fn, args, np.asarray(expected).astype(dt), dt, bound=4.0)
+            for cid, fn, args, expected, dt in specs]
 
 
 def _top_k(x, k):
@@ -322,11 +330,12 @@ def sort_cases():
         ("argsort-f32-stable-nan", lambda x: ops.argsort(x), (f,), np.argsort(f, kind="stable"), I32),
         ("argsort-signed-zeros", lambda x: ops.argsort(x), (z,), np.argsort(z, kind="stable"), I32),
         ("argsort-i32-axis0", lambda x: ops.argsort(x, axis=0), (i,), np.argsort(i, axis=0, kind="stable"), I32),
-        ("argsort-i8-flattened", lambda x: ops.argsort(x, axis=None), (s,), np.argsort(s, axis=None, kind="stable"), I32),
+        ("argsort-i8-flattened", lambda x: ops.argsort(x, axis=None), (s,), np.argsort(s, axis=None, kind="stable"),
+         I32),
     ]
     cases = [Case(cid, fn, args, np.asarray(e).astype(dt), dt, rule="exact") for cid, fn, args, e, dt in specs]
     for cid, x, k in (("top_k-f32-nan", f, 3), ("top_k-f32-zeros", z, 10), ("top_k-i32-ties", i, 4),
-                      ("top_k-f64-3d", d, 2), ("top_k-u8-all", u, 9), ("top_k-zero", i, 0)):  # noqa: E501
+                      ("top_k-f64-3d", d, 2), ("top_k-u8-all", u, 9), ("top_k-zero", i, 0)):
         values, indices = _top_k(x, k)
         if x.dtype.kind == "f" and x.dtype.itemsize <= 4:   # these come back from sort keys: -0.0 as 0.0
             values = np.where(values == 0, np.zeros_like(values), values)
@@ -341,7 +350,10 @@ def half_cases():
     for dtype in (F16, BF16):
         x = np.array([-3.0, -0.75, 0.0, 0.3, 1.0, 2.5, 6.0, np.nan, np.inf], dtype)
         p = np.array([0.01, 0.3, 1.0, 2.5, 9.0], dtype)
-        ops_here = (("sin", x), ("erfc", x), ("lgamma", p)) if dtype == F16 else (("cbrt", x), ("log2", p), ("arctan", x))
+        if dtype == F16:
+            ops_here = (("sin", x), ("erfc", x), ("lgamma", p))
+        else:
+            ops_here = (("cbrt", x), ("log2", p), ("arctan", x))
         for name, v in ops_here:
             cases.append(Case(f"{name}-{SHORT[dtype]}", lambda a, n=name: getattr(ops, n)(a), (v,),
                               _reference(name, v, dtype), dtype))
@@ -488,7 +500,8 @@ ERRORS = [  # (fn, inputs, error, message pattern)
 ]
 
 
-@pytest.mark.parametrize("fn, inputs, error, pattern", ERRORS, ids=[e[3].split(":")[0] + f"-{i}" for i, e in enumerate(ERRORS)])
+@pytest.mark.parametrize("fn, inputs, error, pattern", ERRORS,
+                         ids=[e[3].split(":")[0] + f"-{i}" for i, e in enumerate(ERRORS)])
 def test_errors_name_the_op_and_the_users_line(fn, inputs, error, pattern):
     with pytest.raises(error, match=pattern) as info:
         _lower(fn, *inputs)

@@ -371,8 +371,8 @@ def _float_operand(op: str, x) -> Tensor:
 
 
 def gelu(x, approximate: bool = False) -> Tensor:
-    """x * Phi(x) (the Gaussian CDF) = x/2 * erfc(-x/sqrt2): exact, or the tanh approximation
-    (approximate=True), as jax.nn.gelu computes them."""
+    """x * Phi(x) (the Gaussian CDF) = x/2 * erfc(-x/sqrt2): exact by default (as torch), or the tanh
+    approximation with approximate=True (jax.nn.gelu's default)."""
     x = _float_operand("gelu", x)
     if approximate:
         inner = float(np.sqrt(2 / np.pi)) * (x + 0.044715 * (x * x * x))

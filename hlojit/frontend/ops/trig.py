@@ -5,12 +5,15 @@ linearly in |x| (error 1e-5 at x = 100, garbage beyond 1e7, -inf at 1e30), tan d
 vmvx, and the f64 versions do not link at all. So every target gets the same arithmetic from here:
 
 - Reduction (Payne-Hanek, in integers, exact): |x| = M * 2**E is multiplied by the 192 (f32: 128) bits
-  of 2/pi that matter for this E (picked from a table of 2/pi's bits by a one-hot sum over the table),
-  in 32-bit limbs in u64. The product's two integer bits are the quadrant q, its fraction bits the
+  of 2/pi that matter for this E (picked from a table of 2/pi's bits by a chain of selects on E), in
+  32-bit limbs in u64. The product's two integer bits are the quadrant q, its fraction bits the
   angle theta in [-pi/4, pi/4], to full precision even for the inputs closest to a multiple of pi/2.
 - Kernels: Taylor polynomials of sin and cos on [-pi/4, pi/4], to the term below the dtype's ulp.
 - Inverses: atan on [0, tan(pi/8)] by a fitted polynomial (tools/fit_special.py), reached by
   atan(t) = pi/4 + atan((t-1)/(t+1)) and atan(x) = pi/2 - atan(1/x); the rest follows from atan2.
+
+The price is compile time: IREE compiles f32 sin in ~0.3 s more than exp, but cuts f64's 6-limb
+reduction into about a dozen dispatches (~2 s more per call site with different shapes).
 """
 from __future__ import annotations
 
@@ -22,11 +25,8 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from . import elementwise as ew
-from ...dialects import stablehlo as hlo
-from ._core import convert, emit, wrap
+from ._core import convert
 from .math import FORMATS, _bits, signbit
-from .reductions import sum as _sum
-from .shape import broadcast_to, iota, reshape
 
 # --- the bits of 2/pi ------------------------------------------------------------------------------
 
