@@ -27,9 +27,9 @@ __all__ = [
     "ops", "promotion", "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64",
 ]
+__all__ += ["cache", "ConfigError", "from_mlir", "testing"]
 from .errors import ArtifactError
 from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/f"), hj.load("out/f")
 __all__ += ["ArtifactError", "Loaded", "export", "load"]
-__all__ += ["cache", "ConfigError", "from_mlir", "testing"]
 from . import random                        # hj.random.key(0), split, fold_in, uniform, normal, randint ...
 __all__ += ["random"]

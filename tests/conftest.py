@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-import hlojit as hj
 
 # Every target that runs on this machine; iree:cuda only compiles here (see test_backends.py).
 BACKENDS = ["reference", "iree:cpu", "iree:vmvx"]
@@ -42,3 +41,12 @@ def _compile_cache_in_a_temp_dir(tmp_path_factory):
     patch.setenv("HLOJIT_CACHE_DIR", str(tmp_path_factory.mktemp("hlojit-compile-cache")))
     yield
     patch.undo()
+
+
+def pytest_collection_modifyitems(items):
+    """The op tables compile one module per (backend, group) and share it among that group's tests: under
+    pytest-xdist (`--dist loadgroup`) those tests go to one worker, so no module compiles twice."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "backend" in params and "group" in params:
+            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}:{params['backend']}:{params['group']}"))

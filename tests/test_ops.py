@@ -19,7 +19,6 @@ How it is organised
 """
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import math
 import os
@@ -143,7 +142,10 @@ APPROXIMATE_SCALE = 8.0
 NATIVE_PRECISION_ROWS = {"nextafter"}   # numpy's answer computed in the dtype itself, not in float64
 # f16/bf16/i8/u8 take every row that is not float-only, and these float-only ones: the float-only rows
 # compute in f32 (ints) or have no code of their own for narrow floats, and each costs a compiled dispatch
-REPRESENTATIVE_FLOAT_ROWS = {"exp", "log", "sqrt", "tanh", "sigmoid", "reciprocal", "sin", "divide", "arctan2"}
+REPRESENTATIVE_FLOAT_ROWS = {  # (sin/cos/tan cost ~2 s of compiling per dispatch: their exact argument reduction)
+    "f": {"exp", "log", "sqrt", "tanh", "sigmoid", "reciprocal", "sin", "divide", "arctan2"},
+    "i": {"exp", "sqrt", "reciprocal", "divide"}, "u": {"exp", "sqrt", "reciprocal", "divide"},
+}
 
 UNARY_SHAPES = [(), (0, 3), (7,), (2, 3), (2, 3, 4), (2, 1, 3, 2)]
 UNARY_SHAPES_EXTRA = [(2, 3), (), (5,)]
@@ -153,6 +155,9 @@ BINARY_SHAPES_EXTRA = [((2, 1, 3), (4, 3)), ((2, 3), (2, 3)), ((), (4,))]
 
 # Float specials: nan/inf propagation, signed zeros, ties, huge and tiny values.
 SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 0.5, 3.0, -7.25, 1e30, -1e-30]
+# sin/cos/tan also get large arguments: their argument reduction (IREE's own lost all accuracy past 1e7)
+TRIG_LARGE = {F32: [100.0, 1e3, 1e4, 1e6, 1e10, 1e20, -3e38, 7e37],
+              F64: [100.0, 1e3, 1e6, 1e10, 1e20, 1e100, -1e300, 1.7e308]}
 
 
 def takes(row, dtype) -> bool:
@@ -181,7 +186,8 @@ def elementwise_case(name, row, ref, args, cid, dtype, fn=None, inputs=None):
 
 def unary_rows(dtype):
     for name, row in UNARY.items():
-        if takes(row, dtype) and (dtype in MAIN_DTYPES or row.kinds != "f" or name in REPRESENTATIVE_FLOAT_ROWS):
+        if takes(row, dtype) and (dtype in MAIN_DTYPES or row.kinds != "f" or
+                                  name in REPRESENTATIVE_FLOAT_ROWS[kind(dtype)]):
             yield name, row
 
 
@@ -195,7 +201,8 @@ def unary_cases(dtype, offset):
         if dtype in (F32, F64):
             cid = f"{name}-{dt}-values-and-specials"
             x = np.concatenate([values(dtype, (10,), UNARY_DOMAIN.get(name, "any"), rng_for(cid)),
-                                np.array(SPECIALS, dtype)])
+                                np.array(SPECIALS + (TRIG_LARGE[dtype] if name in ("sin", "cos", "tan") else []),
+                                         dtype)])
         else:
             shape = shapes[(i + offset) % len(shapes)]
             cid = f"{name}-{dt}-{shape_str(shape)}"
@@ -207,9 +214,6 @@ def unary_cases(dtype, offset):
         for name in ("floor", "ceil"):  # numpy: floor(-subnormal) == -1, ceil(+subnormal) == 1
             cases.append(elementwise_case(name, UNARY[name], UNARY[name].numpy, (sub,),
                                           f"{name}-{dt}-subnormal", dtype))
-        big = np.array([100.0, 1e3, 1e4, 1e6, 1e10, 1e20, 1e30, -3e38, 1e300 if dtype == F64 else 7e37], dtype)
-        cases.append(elementwise_case("sin", UNARY["sin"], UNARY["sin"].numpy, (big,),  # argument reduction
-                                      f"sin-{dt}-large-argument", dtype))
         tiny_x = np.array([1e-5, -1e-6, 3e-8, 1e-20, -2e-3], dtype)  # the point of expm1/log1p: relative accuracy
         for name in ("expm1", "log1p"):
             if name in UNARY:
@@ -238,7 +242,7 @@ SCALAR_ROWS = {"add": "right", "subtract": "left", "multiply": "left", "divide":
 def binary_cases(dtype, offset):
     pairs = BINARY_SHAPES if dtype in MAIN_DTYPES else BINARY_SHAPES_EXTRA
     rows = [(n, r, ref) for n, r, ref in binary_rows() if r is None or takes(r, dtype) and (
-        dtype in MAIN_DTYPES or r.kinds != "f" or n in REPRESENTATIVE_FLOAT_ROWS)]
+        dtype in MAIN_DTYPES or r.kinds != "f" or n in REPRESENTATIVE_FLOAT_ROWS[kind(dtype)])]
     dt = SHORT[dtype]
     cases = []
     for i, (name, row, ref) in enumerate(rows):
@@ -616,6 +620,17 @@ def _dtypes_of(case):
 
 HALF = (F16, BF16)
 
+
+def _vmvx_compiles_half(case) -> bool:
+    """The f16/bf16 cases IREE vmvx does compile (each compiled alone): data movement, isnan/isfinite,
+    bf16 <-> f32 and the bf16 rows hlojit computes in f32."""
+    if case.op in ("where", "ones", "full", "isnan", "isfinite"):
+        return True
+    if case.op in ("sin", "arctan2") and case.dtype == BF16:
+        return True
+    return case.op == "astype" and (case.args[0].dtype, case.dtype) in ((F16, F16), (BF16, BF16), (BF16, F32),
+                                                                        (F32, BF16))
+
 # IREE cannot compile these: the cases go into a module of their own, so the rest of their group runs.
 KNOWN_COMPILE_FAILURES = [
     (("iree:cpu",), lambda g, c: c.op == "astype" and c.dtype == BF16 and kind(c.args[0].dtype) in "biu",
@@ -623,16 +638,17 @@ KNOWN_COMPILE_FAILURES = [
     (("iree:cpu",), lambda g, c: c.op in ("matmul", "dot") and c.args[0].dtype == BOOL,
      "IREE llvm-cpu cannot compile a bool matmul: it folds hlojit's i1->i32 converts into the contraction and "
      "data tiling fails ('failed to legalize unresolved target materialization ... element_types = [i1, i1, i32]')"),
-    (("iree:vmvx",), lambda g, c: bool(_dtypes_of(c) & set(HALF)),
-     "IREE vmvx cannot compile f16/bf16 arithmetic or conversions ('vm.add.f32' op operand #0 must be 32-bit "
-     "float, but got 'i32'; arith.sitofp/uitofp to f16 illegal)"),
+    (("iree:vmvx",), lambda g, c: bool(_dtypes_of(c) & set(HALF)) and not _vmvx_compiles_half(c),
+     "IREE vmvx cannot compile f16/bf16 arithmetic, comparisons or most conversions ('vm.add.f32' op operand "
+     "#0 must be 32-bit float, but got 'i32'; failed to legalize arith.cmpf/extf/sitofp/constant on f16)"),
     (("iree:vmvx",), lambda g, c: c.op == "sign" and c.dtype == F32,
      "IREE vmvx cannot lower math.copysign, which stablehlo.sign f32 becomes (hlojit avoids it for f64 only)"),
     (("iree:vmvx",), lambda g, c: c.id == "matmul-bool-3,3x4",
      "IREE vmvx: a bool vector-matrix product fuses the i1->i32 convert into linalg.vecmat and fails "
      "('linalg.vecmat' op expected type of bb argument #0 ('i1') to match element type ('i8'))"),
-    (("iree:vmvx",), lambda g, c: c.op == "astype" and c.args[0].dtype == F64 and c.dtype.kind in "iu",
-     "IREE vmvx cannot convert f64 to an integer: failed to legalize 'arith.fptosi' (f64) -> i32"),
+    (("iree:vmvx",), lambda g, c: c.op == "astype" and c.args[0].dtype == F64 and c.dtype in (F32, I8, U8, I32),
+     "IREE vmvx cannot convert f64 to f32 or to an integer: failed to legalize 'arith.truncf' (f64) -> f32, "
+     "'arith.fptosi' (f64) -> i32"),
 ]
 
 # The IREE compiler process dies (SIGFPE) on these: they run in a subprocess instead.
@@ -675,6 +691,23 @@ def _known(table, backend, group, case):
     return None
 
 
+def _compile_failure_probes() -> set:
+    """(backend, case id) of the first case of each known compile failure in each group: compiling one
+    shows the failure is still there (a strict xfail turns into a failure when IREE or hlojit fixes it);
+    compiling every case that hits it (all f16 arithmetic on vmvx ...) would cost seconds for nothing."""
+    probes = {}
+    for backend in BACKENDS:
+        for group, cases in GROUPS.items():
+            for case in cases:
+                reason = _known(KNOWN_COMPILE_FAILURES, backend, group, case)
+                if reason:
+                    probes.setdefault((backend, group, reason), case.id)
+    return {(backend, case_id) for (backend, _, _), case_id in probes.items()}
+
+
+COMPILE_FAILURE_PROBES = _compile_failure_probes()
+
+
 # --- running ---------------------------------------------------------------------------------------
 
 def run_cases(backend, cases):
@@ -682,54 +715,37 @@ def run_cases(backend, cases):
     fn = hj.jit(lambda inputs: [c.fn(*args) for c, args in zip(cases, inputs)], backend=backend)
     try:
         outputs = fn([c.args for c in cases])
-        return {c.id: np.asarray(out) for c, out in zip(cases, outputs)}
+        # copies: a view of an IREE buffer outliving the device at interpreter exit segfaults
+        return {c.id: np.array(out, copy=True) for c, out in zip(cases, outputs)}
     except Exception as e:  # every case of the module reports the error (with where it came from)
         e.add_note("raised at:\n" + "".join(traceback.format_tb(e.__traceback__)[-3:]))
         return {c.id: e for c in cases}
 
 
 def _module_of(backend, group, case):
-    """Which module computes a case: the group's main one, its known-compile-failure one, or a subprocess."""
+    """Which module computes a case: the group's main one, one of its own (a known compile failure's probe),
+    or a subprocess (a known crash); None for a known compile failure that is not its probe (not run)."""
     if _known(KNOWN_CRASHES, backend, group, case):
         return f"crash:{case.id}"
-    return "compile-failure" if _known(KNOWN_COMPILE_FAILURES, backend, group, case) else "main"
+    if _known(KNOWN_COMPILE_FAILURES, backend, group, case):
+        return f"probe:{case.id}" if (backend, case.id) in COMPILE_FAILURE_PROBES else None
+    return "main"
 
 
-# Modules compile on two threads (IREE's compiler is single-threaded and releases the GIL, so the two
-# cores overlap), in the order the selected tests need them; a test waits only for its own module.
-_POOL: list = []
-_FUTURES: dict = {}
-
-
-def _submit(backend, group, module):
-    key = (backend, group, module)
-    if key not in _FUTURES:
-        if not _POOL:
-            _POOL.append(concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="test_ops"))
-        if module.startswith("crash:"):
-            case = next(c for c in GROUPS[group] if c.id == module[len("crash:"):])
-            _FUTURES[key] = _POOL[0].submit(_run_in_subprocess, backend, group, case)
-        else:
-            cases = [c for c in GROUPS[group] if _module_of(backend, group, c) == module]
-            _FUTURES[key] = _POOL[0].submit(run_cases, backend, cases)
-    return _FUTURES[key]
+# Each module compiles once, on the first test that needs it. Under pytest-xdist (the project's default,
+# `-n auto`), conftest.py sends all the tests of one (backend, group) to the same worker.
+_RESULTS: dict = {}
 
 
 def result(backend, group, case):
-    outcome = _submit(backend, group, _module_of(backend, group, case)).result()
-    return outcome[case.id] if isinstance(outcome, dict) else outcome
-
-
-@pytest.fixture(scope="session")
-def _compile_ahead(request):
-    """Queue every module the selected test_op items need, so compiling overlaps the tests."""
-    for item in request.session.items:
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        if item.originalname == "test_op" and "case" in params:
-            _submit(params["backend"], params["group"], _module_of(params["backend"], params["group"], params["case"]))
-    yield
-    if _POOL:
-        _POOL[0].shutdown(wait=True, cancel_futures=True)
+    module = _module_of(backend, group, case)
+    key = (backend, group, module)
+    if key not in _RESULTS:
+        if module.startswith("crash:"):
+            _RESULTS[key] = _run_in_subprocess(backend, group, case)
+        else:
+            _RESULTS[key] = run_cases(backend, [c for c in GROUPS[group] if _module_of(backend, group, c) == module])
+    return _RESULTS[key][case.id]
 
 
 def _run_in_subprocess(backend, group, case):
@@ -748,29 +764,20 @@ def _run_in_subprocess(backend, group, case):
     return {case.id: pickle.loads(proc.stdout)}
 
 
-def _open_failures() -> set:
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test_ops_open_failures.txt")
-    with open(path) as f:
-        return {line.strip() for line in f if line.strip() and not line.startswith("#")}
-
-
-OPEN_FAILURES = _open_failures()
-
-
 def _params():
     for backend in BACKENDS:
         for group, cases in GROUPS.items():
             for case in cases:
                 marks = []
-                for table, raises in ((KNOWN_COMPILE_FAILURES, hj.CompileError), (KNOWN_CRASHES, AssertionError),
-                                      (KNOWN_WRONG, AssertionError)):
+                reason = _known(KNOWN_COMPILE_FAILURES, backend, group, case)
+                if reason:  # only the probe compiles; the rest are not run (same failure, same cost)
+                    probe = (backend, case.id) in COMPILE_FAILURE_PROBES
+                    marks.append(pytest.mark.xfail(reason=reason if probe else f"not compiled: {reason}",
+                                                   raises=hj.CompileError, strict=True, run=probe))
+                for table in (KNOWN_CRASHES, KNOWN_WRONG):
                     reason = _known(table, backend, group, case)
                     if reason:
-                        marks.append(pytest.mark.xfail(reason=reason, raises=raises, strict=True))
-                if not marks and f"{backend}-{case.id}" in OPEN_FAILURES:
-                    # not strict: some of these failed only under heavy machine load (compile timeouts)
-                    marks.append(pytest.mark.xfail(reason="open: failed on this backend, not yet diagnosed "
-                                                          "(tests/test_ops_open_failures.txt)", strict=False))
+                        marks.append(pytest.mark.xfail(reason=reason, raises=AssertionError, strict=True))
                 yield pytest.param(backend, group, case, id=f"{backend}-{case.id}", marks=marks)
 
 
@@ -807,7 +814,7 @@ def describe_inputs(args) -> str:
 
 
 @pytest.mark.parametrize("backend, group, case", list(_params()))
-def test_op(backend, group, case, _compile_ahead):
+def test_op(backend, group, case):
     actual = result(backend, group, case)
     if isinstance(actual, Exception):  # shared by the module's cases: drop the traceback the last one grew
         raise actual.with_traceback(None)

@@ -129,7 +129,7 @@ class Executable:
             "upload": functools.partial(self.device.allocator.allocate_buffer_copy, rt.MemoryType.DEVICE_LOCAL,
                                         rt.BufferUsage.DEFAULT, self.device),
         }
-        lines = [f"def call(leaves):", f"    args = VmVariantList({len(self._inputs)})", "    push = args.push_ref"]
+        lines = ["def call(leaves):", f"    args = VmVariantList({len(self._inputs)})", "    push = args.push_ref"]
         if self._inputs:
             lines.append(f"    {''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
         for i, (_, dtype, element_type) in enumerate(self._inputs):

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 import time
 
 from iree.compiler.api import Output
@@ -18,6 +19,12 @@ from ..errors import CompileError
 from . import quirks
 from .program import Program
 from .targets import Target
+
+
+# One IREE compile at a time per process: two sessions compiling on two threads at once gave bogus
+# verifier errors ("'vm.func' op expects parent op 'vm.module'") in IREE 3.13. Tracing, the persistent
+# cache and running stay concurrent; a process pool compiles in parallel (tests/test_ops.py does).
+COMPILE_LOCK = threading.Lock()
 
 
 @dataclasses.dataclass
@@ -55,13 +62,14 @@ def compile_program(program: Program, target: Target) -> Compiled:
         handler = session.context.attach_diagnostic_handler(on_diagnostic)
         start = time.perf_counter()
         try:
-            invocation = session.invocation()
-            invocation.import_module(program.module.operation)
-            ok = invocation.execute()
-            if ok:
-                output = Output.open_membuffer()
-                invocation.output_vm_bytecode(output)
-                vmfb = bytes(output.map_memory())
+            with COMPILE_LOCK:
+                invocation = session.invocation()
+                invocation.import_module(program.module.operation)
+                ok = invocation.execute()
+                if ok:
+                    output = Output.open_membuffer()
+                    invocation.output_vm_bytecode(output)
+                    vmfb = bytes(output.map_memory())
         finally:
             handler.detach()
         seconds = time.perf_counter() - start

@@ -23,6 +23,7 @@ from iree.compiler.api import ctypes_dl
 
 from ..errors import CompileError
 from . import quirks
+from .compiler import COMPILE_LOCK
 from .program import Program
 from .targets import Target
 
@@ -189,30 +190,31 @@ def explain(program: Program, target: Target) -> Explanation:
         handler = session.context.attach_diagnostic_handler(
             lambda d: diagnostics.append(f"{d.severity.name.lower()}: {d.message} ({d.location})") or True)
         try:
-            invocation = session.invocation()
-            invocation.import_module(program.module.operation)
-            previous = "start"
-            for phase in PHASES:
-                set_from(invocation._inv_p, previous.encode())
-                set_to(invocation._inv_p, phase.encode())
-                start = time.perf_counter()
-                if not invocation.execute():
-                    raise CompileError(f"IREE could not compile {program.name} for {target.name} in phase {phase}: "
-                                       f"{(diagnostics or ['no diagnostic'])[0]}", diagnostics=diagnostics)
-                seconds[phase] = time.perf_counter() - start
-                if phase in _SNAPSHOTS:  # take the module out to print it with locations, then put it back
-                    module_op = invocation.export_module()
-                    snapshots[_SNAPSHOTS[phase]] = module_op.get_asm(enable_debug_info=True)
-                    if phase == "global-optimization":
-                        op_counts["optimized"] = _main_op_counts(module_op)
-                    else:
-                        report = _dispatch_report(module_op)
-                    invocation = session.invocation()
-                    invocation.import_module(module_op)
-                previous = phase
-            output = Output.open_membuffer()
-            invocation.output_vm_bytecode(output)
-            vmfb = bytes(output.map_memory())
+            with COMPILE_LOCK:  # one IREE compile at a time (compiler.py says why)
+                invocation = session.invocation()
+                invocation.import_module(program.module.operation)
+                previous = "start"
+                for phase in PHASES:
+                    set_from(invocation._inv_p, previous.encode())
+                    set_to(invocation._inv_p, phase.encode())
+                    start = time.perf_counter()
+                    if not invocation.execute():
+                        raise CompileError(f"IREE could not compile {program.name} for {target.name} in phase {phase}: "
+                                           f"{(diagnostics or ['no diagnostic'])[0]}", diagnostics=diagnostics)
+                    seconds[phase] = time.perf_counter() - start
+                    if phase in _SNAPSHOTS:  # take the module out to print it with locations, then put it back
+                        module_op = invocation.export_module()
+                        snapshots[_SNAPSHOTS[phase]] = module_op.get_asm(enable_debug_info=True)
+                        if phase == "global-optimization":
+                            op_counts["optimized"] = _main_op_counts(module_op)
+                        else:
+                            report = _dispatch_report(module_op)
+                        invocation = session.invocation()
+                        invocation.import_module(module_op)
+                    previous = phase
+                output = Output.open_membuffer()
+                invocation.output_vm_bytecode(output)
+                vmfb = bytes(output.map_memory())
         finally:
             handler.detach()
         llvm_ir, assembly = _read_dumps(dump)
