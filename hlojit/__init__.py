@@ -33,3 +33,6 @@ __all__ += ["ArtifactError", "Loaded", "export", "load"]
 __all__ += ["cache", "ConfigError", "from_mlir", "testing"]
 from . import random                        # hj.random.key(0), split, fold_in, uniform, normal, randint ...
 __all__ += ["random"]
+from .errors import DifferentiationError
+from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
+__all__ += ["DifferentiationError", "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp"]
