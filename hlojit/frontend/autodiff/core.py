@@ -188,10 +188,12 @@ def operands_of(op) -> tuple[list, list]:
 
 
 def activity(ops, active) -> set:
-    """The float values that depend on `active` ones (only they need cotangents)."""
-    active = set(active)
+    """The float values that depend on `active` ones (only they need cotangents). A region's outputs
+    depend on its inputs even where its ops go through integers."""
+    active, table = set(active), regions()
     for op in ops:
-        if any(v in active for v in operands_of(op)[0]):
+        if any(v in active for v in operands_of(op)[0]) or \
+                any(r in table and any(v in active for v in table[r].inputs) for r in op.results):
             active.update(r for r in op.results if is_float_value(r))
     return active
 
