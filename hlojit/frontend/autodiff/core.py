@@ -97,11 +97,7 @@ class Region(NamedTuple):
 
 def regions() -> dict:
     """The current trace's regions by output value."""
-    tr = _trace.current()
-    found = getattr(tr, "autodiff_regions", None)
-    if found is None:
-        found = tr.autodiff_regions = {}
-    return found
+    return _trace.current().autodiff_regions
 
 
 def add_region(region: Region):
