@@ -271,7 +271,8 @@ def test_pytrees_argnums_aux_and_integer_inputs():
     assert aux["y"].shape == (4, 2) and value.shape == ()
     assert np.asarray(gp["b"][1]).dtype == np.int32 and int(np.asarray(gp["b"][1])) == 0
     assert np.asarray(gs).dtype == np.int32 and int(np.asarray(gs)) == 0
-    fd_w = numeric_grad(lambda w, b, x: loss({"w": w, "b": [b, np.int32(3)]}, x, 2)[0], (params["w"], params["b"][0], x))
+    fd_w = numeric_grad(lambda w, b, x: loss({"w": w, "b": [b, np.int32(3)]}, x, 2)[0],
+                        (params["w"], params["b"][0], x))
     np.testing.assert_allclose(np.asarray(gp["w"]), fd_w, rtol=1e-6)
     fd_x = numeric_grad(lambda x: loss(params, x, 2)[0], (x,))
     np.testing.assert_allclose(np.asarray(gx), fd_x, rtol=1e-6)
