@@ -33,3 +33,6 @@ from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/
 __all__ += ["ArtifactError", "Loaded", "export", "load"]
 from . import random                        # hj.random.key(0), split, fold_in, uniform, normal, randint ...
 __all__ += ["random"]
+from .errors import DifferentiationError
+from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
+__all__ += ["DifferentiationError", "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp"]

@@ -49,3 +49,7 @@ class BackendError(HlojitError, ValueError):
 
 class ArtifactError(HlojitError, ValueError):
     """An exported artifact is damaged, incomplete, or made by an IREE release this process cannot run."""
+
+
+class DifferentiationError(TracingError):
+    """Reverse mode cannot go through an op (no rule, or a loop whose trip count is unknown at trace time)."""

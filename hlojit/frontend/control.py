@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..dialects import stablehlo as hlo
 from ..dialects.types import shape_of
 from ..errors import DTypeError, ShapeError, TracingError
-from . import dtypes, pytree
+from . import dtypes, pytree, trace
 from .ops._core import as_tensor, constant, convert, describe, emit, fail, wrap
 from .tensor import Tensor
 
@@ -104,9 +104,11 @@ def _branches(op: str, build, selector, fns, names, operands):
             return [t.value for t in outs]
         return body
 
+    recorded = len(trace.current().autodiff_regions)
     try:
         values = emit(build, selector.value, [make_body(i, fn) for i, fn in enumerate(fns)])
     except _Retrace as retrace:
+        trace.current().forget_regions(recorded)
         targets = retrace.args[0]
         values = emit(build, selector.value, [make_body(i, fn) for i, fn in enumerate(fns)])
     tree, outs = traced[0]
@@ -193,9 +195,11 @@ def _loop(op: str, names, init_val, cond_fn, body_fn, make_state):
                 raise _Retrace()
             return [t.value for t in new_state + new]
 
+        recorded = len(trace.current().autodiff_regions)
         try:
             values = emit(hlo.while_, [t.value for t in state + carry], cond_body, body)
         except _Retrace:
+            trace.current().forget_regions(recorded)
             carry = [_cast(t, promote[k]) if k in promote else t for k, t in enumerate(carry)]
             continue
         results = _wrap_all(values, specs)

@@ -40,6 +40,9 @@ def user_site() -> str:
 
 
 def user_location() -> ir.Location:
+    override = getattr(_local, "location", None)   # autodiff: a backward op takes its forward op's line
+    if override is not None:
+        return override
     frame = user_frame()
     if frame is None:
         return ir.Location.unknown()
@@ -55,6 +58,14 @@ class Trace:
         self.context.load_all_available_dialects()
         self._arg_types = arg_types
         self._name = name
+        # autodiff: derivative regions by output ir.Value (frontend/autodiff/core.py). Ops thrown away by
+        # a retrace free their values, whose addresses MLIR reuses: forget_regions drops their entries.
+        self.autodiff_regions: dict = {}
+
+    def forget_regions(self, count: int):
+        """Drop the derivative regions recorded after the first `count` (their ops were erased)."""
+        for value in list(self.autodiff_regions)[count:]:
+            del self.autodiff_regions[value]
 
     def __enter__(self):
         if current() is not None:
