@@ -33,3 +33,7 @@ __all__ += ["ArtifactError", "Loaded", "export", "load"]
 __all__ += ["cache", "ConfigError", "from_mlir", "testing"]
 from . import random                        # hj.random.key(0), split, fold_in, uniform, normal, randint ...
 __all__ += ["random"]
+from . import nn                            # hj.nn.dense, conv2d, batch_norm, attention, losses, initialisers
+__all__ += ["nn"]
+from . import optim                         # hj.optim.sgd / adam / adamw and learning-rate schedules
+__all__ += ["optim"]
