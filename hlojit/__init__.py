@@ -37,3 +37,7 @@ from . import nn                            # hj.nn.dense, conv2d, batch_norm, a
 __all__ += ["nn"]
 from . import optim                         # hj.optim.sgd / adam / adamw and learning-rate schedules
 __all__ += ["optim"]
+from . import checkpoint                    # hj.save_checkpoint(path, tree), hj.load_checkpoint(path, like=None)
+from .checkpoint import load as load_checkpoint, save as save_checkpoint
+from .errors import CheckpointError
+__all__ += ["checkpoint", "load_checkpoint", "save_checkpoint", "CheckpointError"]

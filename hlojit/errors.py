@@ -49,3 +49,7 @@ class BackendError(HlojitError, ValueError):
 
 class ArtifactError(HlojitError, ValueError):
     """An exported artifact is damaged, incomplete, or made by an IREE release this process cannot run."""
+
+
+class CheckpointError(HlojitError, ValueError):
+    """A checkpoint cannot be written or read, or does not fit the `like` tree it was loaded against."""
