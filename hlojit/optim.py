@@ -21,7 +21,9 @@ import numpy as np
 from .errors import DTypeError, ShapeError
 from .frontend import dtypes, ops, pytree, trace
 from .frontend.jit import Exec
-from .frontend.ops._core import fail
+from .dialects import stablehlo as hlo
+from .frontend.ops import _core
+from .frontend.ops._core import emit, fail
 from .frontend.tensor import Tensor
 
 __all__ = ["Optimizer", "sgd", "adam", "adamw", "constant", "exponential_decay", "cosine_decay",
@@ -122,6 +124,11 @@ def clip_by_global_norm(tree, max_norm: float):
 
 # --- optimizers -----------------------------------------------------------------------------------------
 
+def _barrier(t: Tensor) -> Tensor:
+    """t, opaque to the compiler (no constant folding through it)."""
+    return _core.wrap(emit(hlo.optimization_barrier, [t.value])[0], t.shape, t.dtype, t.weak)
+
+
 def _dtype(leaf):
     return leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
 
@@ -135,12 +142,14 @@ def _zeros_like(leaf):
 class Optimizer:
     """`init(params) -> state` and `update(params, grads, state) -> (params, state)`.
 
-    `moments` names the per-parameter buffers the state keeps (each shaped like params); `rule(p, g,
-    buffers, lr, t)` returns the new parameter and buffers for one float leaf, with t the 1-based step
-    number as a float32 scalar."""
+    `moments` names the per-parameter buffers the state keeps (each shaped like params). Once per step,
+    `prepare(lr, t)` turns the learning rate and the 1-based step number t (float32 scalars) into the
+    scalars the rule needs (bias corrections...); `rule(p, g, buffers, scalars)` returns the new parameter
+    and buffers for one float leaf."""
 
-    def __init__(self, name: str, learning_rate, moments: tuple, rule):
+    def __init__(self, name: str, learning_rate, moments: tuple, rule, prepare=None):
         self.name, self.moments, self._rule = name, moments, rule
+        self._prepare = prepare or (lambda lr, t: {"lr": lr})
         self.learning_rate = _schedule(learning_rate)
         self._compiled = Exec(self._traced_update)
 
@@ -180,9 +189,11 @@ class Optimizer:
                 fail(ValueError, op, f"state[{name!r}] has structure {pytree.describe(bdef)} but params have "
                                      f"{pytree.describe(treedef)}: was the state made for other params?")
             buffers.append(leaves)
-        step = ops.astype(state["step"], dtypes.int32)
-        lr = self.learning_rate(step)
-        t = ops.astype(step + 1, dtypes.float32)
+        # a barrier: when init ran in the same trace the step is a constant, and IREE would evaluate the
+        # schedule (a cosine's exact argument reduction) at compile time, by JIT-compiling it: a minute
+        step = _barrier(ops.astype(state["step"], dtypes.int32))
+        lr = ops.astype(self.learning_rate(step), dtypes.float32)
+        scalars = self._prepare(lr, ops.astype(step + 1, dtypes.float32))
         new_params, new_buffers = [], [[] for _ in self.moments]
         for i, (p, g, path) in enumerate(zip(p_leaves, g_leaves, paths)):
             p, g = ops.astype(p, _dtype(p)), ops.astype(g, _dtype(g))
@@ -196,7 +207,7 @@ class Optimizer:
             if not dtypes.is_float(g.dtype):
                 fail(DTypeError, op, f"grads{path} is {g.dtype}, not a float")
             moments = [ops.astype(b[i], p.dtype) for b in buffers]
-            new_p, moments = self._rule(p, ops.astype(g, p.dtype), moments, lr, t)
+            new_p, moments = self._rule(p, ops.astype(g, p.dtype), moments, scalars)
             new_params.append(ops.astype(new_p, p.dtype))
             for j, m in enumerate(moments):
                 new_buffers[j].append(ops.astype(m, p.dtype))
@@ -212,7 +223,8 @@ def sgd(learning_rate=1e-2, momentum: float = 0.0, nesterov: bool = False, weigh
     if nesterov and not momentum:
         fail(ValueError, "optim.sgd", "nesterov needs a momentum > 0")
 
-    def rule(p, g, moments, lr, t):
+    def rule(p, g, moments, scalars):
+        lr = scalars["lr"]
         if weight_decay:
             g = g + weight_decay * p
         if not momentum:
@@ -223,26 +235,32 @@ def sgd(learning_rate=1e-2, momentum: float = 0.0, nesterov: bool = False, weigh
                      ("momentum",) if momentum else (), rule)
 
 
+def _adam_prepare(b1: float, b2: float):
+    def prepare(lr, t):   # the bias corrections 1 - b ** t (1 when b is 0)
+        return {"lr": lr, "c1": 1 - ops.exp(t * math.log(b1)) if b1 > 0 else lr * 0 + 1,
+                "c2": 1 - ops.exp(t * math.log(b2)) if b2 > 0 else lr * 0 + 1}
+    return prepare
+
+
 def _adam_rule(b1: float, b2: float, eps: float, weight_decay: float):
-    def rule(p, g, moments, lr, t):
+    def rule(p, g, moments, scalars):
         mu = b1 * moments[0] + (1 - b1) * g
         nu = b2 * moments[1] + (1 - b2) * (g * g)
-        mu_hat = mu / (1 - ops.exp(t * math.log(b1))) if b1 > 0 else mu     # bias corrections: 1 - b ** t
-        nu_hat = nu / (1 - ops.exp(t * math.log(b2))) if b2 > 0 else nu
-        step = mu_hat / (ops.sqrt(nu_hat) + eps)
+        step = (mu / scalars["c1"]) / (ops.sqrt(nu / scalars["c2"]) + eps)
         if weight_decay:
             step = step + weight_decay * p
-        return p - lr * step, [mu, nu]
+        return p - scalars["lr"] * step, [mu, nu]
     return rule
 
 
 def adam(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> Optimizer:
     """Adam (Kingma & Ba, 2015) with bias-corrected moments: p -= lr * m̂ / (sqrt(v̂) + eps)."""
-    return Optimizer("adam", learning_rate, ("mu", "nu"), _adam_rule(b1, b2, eps, 0.0))
+    return Optimizer("adam", learning_rate, ("mu", "nu"), _adam_rule(b1, b2, eps, 0.0), _adam_prepare(b1, b2))
 
 
 def adamw(learning_rate=1e-3, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
           weight_decay: float = 1e-4) -> Optimizer:
     """Adam with decoupled weight decay (Loshchilov & Hutter, 2019), as optax.adamw:
     p -= lr * (m̂ / (sqrt(v̂) + eps) + weight_decay * p)."""
-    return Optimizer("adamw", learning_rate, ("mu", "nu"), _adam_rule(b1, b2, eps, weight_decay))
+    return Optimizer("adamw", learning_rate, ("mu", "nu"), _adam_rule(b1, b2, eps, weight_decay),
+                     _adam_prepare(b1, b2))

@@ -5,7 +5,8 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..frontend import dtypes, ops
-from ..frontend.ops._core import as_tensor, describe, fail
+from ..dialects import stablehlo as hlo
+from ..frontend.ops._core import as_tensor, describe, emit, fail, wrap
 from . import initializers as init
 from .layers import dense
 
@@ -21,8 +22,12 @@ def _mask_logits(op: str, logits, mask):
     if not fits:
         fail(ShapeError, op, f"mask {describe(mask)} does not broadcast to the attention logits "
                              f"{describe(logits)} ([..., queries, keys])")
-    # the lowest finite value rather than -inf: a fully masked row gives equal weights, not NaN
-    return ops.where(mask, logits, np.finfo(logits.dtype).min)
+    # the lowest finite value rather than -inf: a fully masked row gives equal weights, not NaN. The mask
+    # becomes floats behind a barrier: IREE 3.13's CPU data tiling fuses a traced bool operand into the
+    # matmul that made the logits and cannot pack it ("linalg.pack ... padding_value has 'i8' but got 'i1'")
+    keep = ops.astype(mask, logits.dtype)
+    keep = wrap(emit(hlo.optimization_barrier, [keep.value])[0], keep.shape, keep.dtype)
+    return logits * keep + (1 - keep) * float(np.finfo(logits.dtype).min)
 
 
 def dot_product_attention(q, k, v, mask=None):
