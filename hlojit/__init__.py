@@ -33,6 +33,9 @@ __all__ += ["ArtifactError", "Loaded", "export", "load"]
 __all__ += ["cache", "ConfigError", "from_mlir", "testing"]
 from . import random                        # hj.random.key(0), split, fold_in, uniform, normal, randint ...
 __all__ += ["random"]
+from .errors import DifferentiationError
+from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
+__all__ += ["DifferentiationError", "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp"]
 from . import nn                            # hj.nn.dense, conv2d, batch_norm, attention, losses, initialisers
 __all__ += ["nn"]
 from . import optim                         # hj.optim.sgd / adam / adamw and learning-rate schedules

@@ -53,3 +53,7 @@ class ArtifactError(HlojitError, ValueError):
 
 class CheckpointError(HlojitError, ValueError):
     """A checkpoint cannot be written or read, or does not fit the `like` tree it was loaded against."""
+
+
+class DifferentiationError(TracingError):
+    """Reverse mode cannot go through an op (no rule, or a loop whose trip count is unknown at trace time)."""

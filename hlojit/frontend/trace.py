@@ -40,6 +40,9 @@ def user_site() -> str:
 
 
 def user_location() -> ir.Location:
+    override = getattr(_local, "location", None)   # autodiff: a backward op takes its forward op's line
+    if override is not None:
+        return override
     frame = user_frame()
     if frame is None:
         return ir.Location.unknown()

@@ -115,6 +115,10 @@ COMPARISONS = {  # numpy name -> StableHLO comparison direction
     "equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE", "greater": "GT", "greater_equal": "GE",
 }
 
+# Composites whose ops have no useful derivative (bit tricks, integer argument reduction), by name ->
+# wrap(composite, *operands): filled by frontend/autodiff/composites.py with each one's derivative.
+DIFFERENTIABLE: dict = {}
+
 # bool arithmetic is logic: StableHLO's add/multiply/max/min on i1 are not numpy's (IREE adds i1 as XOR)
 _BOOL_AS = {"add": "or", "multiply": "and", "maximum": "or", "minimum": "and"}
 
@@ -149,6 +153,8 @@ def unary(name: str, x) -> Tensor:
     (x,), dtype, weak = _prepare(name, row, x)
     if row.hlo is not None:
         return _emit_same(row.hlo, [x], dtype, weak)
+    if name in DIFFERENTIABLE:
+        return DIFFERENTIABLE[name](_COMPOSITE_UNARY[name], x)
     return _COMPOSITE_UNARY[name](x)
 
 
@@ -157,7 +163,10 @@ def binary(name: str, x, y) -> Tensor:
     if name == "power" and isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor):
         return _integer_power(as_tensor(x, name), y)
     if row.hlo is None:
-        return _COMPOSITE_BINARY[name](*_prepare(name, row, x, y))
+        tensors, dtype, weak = _prepare(name, row, x, y)
+        if name in DIFFERENTIABLE:
+            return DIFFERENTIABLE[name](lambda *xs: _COMPOSITE_BINARY[name](list(xs), dtype, weak), *tensors)
+        return _COMPOSITE_BINARY[name](tensors, dtype, weak)
     tensors, dtype, weak = _prepare(name, row, x, y)
     op = _BOOL_AS.get(name, row.hlo) if dtype == dtypes.bool_ else row.hlo
     return _emit_same(op, tensors, dtype, weak)

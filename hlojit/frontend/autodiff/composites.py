@@ -1,0 +1,120 @@
+"""Derivatives of the frontend's composites whose own ops have none worth having: sin's exact argument
+reduction runs in integers, erf and lgamma are fitted polynomials, top_k sorts integer keys. Each one
+records a `Region` (core.py) whose backward pass is the textbook derivative, written with frontend ops
+(so it can be differentiated again)."""
+from __future__ import annotations
+
+import math
+
+from ...errors import DifferentiationError
+from .. import dtypes, ops, trace as _trace
+from ..ops import elementwise, statistics
+from ..ops._core import as_tensor
+from .core import Region, add_region, identity
+
+
+def _square(x):
+    return x * x
+
+
+UNARY = {  # name -> d(name)(x) from x and y = name(x)
+    "sin": lambda x, y: ops.cos(x),
+    "cos": lambda x, y: -ops.sin(x),
+    "tan": lambda x, y: 1 + y * y,
+    "tanh": lambda x, y: 1 - y * y,
+    "arcsin": lambda x, y: ops.rsqrt(1 - x * x),
+    "arccos": lambda x, y: -ops.rsqrt(1 - x * x),
+    "arctan": lambda x, y: 1 / (1 + x * x),
+    "sinh": lambda x, y: ops.cosh(x),
+    "cosh": lambda x, y: ops.sinh(x),
+    "arcsinh": lambda x, y: ops.rsqrt(x * x + 1),
+    "arccosh": lambda x, y: ops.rsqrt((x - 1) * (x + 1)),
+    "arctanh": lambda x, y: 1 / (1 - x * x),
+    "exp2": lambda x, y: y * math.log(2),
+    "log2": lambda x, y: 1 / (x * math.log(2)),
+    "log10": lambda x, y: 1 / (x * math.log(10)),
+    "cbrt": lambda x, y: 1 / (3 * y * y),
+    "expm1": lambda x, y: y + 1,
+    "log1p": lambda x, y: 1 / (x + 1),
+    "erf": lambda x, y: (2 / math.sqrt(math.pi)) * ops.exp(-x * x),
+    "erfc": lambda x, y: (-2 / math.sqrt(math.pi)) * ops.exp(-x * x),
+    "softplus": lambda x, y: ops.sigmoid(x),
+    "trunc": lambda x, y: ops.zeros_like(x),
+}
+
+BINARY = {  # name -> (d/dx, d/dy) from x, y and z = name(x, y)
+    "arctan2": lambda x, y, z: (y / (x * x + y * y), -x / (x * x + y * y)),
+    "hypot": lambda x, y, z: (x / z, y / z),
+    "copysign": lambda x, y, z: (ops.where(ops.signbit(x) == ops.signbit(y), 1.0, -1.0).astype(x.dtype),
+                                 ops.zeros_like(y)),
+    "floor_divide": lambda x, y, z: (ops.zeros_like(x), ops.zeros_like(y)),
+    "remainder": lambda x, y, z: (ops.ones_like(x), -ops.floor(x / y)),
+}
+
+NOT_DIFFERENTIABLE = {
+    "lgamma": "its derivative (digamma) is not implemented",
+    "nextafter": "it steps to the neighbouring float, a function of no slope",
+}
+
+
+def _differentiable(name, derivative):
+    def run(composite, *xs):
+        y = composite(*xs)
+        if _trace.current() is None or not dtypes.is_float(y.dtype) or any(y.value == x.value for x in xs):
+            return y
+
+        def bwd(residuals, cts):
+            *inputs, out = residuals
+            slopes = derivative(*inputs, out)
+            slopes = slopes if isinstance(slopes, tuple) else (slopes,)
+            return [(cts[0] * s).astype(x.dtype) for s, x in zip(slopes, inputs)]
+        add_region(Region(name, [x.value for x in xs], [y.value], [x.value for x in xs] + [y.value], bwd))
+        return y
+    return run
+
+
+def _refused(name, why):
+    def run(composite, *xs):
+        y = composite(*xs)
+        if _trace.current() is None or not dtypes.is_float(y.dtype):
+            return y
+        site = _trace.user_site()
+
+        def bwd(residuals, cts):
+            raise DifferentiationError(f"reverse mode through {name} (at {site}): {why}")
+        add_region(Region(name, [x.value for x in xs], [y.value], [], bwd))
+        return y
+    return run
+
+
+for _name, _slope in UNARY.items():
+    elementwise.DIFFERENTIABLE[_name] = _differentiable(_name, _slope)
+for _name, _slopes in BINARY.items():
+    elementwise.DIFFERENTIABLE[_name] = _differentiable(_name, _slopes)
+for _name, _why in NOT_DIFFERENTIABLE.items():
+    elementwise.DIFFERENTIABLE[_name] = _refused(_name, _why)
+
+
+_top_k = statistics.top_k
+
+
+def top_k(x, k: int):
+    """statistics.top_k, whose values come back from integer sort keys: their cotangents go back to the
+    positions the indices name."""
+    x = as_tensor(x, "top_k")
+    values, indices = _top_k(x, k)
+    if not dtypes.is_float(x.dtype):
+        return values, indices
+    held = identity(values)
+    n = x.shape[-1]
+
+    def bwd(residuals, cts):
+        (positions,), g = residuals, cts[0]
+        picks = ops.one_hot(positions, n, dtype=x.dtype)                 # (..., k, n)
+        return [ops.sum(picks * ops.expand_dims(g, -1), axis=-2)]
+    add_region(Region("top_k", [x.value], [held.value], [indices.value], bwd))
+    return held, indices
+
+
+top_k.__doc__ = _top_k.__doc__
+statistics.top_k = ops.top_k = top_k

@@ -1,0 +1,247 @@
+"""VJP rules of the ops that combine elements: reduce, dot_general, convolution, reduce_window.
+
+reduce and reduce_window are recognised by their body (one add / maximum / minimum / multiply of the
+accumulator and the element); other bodies (argmax's variadic reduce) raise DifferentiationError for
+the values they make, which are integers in every op the frontend emits. dot_general and convolution
+follow JAX's transpose rules (`_dot_general_transpose_*`, `_conv_general_dilated_transpose_*`).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ...dialects import stablehlo as hlo
+from ...errors import DifferentiationError
+from .. import ops
+from ..ops._core import convert, emit
+from .core import register, site_of
+from .rules_shape import op_result, pad, slice_
+
+
+def body_op(op) -> str | None:
+    """"add" when the op's region is `return(add(acc, element))` over one operand, else None."""
+    block = op.regions[0].blocks[0]
+    inner = list(block.operations)
+    if len(op.results) != 1 or len(inner) != 2:
+        return None
+    if set(inner[0].operands) != set(block.arguments) or list(inner[1].operands) != [inner[0].results[0]]:
+        return None
+    return inner[0].operation.name.removeprefix("stablehlo.")
+
+
+def _unsupported(p, what):
+    raise DifferentiationError(f"reverse mode has no rule for {p.op.name} with {what} (built at {site_of(p.op)})")
+
+
+def _expand(t, shape, dims):
+    """t (the reduced result) broadcast back to `shape`, its dimensions at `dims`."""
+    return op_result(emit(hlo.broadcast_in_dim, t.value, list(shape), dims), t.dtype)
+
+
+@register("reduce")
+def _reduce(p, cts, active):
+    kind = body_op(p.op)
+    x, g, z = p.inputs[0], cts[0], p.outputs[0]
+    axes = p.ints("dimensions")
+    kept = [d for d in range(x.ndim) if d not in axes]
+    if kind == "add":
+        gx = _expand(g, x.shape, kept)
+    elif kind in ("maximum", "minimum"):  # split evenly between the elements equal to the extremum
+        hit = (x == _expand(z, x.shape, kept)).astype(x.dtype)
+        count = ops.sum(hit, axis=tuple(axes))
+        gx = hit * _expand(g / count, x.shape, kept)
+    elif kind == "multiply":  # exact with zeros: the product of the others, counted without division by 0
+        is_zero = x == 0
+        zeros = ops.sum(is_zero.astype(x.dtype), axis=tuple(axes))
+        rest = ops.prod(ops.where(is_zero, 1.0, x).astype(x.dtype), axis=tuple(axes))
+        zeros_b, rest_b = _expand(zeros, x.shape, kept), _expand(rest, x.shape, kept)
+        safe = ops.where(is_zero, 1.0, x).astype(x.dtype)
+        others = ops.where(zeros_b == 0, rest_b / safe, ops.where(is_zero & (zeros_b == 1), rest_b, 0.0))
+        gx = others.astype(x.dtype) * _expand(g, x.shape, kept)
+    else:
+        _unsupported(p, "a body other than add, maximum, minimum or multiply")
+    return [gx, None]
+
+
+@register("dot_general")
+def _dot_general(p, cts, active):
+    lhs, rhs = p.inputs
+    g = cts[0]
+    text = p.text("dot_dimension_numbers")
+    import re
+
+    def dims(name):
+        found = re.search(name + r" = \[([\d, ]*)\]", text)
+        return [int(v) for v in found.group(1).split(",") if v.strip()] if found else []
+    lb, rb = dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")
+    lc, rc = dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")
+    lf = [d for d in range(lhs.ndim) if d not in lb + lc]
+    rf = [d for d in range(rhs.ndim) if d not in rb + rc]
+    nb = len(lb)
+    g_batch = list(range(nb))
+    g_lhs_free = list(range(nb, nb + len(lf)))
+    g_rhs_free = list(range(nb + len(lf), g.ndim))
+    grads = [None, None]
+    if active[0]:  # g . rhs over rhs's free dims: batch + lhs free + rhs contracting (in rhs order)
+        out = op_result(emit(hlo.dot_general, g.value, convert(rhs, g.dtype).value, lhs_batch=g_batch,
+                             rhs_batch=rb, lhs_contract=g_rhs_free, rhs_contract=rf), g.dtype)
+        rc_sorted = sorted(rc)
+        position = {d: i for i, d in enumerate(lb)} | {d: nb + i for i, d in enumerate(lf)} | \
+            {d: nb + len(lf) + rc_sorted.index(rc[k]) for k, d in enumerate(lc)}
+        grads[0] = convert(_permuted(out, [position[d] for d in range(lhs.ndim)]), lhs.dtype)
+    if active[1]:  # g . lhs over lhs's free dims: batch + rhs free + lhs contracting (in lhs order)
+        out = op_result(emit(hlo.dot_general, g.value, convert(lhs, g.dtype).value, lhs_batch=g_batch,
+                             rhs_batch=lb, lhs_contract=g_lhs_free, rhs_contract=lf), g.dtype)
+        lc_sorted = sorted(lc)
+        position = {d: i for i, d in enumerate(rb)} | {d: nb + i for i, d in enumerate(rf)} | \
+            {d: nb + len(rf) + lc_sorted.index(lc[k]) for k, d in enumerate(rc)}
+        grads[1] = convert(_permuted(out, [position[d] for d in range(rhs.ndim)]), rhs.dtype)
+    return grads
+
+
+def _permuted(t, perm):
+    return t if list(perm) == list(range(t.ndim)) else ops.transpose(t, perm)
+
+
+# --- convolution -----------------------------------------------------------------------------------
+
+def _parse_spec(text: str):
+    """"[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]" -> JAX's (lhs_spec, rhs_spec, out_spec) index tuples."""
+    spec = text[text.index("<") + 1:text.rindex(">")] if "<" in text else text
+    lhs, rest = spec.split("x", 1)
+    rhs, out = rest.split("->")
+    parse = lambda s: [t.strip() for t in s.strip()[1:-1].split(",")]  # noqa: E731
+
+    def indices(labels, first, second):
+        n = len(labels) - 2
+        return (labels.index(first), labels.index(second)) + tuple(labels.index(str(i)) for i in range(n))
+    return indices(parse(lhs), "b", "f"), indices(parse(rhs), "o", "i"), indices(parse(out), "b", "f")
+
+
+def _spec_text(lhs_spec, rhs_spec, out_spec) -> str:
+    def labels(spec, first, second):
+        out = [""] * len(spec)
+        out[spec[0]], out[spec[1]] = first, second
+        for i, d in enumerate(spec[2:]):
+            out[d] = str(i)
+        return "[" + ", ".join(out) + "]"
+    return f"{labels(lhs_spec, 'b', 'f')}x{labels(rhs_spec, 'o', 'i')}->{labels(out_spec, 'b', 'f')}"
+
+
+def _swap(spec):
+    return (spec[1], spec[0]) + tuple(spec[2:])
+
+
+def _dilate(shape, factors):
+    return [0 if d == 0 else 1 + f * (d - 1) for d, f in zip(shape, factors)]
+
+
+def _axis_out_of(src, size, t):
+    shape = list(t.shape)
+    shape[src:src + 1] = [size, shape[src] // size]
+    return ops.reshape(t, tuple(shape))
+
+
+def _axis_into(src, dst, t):
+    perm = [i for i in range(t.ndim) if i != src]
+    perm.insert(dst, src)
+    shape = [d for i, d in enumerate(t.shape) if i != src]
+    shape[dst] *= t.shape[src]
+    return ops.reshape(_permuted(t, perm), tuple(shape))
+
+
+def _conv(lhs, rhs, spec, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups, dtype):
+    value = emit(hlo.convolution, lhs.value, rhs.value, dimension_numbers=_spec_text(*spec), strides=list(strides),
+                 padding=[tuple(int(v) for v in pair) for pair in padding], lhs_dilation=list(lhs_dilation),
+                 rhs_dilation=list(rhs_dilation), feature_group_count=groups, batch_group_count=batch_groups)
+    return op_result(value, dtype)
+
+
+@register("convolution")
+def _convolution(p, cts, active):
+    lhs, rhs = p.inputs
+    g = cts[0]
+    lhs_spec, rhs_spec, out_spec = _parse_spec(p.text("dimension_numbers"))
+    n = len(lhs_spec) - 2
+    strides = p.ints("window_strides") or [1] * n
+    lhs_dil, rhs_dil = p.ints("lhs_dilation") or [1] * n, p.ints("rhs_dilation") or [1] * n
+    padding = np.array(p.op.attributes["padding"]).reshape(n, 2).tolist() if "padding" in p.op.attributes \
+        else [[0, 0]] * n
+    groups, batch_groups = p.int("feature_group_count", 1), p.int("batch_group_count", 1)
+    in_sizes = [lhs.shape[d] for d in lhs_spec[2:]]
+    k_sizes = [rhs.shape[d] for d in rhs_spec[2:]]
+    out_sizes = [g.shape[d] for d in out_spec[2:]]
+    lhs_d, rhs_d, out_d = _dilate(in_sizes, lhs_dil), _dilate(k_sizes, rhs_dil), _dilate(out_sizes, strides)
+    grads = [None, None]
+    if active[0]:
+        kernel, fg = convert(rhs, g.dtype), groups
+        if groups > 1:
+            kernel = _axis_into(rhs_spec[0], rhs_spec[1], _axis_out_of(rhs_spec[0], groups, kernel))
+        elif batch_groups > 1:
+            kernel = _axis_into(rhs_spec[0], rhs_spec[1], _axis_out_of(rhs_spec[0], batch_groups, kernel))
+            fg = batch_groups
+        before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding)]
+        pads = [(b, i + k - 1 - o - b) for b, i, k, o in zip(before, lhs_d, rhs_d, out_d)]
+        flipped = op_result(emit(hlo.reverse, kernel.value, list(rhs_spec[2:])), kernel.dtype)
+        out = _conv(g, flipped, (out_spec, _swap(rhs_spec), lhs_spec), lhs_dil, pads, strides, rhs_dil, fg, 1,
+                    g.dtype)
+        if batch_groups > 1:
+            out = _axis_into(lhs_spec[1], lhs_spec[0], _axis_out_of(lhs_spec[1], batch_groups, out))
+        grads[0] = convert(out, lhs.dtype)
+    if active[1]:
+        fg, bg = groups, batch_groups
+        if bg > 1:
+            fg, bg = bg, 1
+        elif fg > 1:
+            fg, bg = 1, fg
+        pads = [(lo, (o - i) + (k - lo - 1)) for (lo, _), i, k, o in zip(padding, lhs_d, rhs_d, out_d)]
+        spec = (_swap(lhs_spec), _swap(out_spec), _swap(rhs_spec))
+        out = _conv(convert(lhs, g.dtype), g, spec, rhs_dil, pads, lhs_dil, strides, fg, bg, g.dtype)
+        grads[1] = convert(out, rhs.dtype)
+    return grads
+
+
+# --- reduce_window: pools and short cumulative sums ------------------------------------------------
+
+@register("reduce_window")
+def _reduce_window(p, cts, active):
+    """add: JAX's transpose (a window sum of the strided-out cotangent). maximum/minimum: per offset inside
+    the window, the strided slice of the padded input that sits there in every window; the first element
+    equal to the result takes the window's cotangent (select_and_scatter's choice), padded back into
+    place. A window of W elements costs W slices and pads (pools are small windows)."""
+    kind = body_op(p.op)
+    if kind not in ("add", "maximum", "minimum"):
+        _unsupported(p, "a body other than add, maximum or minimum")
+    x, init = p.inputs
+    g, z = cts[0], p.outputs[0]
+    window, strides = p.ints("window_dimensions"), p.ints("window_strides") or [1] * x.ndim
+    if any(d != 1 for d in p.ints("base_dilations") + p.ints("window_dilations")):
+        _unsupported(p, "dilations")
+    padding = np.array(p.op.attributes["padding"]).reshape(x.ndim, 2).tolist() if "padding" in p.op.attributes \
+        else [[0, 0]] * x.ndim
+    if kind == "add":  # JAX's transpose: a window sum over the cotangent spread out by the strides
+        before = [w - lo - 1 for w, (lo, _) in zip(window, padding)]
+        after = [d + w - 1 - od - b for d, w, od, b in zip(x.shape, window, _dilate(g.shape, strides), before)]
+        spread = pad(g, 0, before, after, [s - 1 for s in strides])
+        zero = ops.zeros((), g.dtype)
+        (value,) = emit(hlo.reduce_window, [spread.value], [zero.value], window=window, strides=[1] * x.ndim,
+                        padding=[(0, 0)] * x.ndim, body="add")
+        return [op_result(value, g.dtype), None]
+    padded_shape = [d + lo + hi for d, (lo, hi) in zip(x.shape, padding)]
+    fill = -np.inf if kind == "maximum" else np.inf
+    xp = pad(x, fill, [lo for lo, _ in padding], [hi for _, hi in padding])
+    total, taken = None, None
+    for offset in itertools.product(*[range(w) for w in window]):
+        limit = [o + (n - 1) * s + 1 for o, n, s in zip(offset, g.shape, strides)]
+        hit = slice_(xp, list(offset), limit, strides) == z
+        if taken is not None:
+            hit = hit & ops.logical_not(taken)
+        taken = hit if taken is None else taken | hit
+        share = ops.where(hit, g, 0.0).astype(g.dtype)
+        high = [d - lim for d, lim in zip(padded_shape, limit)]
+        interior = [s - 1 if n > 1 else 0 for s, n in zip(strides, g.shape)]
+        placed = pad(share, 0, list(offset), high, interior)
+        total = placed if total is None else total + placed
+    gx = slice_(total, [lo for lo, _ in padding], [lo + d for (lo, _), d in zip(padding, x.shape)])
+    return [gx, None]
