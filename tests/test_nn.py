@@ -179,7 +179,8 @@ def test_dropout_drops_at_rate_and_keeps_expectation():
     (lambda x: nn.softmax_cross_entropy(x, np.zeros(3, np.int32)), "integer labels must have the logits' shape"),
     (lambda x: nn.attention(x.reshape(1, 2, 3), {n: np.eye(3, dtype=np.float32) for n in ("wq", "wk", "wv", "wo")},
                             num_heads=2), r"num_heads \(2\) must be a positive int dividing the model width 3"),
-    (lambda x: nn.dot_product_attention(x, x, x, mask=np.ones((3, 3), bool)), r"mask bool\[3, 3\] does not broadcast to the attention logits float32\[2, 2\]"),
+    (lambda x: nn.dot_product_attention(x, x, x, mask=np.ones((3, 3), bool)),
+     r"mask bool\[3, 3\] does not broadcast to the attention logits float32\[2, 2\]"),
     (lambda x: nn.dropout(x, 0.5), "needs a key"),
     (lambda x: nn.mse(x, x[0]), "nn.mse: predictions float32"),
     (lambda x: nn.embedding(x, x), "ids must be integers"),
@@ -188,3 +189,34 @@ def test_errors_name_op_shapes_and_line(fn, message):
     with pytest.raises(ValueError if "integers" not in message else TypeError, match=message) as info:
         hj.jit(fn, backend="reference")(np.zeros((2, 3), np.float32))
     assert "test_nn.py:" in str(info.value)
+
+
+def test_layers_differentiate_like_finite_differences():
+    """hj.grad through every layer (float64, reference backend) against a central difference along a random
+    direction: the layers are built only from ops that reverse mode knows."""
+    rng = np.random.default_rng(5)
+    params = {"conv": rng.standard_normal((4, 3, 3, 3)), "dense": rng.standard_normal((16, 5)),
+              "scale": rng.random(4) + 0.5, "offset": rng.standard_normal(4), "table": rng.standard_normal((4, 8)),
+              "att": {n: rng.standard_normal((8, 8)) / 3 for n in ("wq", "wk", "wv", "wo")}}
+    x = rng.standard_normal((2, 3, 6, 6))
+    labels = np.array([1, 4], np.int32)
+
+    def loss(p):
+        y = nn.conv2d(x, p["conv"], padding="SAME")
+        y, _, _ = nn.batch_norm(y, p["scale"], p["offset"], np.zeros(4), np.ones(4), training=True)
+        y = nn.avg_pool(ops.relu(nn.max_pool(y, 2, stride=1)), 2).reshape(2, 16)
+        first = nn.softmax_cross_entropy(nn.dense(nn.layer_norm(y), p["dense"]), labels)
+        seq = nn.embedding(np.array([[0, 1, 2, 3, 1], [3, 2, 2, 0, 1]], np.int32), p["table"])
+        second = nn.mse(nn.attention(seq, p["att"], num_heads=2, mask=np.tril(np.ones((5, 5), bool))), seq * 0.5)
+        return first + second
+
+    value_and_grad = hj.jit(hj.value_and_grad(loss), backend="reference")
+    f = hj.jit(loss, backend="reference")
+    _, grads = value_and_grad(params)
+    leaves, treedef = hj.frontend.pytree.flatten(params)
+    direction = [rng.standard_normal(np.shape(leaf)) for leaf in leaves]
+    shifted = [hj.frontend.pytree.unflatten(treedef, [leaf + s * 1e-6 * d for leaf, d in zip(leaves, direction)])
+               for s in (1, -1)]
+    numeric = (float(f(shifted[0])) - float(f(shifted[1]))) / 2e-6
+    analytic = sum(float((np.asarray(g) * d).sum()) for g, d in zip(hj.frontend.pytree.flatten(grads)[0], direction))
+    assert analytic == pytest.approx(numeric, rel=1e-6)

@@ -51,8 +51,9 @@ def conv2d(x, w, b=None, stride=1, padding="VALID", dilation=1, groups: int = 1,
     if layout not in ("NCHW", "NHWC"):
         fail(ValueError, "nn.conv2d", f"layout must be 'NCHW' or 'NHWC', not {layout!r}")
     if x.ndim != 4 or w.ndim != 4:
-        fail(ShapeError, "nn.conv2d", f"needs a rank-4 input ({layout}) and a rank-4 kernel "
-                                      f"({'OIHW' if layout == 'NCHW' else 'HWIO'}), got x {describe(x)} and w {describe(w)}")
+        kernel = "OIHW" if layout == "NCHW" else "HWIO"
+        fail(ShapeError, "nn.conv2d", f"needs a rank-4 input ({layout}) and a rank-4 kernel ({kernel}), "
+                                      f"got x {describe(x)} and w {describe(w)}")
     y = ops.conv(x, w, stride=stride, padding=padding, dilation=dilation, groups=groups, layout=layout)
     if b is not None:
         b = as_tensor(b, "nn.conv2d")
