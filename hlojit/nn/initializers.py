@@ -71,13 +71,21 @@ def _sample(key, shape, dtype, distribution, scale):
         return ops.ones(shape, dtype)
     if distribution == "uniform":   # in [-scale, scale)
         return random.uniform(key, shape, dtype, -1.0) * np.asarray(scale, dtype)
+    if distribution == "uniform_positive":   # in [0, scale)
+        return random.uniform(key, shape, dtype) * np.asarray(scale, dtype)
     if distribution == "normal":
         draw = random.normal(key, shape, dtypes.float32 if dtype == dtypes.float64 else dtype)
         return ops.astype(draw, dtype) * np.asarray(scale, dtype)
     return _truncated_normal(key, shape, dtype) * np.asarray(scale, dtype)
 
 
-_eager_sample = Exec(_sample, static_argnames=("shape", "dtype", "distribution", "scale"))
+_eager: list = []   # the compiled form of _sample for calls outside hj.jit, made on first use
+
+
+def _eager_sample(key, **static):
+    if not _eager:
+        _eager.append(Exec(_sample, static_argnames=("shape", "dtype", "distribution", "scale")))
+    return _eager[0](key, **static)
 
 
 class Initializer:
@@ -147,9 +155,8 @@ def normal(stddev: float = 1e-2, dtype=dtypes.float32) -> Initializer:
 
 
 def uniform(scale: float = 1e-2, dtype=dtypes.float32) -> Initializer:
-    """Uniform draws in [-scale, scale). (jax.nn.initializers.uniform draws in [0, scale): this one is
-    centred, which is what a weight usually wants.)"""
-    return Initializer("uniform", "uniform", dtype, float(scale))
+    """Uniform draws in [0, scale) (jax.nn.initializers.uniform; variance_scaling's "uniform" is centred)."""
+    return Initializer("uniform", "uniform_positive", dtype, float(scale))
 
 
 def zeros(key, shape, dtype=dtypes.float32):
