@@ -136,6 +136,8 @@ def test_training_step_is_one_program_and_the_loss_falls():
     centres = rng.standard_normal((3, 512)).astype(np.float32)
     labels = rng.integers(0, 3, 64).astype(np.int32)
     x = centres[labels] + 2.0 * rng.standard_normal((64, 512)).astype(np.float32)
+    # drawn on the reference backend, whose zero biases are broadcast (non-contiguous) views: the IREE call
+    # path must copy those rather than fail
     params = hj.jit(lambda k: [hj.nn.init_dense(k, 512, 64), {"scale": np.ones(64, np.float32)},
                                hj.nn.init_dense(hj.random.fold_in(k, 1), 64, 3)], backend="reference")(hj.random.key(0))
     opt = optim.adamw(optim.warmup_cosine_decay(0.0, 1e-2, 5, 40))
