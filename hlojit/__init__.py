@@ -36,3 +36,11 @@ __all__ += ["random"]
 from .errors import DifferentiationError
 from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
 __all__ += ["DifferentiationError", "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp"]
+from . import nn                            # hj.nn.dense, conv2d, batch_norm, attention, losses, initialisers
+__all__ += ["nn"]
+from . import optim                         # hj.optim.sgd / adam / adamw and learning-rate schedules
+__all__ += ["optim"]
+from . import checkpoint                    # hj.save_checkpoint(path, tree), hj.load_checkpoint(path, like=None)
+from .checkpoint import load as load_checkpoint, save as save_checkpoint
+from .errors import CheckpointError
+__all__ += ["checkpoint", "load_checkpoint", "save_checkpoint", "CheckpointError"]

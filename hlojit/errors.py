@@ -51,5 +51,9 @@ class ArtifactError(HlojitError, ValueError):
     """An exported artifact is damaged, incomplete, or made by an IREE release this process cannot run."""
 
 
+class CheckpointError(HlojitError, ValueError):
+    """A checkpoint cannot be written or read, or does not fit the `like` tree it was loaded against."""
+
+
 class DifferentiationError(TracingError):
     """Reverse mode cannot go through an op (no rule, or a loop whose trip count is unknown at trace time)."""

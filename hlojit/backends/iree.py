@@ -123,7 +123,7 @@ class Executable:
         `single`: return the only result itself rather than a list of one."""
         namespace = {
             "VmVariantList": rt.VmVariantList, "ndarray": np.ndarray,
-            "generic": np.generic, "asarray": np.asarray, "Array": Array, "shares": self._shares_memory_with,
+            "generic": np.generic, "asarray": np.asarray, "ascontiguousarray": np.ascontiguousarray, "Array": Array, "shares": self._shares_memory_with,
             "driver": self.driver, "invoke": self._invoke, "function": self._function,
             "acquire": self._lock.acquire, "release": self._lock.release,
             "upload": functools.partial(self.device.allocator.allocate_buffer_copy, rt.MemoryType.DEVICE_LOCAL,
@@ -140,7 +140,10 @@ class Executable:
                 "    else:",
                 f"        if type(a{i}) is not ndarray and not isinstance(a{i}, generic):",
                 f"            a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
-                f"        push(upload(a{i}, element_type{i}))  # a copy: the caller may change its array later",
+                "        try:",
+                f"            push(upload(a{i}, element_type{i}))  # a copy: the caller may change its array later",
+                "        except ValueError:  # not C-contiguous (a transposed or broadcast view): copy it first",
+                f"            push(upload(ascontiguousarray(a{i}), element_type{i}))",
             ]
         lines += [f"    results = VmVariantList({len(self._outputs)})",
                   "    acquire()  # a VM context is not re-entrant across threads (invoke releases the GIL)",
