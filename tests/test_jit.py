@@ -1,5 +1,6 @@
 """hj.jit / hj.Exec: the first working path, the cache and what it reports, pytrees, static arguments,
 results as hj.Array, backend selection, thread safety, and the errors a user sees."""
+import gc
 import os
 import threading
 import warnings
@@ -222,6 +223,16 @@ def test_results_are_arrays_mapped_without_copy():
     assert np.shares_memory(first, second) and not first.flags.writeable
     assert "Array([[2., 2., 2.]" in repr(y) and "dtype=float32" in repr(y)
     assert float(f(np.float32(2))) == 4.0
+
+
+def test_views_of_a_result_outlive_it():
+    """`a, b = f(x)` unpacks numpy views of the device buffer; the hj.Array is gone at once, and its memory
+    must stay theirs while later calls allocate results of the same size."""
+    f = hj.jit(lambda x: x * 3)
+    a, b = f(np.arange(4, dtype=np.uint32).reshape(2, 2))
+    gc.collect()
+    later = [f(np.full((2, 2), i, np.uint32)) for i in range(20)]
+    assert a.tolist() == [0, 3] and b.tolist() == [6, 9] and len(later) == 20
 
 
 def test_arrays_passed_back_are_not_copied_and_numpy_inputs_are():

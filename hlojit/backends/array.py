@@ -9,6 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 
+class _Owner:
+    """The base of a numpy view of device memory: it holds the IREE buffer (and its mapping) for as long as
+    any numpy array looks at that memory. The array IREE's `asarray` gives does not: once the hj.Array
+    was gone, views of it (`a, b = hj_array`) read memory the caching allocator had given to later results."""
+    __slots__ = ("__array_interface__", "_keep")
+
+    def __init__(self, array: np.ndarray, keep: tuple):
+        self.__array_interface__ = array.__array_interface__
+        self._keep = (array, *keep)
+
+
 class Array:
     __slots__ = ("device_ref", "shape", "dtype", "driver", "_host", "__weakref__")
     __array_priority__ = 100
@@ -44,7 +55,10 @@ class Array:
     def numpy(self) -> np.ndarray:
         """The values as a read-only numpy array; on the CPU a view of the device buffer (no copy)."""
         if self._host is None:
-            mapped = self.buffer_view.map().asarray(self.shape, self.dtype)
+            view = self.buffer_view
+            mapping = view.map()
+            owner = _Owner(mapping.asarray(self.shape, self.dtype), (mapping, view, self.device_ref))
+            mapped = np.asarray(owner).view(self.dtype)  # (bfloat16's array interface says only 'V2')
             mapped.flags.writeable = False
             self._host = mapped
         return self._host

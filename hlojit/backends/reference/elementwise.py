@@ -6,11 +6,15 @@ import numpy as np
 from ...dialects.types import dtype_of
 from .interpreter import OPS, enum_attr
 
+
 def _int_divide(a, b):
+    """StableHLO's integer divide truncates toward zero, numpy's // floors: they differ where the quotient is
+    negative and inexact. Not through |a| // |b|: |INT_MIN| wraps negative. INT_MIN / -1 wraps, as in C."""
+    with np.errstate(divide="ignore", over="ignore"):
+        q, r = np.floor_divide(a, b), np.remainder(a, b)
     if a.dtype.kind == "u":
-        return a // b
-    q = np.abs(a) // np.abs(b)
-    return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype)
+        return q
+    return np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(a.dtype)
 
 
 def _shift_right_logical(a, b):

@@ -168,6 +168,8 @@ def binary(name: str, x, y) -> Tensor:
             return DIFFERENTIABLE[name](lambda *xs: _COMPOSITE_BINARY[name](list(xs), dtype, weak), *tensors)
         return _COMPOSITE_BINARY[name](tensors, dtype, weak)
     tensors, dtype, weak = _prepare(name, row, x, y)
+    if name == "power" and dtypes.is_float(dtype):
+        return _float_power(tensors, dtype, weak)
     op = _BOOL_AS.get(name, row.hlo) if dtype == dtypes.bool_ else row.hlo
     return _emit_same(op, tensors, dtype, weak)
 
@@ -205,6 +207,21 @@ def _integer_power(x: Tensor, n: int) -> Tensor:
         if n:
             base = _emit_same("multiply", [base, base], x.dtype, x.weak)
     return result if result is not None else _full_like(x, 1)
+
+
+def _float_power(tensors, dtype, weak):
+    """C99 pow, as numpy computes it. IREE's llvm-cpu powf is exp(y*log(x)): nan for a negative base even
+    with an integer exponent, and for x**0 and 1**y with nan or inf; so stablehlo.power gets |x| and the
+    sign and the exact cases are set here."""
+    a, b = broadcast_all("power", tensors)
+    p = _emit_same("power", [_abs(a), b], dtype, weak)
+    integral = unary("floor", b) == b                                  # inf counts: (-2)**inf is inf
+    odd = integral & (unary("floor", b * 0.5) * 2 != b)
+    negative = (a < 0) | ((a == 0) & (unary("reciprocal", a) < 0))    # -0.0 too: (-0.0)**3 is -0.0
+    p = _select(negative & odd, -p, p)
+    p = _select(negative & ~integral & unary("isfinite", a), _full_like(p, math.nan), p)
+    one = (b == 0) | (a == 1) | ((a == -1) & unary("isinf", b))
+    return _select(one, _full_like(p, 1), p)
 
 
 def _abs(x):
@@ -285,7 +302,8 @@ def _fmod(a: Tensor, b: Tensor) -> Tensor:
         return _emit_same("remainder", [a, b], a.dtype, a.weak)
     q = a / b
     trunc = _select(q < 0, unary("ceil", q), unary("floor", q))
-    return a - trunc * b
+    # 0 * inf is nan, but fmod(finite, +-inf) is the finite operand itself
+    return _select(unary("isinf", b) & unary("isfinite", a), a, a - trunc * b)
 
 
 def _remainder(tensors, dtype, weak):

@@ -21,11 +21,14 @@ def dot_general(x, y, contracting, batch=((), ()), dtype=None) -> Tensor:
         x, y = (_core.convert(t, dtypes.int32) for t in (x, y))
         return dot_general(x, y, contracting, batch) != 0
     out = dtypes.canonical(dtype) if dtype is not None else common
-    value = emit(hlo.dot_general, x.value, y.value, lhs_batch=xb, rhs_batch=yb, lhs_contract=xc,
-                 rhs_contract=yc, dtype=out)
     free_x = [d for i, d in enumerate(x.shape) if i not in (*xc, *xb)]
     free_y = [d for i, d in enumerate(y.shape) if i not in (*yc, *yb)]
     shape = tuple([x.shape[i] for i in xb] + free_x + free_y)
+    if any(x.shape[a] == 0 for a in xc):  # empty sums: IREE's compiler dies (SIGFPE) on a 0-long contraction
+        zeros = _core.broadcast_to(_core.constant(0, out), shape, "dot_general")
+        return wrap(zeros.value, shape, out, weak)
+    value = emit(hlo.dot_general, x.value, y.value, lhs_batch=xb, rhs_batch=yb, lhs_contract=xc,
+                 rhs_contract=yc, dtype=out)
     return wrap(value, shape, out, weak)
 
 
