@@ -44,3 +44,5 @@ from . import checkpoint                    # hj.save_checkpoint(path, tree), hj
 from .checkpoint import load as load_checkpoint, save as save_checkpoint
 from .errors import CheckpointError
 __all__ += ["checkpoint", "load_checkpoint", "save_checkpoint", "CheckpointError"]
+from .backends import set_cpu_threads       # local-task's worker threads (process-wide; or HLOJIT_CPU_THREADS)
+__all__ += ["set_cpu_threads"]

@@ -1,12 +1,13 @@
 """Execution backends, chosen by name: `iree:cpu` (default), `iree:vmvx`, `iree:cuda`, `reference`.
 
-A backend's `load(program)` returns an executable: `executable(flat_leaves) -> [hj.Array]`.
+A backend's `load(program, driver=None)` returns an executable: `executable(flat_leaves) -> [hj.Array]`.
+Runtime options: `check_driver` (per function) and `set_cpu_threads` (per process: see its docstring).
 """
 from __future__ import annotations
 
 import os
 
-from ..errors import BackendError
+from ..errors import BackendError, ConfigError
 from ..pipeline import targets
 from .array import Array
 
@@ -30,4 +31,60 @@ def get(name: str | None = None):
     return _CACHE[name]
 
 
-__all__ = ["Array", "DEFAULT", "NAMES", "get"]
+CPU_DRIVERS = ("local-sync", "local-task")
+MAX_CPU_THREADS = 256          # IREE's task system caps its workers there (silently)
+_cpu_threads: list = []        # [n] once set by set_cpu_threads
+
+
+def check_driver(backend, driver: str | None) -> str | None:
+    """A valid `driver=` for this backend, else ConfigError. The reference backend has no drivers: it
+    accepts and ignores the option, so one piece of code runs on every backend."""
+    if driver is None:
+        return None
+    if driver not in CPU_DRIVERS:
+        raise ConfigError(f"driver={driver!r} is not an IREE CPU driver; use one of {', '.join(CPU_DRIVERS)}, or "
+                          "None to pick by the work done")
+    target = getattr(backend, "target", None)
+    if target is not None and target.driver not in CPU_DRIVERS:
+        raise ConfigError(f"driver={driver!r} is a CPU driver, but {backend.name} runs on {target.driver}")
+    return driver
+
+
+def _parse_threads(value, where: str) -> int:
+    try:
+        n = int(value)
+        if isinstance(value, float) or isinstance(value, bool) or str(n) != str(value).strip():
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where} must be a whole number of threads, not {value!r}") from None
+    if not 1 <= n <= MAX_CPU_THREADS:
+        raise ConfigError(f"{where} must be between 1 and {MAX_CPU_THREADS}, not {n}")
+    return n
+
+
+def cpu_threads() -> int | None:
+    """The worker threads local-task will use: set_cpu_threads, else $HLOJIT_CPU_THREADS, else None (IREE's
+    default topology: one worker per physical core it detects)."""
+    if _cpu_threads:
+        return _cpu_threads[0]
+    value = os.environ.get("HLOJIT_CPU_THREADS", "").strip()
+    return _parse_threads(value, "HLOJIT_CPU_THREADS") if value else None
+
+
+def set_cpu_threads(n: int):
+    """Worker threads of the local-task driver, for the whole process. IREE 3.13's Python API fixes them when
+    the driver is first created (`iree.runtime.flags.parse_flags("--task_topology_group_count=N")`, read
+    then; `get_driver` caches drivers by name and there is no uncached constructor), so this must come
+    before the first call that runs on local-task; changing it later raises ConfigError."""
+    n = _parse_threads(n, "hj.set_cpu_threads(n)")
+    from . import iree
+    created = iree.local_task_threads()
+    if created is not False and created != n:
+        raise ConfigError(f"the local-task driver already runs with {created or 'the default number of'} worker "
+                          "threads: "
+                          "IREE fixes them when the driver is created; call hj.set_cpu_threads before the first "
+                          "call that runs on local-task, or set HLOJIT_CPU_THREADS")
+    _cpu_threads[:] = [n]
+
+
+__all__ = ["Array", "CPU_DRIVERS", "DEFAULT", "NAMES", "check_driver", "cpu_threads", "get", "set_cpu_threads"]
