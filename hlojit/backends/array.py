@@ -3,10 +3,15 @@
 It holds either a reference to an IREE buffer view (device-resident; on the CPU `np.asarray` maps it
 without a copy) or, for the reference backend, a numpy array. Passed back into a compiled function on
 the same kind of device, the buffer is used as it is, not copied.
+
+Donated to a function (`hj.jit(f, donate_argnums=...)`), an Array gives up its buffer: IREE may have written
+a result into it, so every later use raises a `BackendError` that names the function it went to.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ..errors import BackendError
 
 
 class _Owner:
@@ -21,7 +26,7 @@ class _Owner:
 
 
 class Array:
-    __slots__ = ("device_ref", "shape", "dtype", "driver", "_host", "__weakref__")
+    __slots__ = ("device_ref", "shape", "dtype", "driver", "_host", "_donated_to", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, device_ref, shape: tuple, dtype: np.dtype, driver: str | None = None,
@@ -31,6 +36,7 @@ class Array:
         self.dtype = dtype
         self.driver = driver             # the IREE driver whose device holds buffer_view
         self._host = host
+        self._donated_to = None          # the name of the function this Array was donated to
 
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> "Array":
@@ -52,9 +58,33 @@ class Array:
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
+    @property
+    def is_donated(self) -> bool:
+        return self._donated_to is not None
+
+    def donate(self, to: str):
+        """Give up the buffer (a call donated it). A donated Array has no driver, so the call path's
+        `asarray(a)` reaches `numpy()` and its error: no check on the fast path of a normal call."""
+        if self._donated_to is not None:
+            raise self._donated_error()
+        self._donated_to = to
+        self.device_ref = self.driver = self._host = None
+
+    def exclusive_ref(self, shares):
+        """The device buffer, if it may be handed to IREE to write a result into: on a device of `shares` and
+        never viewed from numpy (a numpy view the caller may still hold would see the result appear)."""
+        return self.device_ref if self._host is None and self.driver in shares else None
+
+    def _donated_error(self) -> BackendError:
+        return BackendError(f"this hj.Array ({self.dtype}{list(self.shape)}) was donated to {self._donated_to}() "
+                            "(donate_argnums/donate_argnames): its buffer may hold that call's result now; use "
+                            "the result instead, or do not donate an array you use again")
+
     def numpy(self) -> np.ndarray:
         """The values as a read-only numpy array; on the CPU a view of the device buffer (no copy)."""
         if self._host is None:
+            if self.device_ref is None:
+                raise self._donated_error()
             view = self.buffer_view
             mapping = view.map()
             owner = _Owner(mapping.asarray(self.shape, self.dtype), (mapping, view, self.device_ref))
@@ -70,7 +100,10 @@ class Array:
         return array.copy() if copy else array
 
     def block_until_ready(self) -> "Array":
-        """Calls are synchronous today, so the values are ready; kept for JAX-style code."""
+        """Waits until the values are computed; returns self (JAX's name). hlojit's calls are synchronous
+        (README, Speed: an asynchronous IREE call measured no faster here), so they are ready already."""
+        if self._donated_to is not None:
+            raise self._donated_error()
         return self
 
     def tolist(self):

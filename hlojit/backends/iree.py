@@ -4,6 +4,11 @@ Devices live in one process-wide registry (a device dropped before the modules t
 segfaults at exit). On the CPU each executable picks its driver by the work it does: `local-sync` runs
 inline (p50 3-4 us per call, steady) and wins for small functions; `local-task` uses every core and is
 ~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs (../shared/IREE_NOTES.md).
+`hj.jit(f, driver=...)` overrides that choice; local-task's thread count is process-wide (set_cpu_threads).
+
+Calls are synchronous: IREE 3.13 can return early (functions compiled with
+`--iree-execution-model=async-external` take wait/signal fences, and `invoke` returns at once on
+local-task), but a chain of ten 16M-element kernels ran no faster that way on 2 cores (README, Speed).
 """
 from __future__ import annotations
 
@@ -14,12 +19,14 @@ import numpy as np
 import iree.runtime as rt
 
 from ..errors import BackendError
+from . import cpu_threads
 from ..pipeline import Compiled, Program, Target, compile_cached
 from .array import Array
 
 _INSTANCE = None
 _DEVICES: dict[str, object] = {}
 _HAL_MODULES: dict[str, object] = {}
+_LOCAL_TASK_THREADS: list = []   # [the thread count local-task was created with (None: IREE's default)]
 _REGISTRY_LOCK = threading.Lock()
 
 _LOCAL_DRIVERS = frozenset({"local-sync", "local-task"})
@@ -55,14 +62,24 @@ def device(driver: str):
     """The process-wide device for a driver (created once, kept until exit)."""
     with _REGISTRY_LOCK:
         if driver not in _DEVICES:
+            threads = cpu_threads() if driver == "local-task" else None
+            if threads is not None:  # read by IREE when it creates the driver (cached by name: only once)
+                rt.flags.parse_flags(f"--task_topology_group_count={threads}")
             try:
                 # the caching allocator reuses freed blocks: no page faults or heap calls per result
                 dev = rt.get_driver(driver).create_default_device(allocators=["caching"])
             except Exception as e:
                 raise BackendError(f"IREE driver {driver!r} has no usable device here: {e}") from None
             _DEVICES[driver] = dev
+            if driver == "local-task":
+                _LOCAL_TASK_THREADS[:] = [threads]
             _HAL_MODULES[driver] = rt.create_hal_module(instance(), dev)
         return _DEVICES[driver]
+
+
+def local_task_threads():
+    """The worker threads local-task was created with (None: IREE's default), or False if not created yet."""
+    return _LOCAL_TASK_THREADS[0] if _LOCAL_TASK_THREADS else False
 
 
 def available_drivers() -> list[str]:
@@ -92,8 +109,10 @@ def choose_driver(target: Target, work: int) -> str:
 class Executable:
     """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `inputs` [(shape, dtype)]."""
 
-    def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main"):
+    def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main",
+                 donated=(), aliases=None, name: str = "main"):
         self.compiled = compiled
+        self.donated, self.aliases, self.name = tuple(donated), dict(aliases or {}), name
         self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)]) for shape, dtype in inputs]
         self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in outputs]
         self.driver = driver
@@ -124,7 +143,7 @@ class Executable:
         namespace = {
             "VmVariantList": rt.VmVariantList, "ndarray": np.ndarray,
             "generic": np.generic, "asarray": np.asarray, "ascontiguousarray": np.ascontiguousarray, "Array": Array, "shares": self._shares_memory_with,
-            "driver": self.driver, "invoke": self._invoke, "function": self._function,
+            "driver": self.driver, "invoke": self._invoke, "function": self._function, "name": self.name,
             "acquire": self._lock.acquire, "release": self._lock.release,
             "upload": functools.partial(self.device.allocator.allocate_buffer_copy, rt.MemoryType.DEVICE_LOCAL,
                                         rt.BufferUsage.DEFAULT, self.device),
@@ -134,10 +153,12 @@ class Executable:
             lines.append(f"    {''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
         for i, (_, dtype, element_type) in enumerate(self._inputs):
             namespace[f"dtype{i}"], namespace[f"element_type{i}"] = dtype, element_type
-            lines += [
+            upload_lines = [
                 f"    if type(a{i}) is Array and a{i}.driver in shares:",
                 f"        push(a{i}.device_ref)  # device-resident: no copy",
+                f"        r{i} = a{i}.device_ref",
                 "    else:",
+                f"        r{i} = None",
                 f"        if type(a{i}) is not ndarray and not isinstance(a{i}, generic):",
                 f"            a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
                 "        try:",
@@ -145,6 +166,17 @@ class Executable:
                 "        except ValueError:  # not C-contiguous (a transposed or broadcast view): copy it first",
                 f"            push(upload(ascontiguousarray(a{i}), element_type{i}))",
             ]
+            if i in self.aliases:  # IREE writes a result into this buffer: hand it over only if nothing else sees it
+                others = "".join(f" and a{i} is not a{j}" for j in range(len(self._inputs)) if j != i)
+                upload_lines = [
+                    f"    if type(a{i}) is Array{others} and a{i}.exclusive_ref(shares) is not None:",
+                    f"        push(a{i}.device_ref)  # donated: the result lands in this buffer",
+                    f"        r{i} = None",
+                    "    else:  # IREE writes into whatever comes here: a copy (a view of it may be alive, or it",
+                    f"        r{i} = None  # is passed twice, or it is numpy). No reuse, but nothing else changes",
+                    *upload_lines[5:]]
+            lines += upload_lines
+        lines += [f"    if type(a{i}) is Array: a{i}.donate(name)" for i in self.donated]
         lines += [f"    results = VmVariantList({len(self._outputs)})",
                   "    acquire()  # a VM context is not re-entrant across threads (invoke releases the GIL)",
                   "    try:",
@@ -152,13 +184,44 @@ class Executable:
                   "    finally:",
                   "        release()",
                   "    get = results.get_as_ref"]
-        outs = []
         for i, (shape, dtype) in enumerate(self._outputs):
             namespace[f"shape{i}"], namespace[f"out_dtype{i}"] = shape, dtype
-            outs.append(f"Array(get({i}), shape{i}, out_dtype{i}, driver)")
+            lines += [f"    o{i} = get({i})", f"    A{i} = Array(o{i}, shape{i}, out_dtype{i}, driver)"]
+        lines += self._sharing_checks()
+        outs = [f"A{i}" for i in range(len(self._outputs))]
         lines.append(f"    return {outs[0]}" if single else f"    return [{', '.join(outs)}]")
+        namespace.update(same_buffer=_same_buffer, shared=_mark_shared)
         exec(compile("\n".join(lines) + "\n", f"<hlojit call {self.driver}>", "exec"), namespace)
         return namespace["call"]
+
+
+    def _sharing_checks(self) -> list[str]:
+        """IREE returns an input's buffer as an output when the function passes it through (or reshapes it, or
+        folds `x * 1` to x), and one buffer for equal outputs. Two Arrays then share memory: donating one
+        would let IREE write into the other. Lines that find such pairs (only those of equal byte size can
+        be) and mark both as viewed, so a donation copies them. Numpy inputs were copies: nothing to check."""
+        def nbytes(shape, dtype):
+            return int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        lines = []
+        for k, (shape, dtype) in enumerate(self._outputs):
+            size = nbytes(shape, dtype)
+            lines += [f"    if r{i} is not None and same_buffer(o{k}, r{i}): shared(A{k}, a{i})"
+                      for i, (in_shape, in_dtype, _) in enumerate(self._inputs)
+                      if i not in self.donated and nbytes(in_shape, in_dtype) == size]
+            lines += [f"    if same_buffer(o{k}, o{j}): shared(A{k}, A{j})"
+                      for j, (other_shape, other_dtype) in enumerate(self._outputs[:k])
+                      if nbytes(other_shape, other_dtype) == size]
+        return lines
+
+
+def _same_buffer(ref, other) -> bool:
+    return ref == other or ref.deref(rt.HalBufferView).get_buffer() == other.deref(rt.HalBufferView).get_buffer()
+
+
+def _mark_shared(*arrays):
+    """Arrays that share one buffer: map each to numpy, which makes it non-exclusive (Array.exclusive_ref)."""
+    for array in arrays:
+        array.numpy()
 
 
 class IreeBackend:
@@ -166,10 +229,11 @@ class IreeBackend:
         self.name = name
         self.target = target
 
-    def load(self, program: Program) -> Executable:
-        driver = choose_driver(self.target, work_estimate(program))  # before compiling: it consumes the module
+    def load(self, program: Program, driver: str | None = None) -> Executable:
+        driver = driver or choose_driver(self.target, work_estimate(program))  # before compiling: that consumes it
         inputs, outputs = program.inputs, program.outputs
-        return Executable(compile_cached(program, self.target), inputs, outputs, driver)
+        return Executable(compile_cached(program, self.target), inputs, outputs, driver,
+                          donated=program.donated, aliases=program.aliases, name=program.name)
 
     def __repr__(self):
         return f"<backend {self.name}>"

@@ -3,6 +3,10 @@
 The cache key is the pytree structure of the arguments, each leaf's shape, dtype and weak-typedness, and
 the static arguments' values. A call whose arguments are all top-level arrays takes a fast path: one
 tuple of (shape, dtype) looked up in a dict, then straight into the backend's executable.
+
+Runtime options are per function: `driver=` picks the IREE CPU driver (default: by the work done), and
+`donate_argnums=`/`donate_argnames=` give arguments' buffers up to the call (donation.py says when IREE
+reuses them). The worker-thread count of local-task is process-wide: `hj.set_cpu_threads`.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from .. import backends
 from ..dialects.types import short_signature
 from ..errors import SignatureError
 from ..pipeline import Program
-from . import dtypes, pytree, trace as _trace
+from . import donation, dtypes, pytree, trace as _trace
 from .ops._core import as_tensor
 from .tensor import Tensor
 
@@ -122,15 +126,19 @@ class Exec:
     """A function JIT-compiled per signature (GoMLX's Exec); `hj.jit` is the decorator form."""
 
     def __init__(self, fn, *, backend: str | None = None, static_argnums=(), static_argnames=(),
-                 cache_size: int = 64):
+                 cache_size: int = 64, driver: str | None = None, donate_argnums=(), donate_argnames=()):
         if not callable(fn):
             raise TypeError(f"hj.jit needs a callable, not {type(fn).__name__}")
         self.fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
         self.backend = backends.get(backend)
+        self.driver = backends.check_driver(self.backend, driver)
         self.cache_size = cache_size
         self._signature = inspect.signature(fn)
         self._static = self._static_names(static_argnums, static_argnames)
+        self._donated = self._parameter_names(donate_argnums, donate_argnames, "donate")
+        if self._donated & self._static:
+            raise ValueError(f"{sorted(self._donated & self._static)} cannot be both static and donated")
         self._entries: collections.OrderedDict = collections.OrderedDict()
         self._fast: dict = {}
         self._lock = threading.Lock()
@@ -140,19 +148,24 @@ class Exec:
         functools.update_wrapper(self, fn)
 
     def _static_names(self, argnums, argnames) -> frozenset:
+        names = self._parameter_names(argnums, argnames, "static")
+        params = list(self._signature.parameters)
+        if params and params[0] == "self":  # a method: the instance is static (hashed by identity)
+            names |= {"self"}
+        return names
+
+    def _parameter_names(self, argnums, argnames, what: str) -> frozenset:
         params = list(self._signature.parameters)
         argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         argnames = (argnames,) if isinstance(argnames, str) else tuple(argnames)
         names = set(argnames)
-        if params and params[0] == "self":  # a method: the instance is static (hashed by identity)
-            names.add("self")
         for i in argnums:
             if not -len(params) <= i < len(params):
-                raise ValueError(f"static_argnums {i} is out of range for {self.name}{self._signature}")
+                raise ValueError(f"{what}_argnums {i} is out of range for {self.name}{self._signature}")
             names.add(params[i])
         unknown = names - set(params)
         if unknown:
-            raise ValueError(f"static_argnames {sorted(unknown)} are not parameters of {self.name}{self._signature}")
+            raise ValueError(f"{what}_argnames {sorted(unknown)} are not parameters of {self.name}{self._signature}")
         return frozenset(names)
 
     # --- calling ---
@@ -244,7 +257,7 @@ class Exec:
         program, out_tree = self._trace(key, bound)
         program.why = reason
         traced = time.perf_counter()
-        executable = self.backend.load(program)
+        executable = self.backend.load(program, driver=self.driver)
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
         signature += "".join(f", {n}={v!r}" for n, v in key[2])
         entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)
@@ -279,18 +292,25 @@ class Exec:
 
     def _trace(self, key, bound) -> tuple[Program, object]:
         treedef, specs = key[:2]
+        donated = []  # flat indices of the donated parameters' leaves
         with _trace.Trace([(s.shape, s.dtype) for s in specs]) as tr:
             tensors = iter([Tensor(v, s.shape, s.dtype, s.weak, tr) for v, s in zip(tr.arguments, specs)])
+            start = 0
             for name, subtree in treedef:
                 bound.arguments[name] = pytree.unflatten(subtree, tensors)
+                count = len(pytree.flatten(bound.arguments[name])[0])
+                if name in self._donated:
+                    donated += range(start, start + count)
+                start += count
             result = self.fn(*bound.args, **bound.kwargs)
             out_leaves, out_tree = pytree.flatten(result)
             outs = [as_tensor(x, f"{self.name} result") for x in out_leaves]
             tr.finish([t.value for t in outs])
             if not tr.module.operation.verify():  # pragma: no cover  (a builder bug, not a user error)
                 raise RuntimeError(f"hlojit built invalid StableHLO for {self.name}:\n{tr.module}")
+        aliases = donation.mark_donated(tr.module, tuple(donated)) if donated else {}
         program = Program(tr.module, tr.session, [(s.shape, s.dtype) for s in specs],
-                          [(t.shape, t.dtype) for t in outs], self.name)
+                          [(t.shape, t.dtype) for t in outs], self.name, donated=tuple(donated), aliases=aliases)
         return program, out_tree
 
     # --- introspection ---
@@ -333,10 +353,16 @@ class Exec:
         return self if instance is None else functools.partial(self, instance)
 
 
-def jit(fn=None, *, backend: str | None = None, static_argnums=(), static_argnames=(), cache_size: int = 64):
-    """Compile `fn` just in time, once per argument signature. Usable as `@hj.jit` or `@hj.jit(backend=...)`."""
+def jit(fn=None, *, backend: str | None = None, static_argnums=(), static_argnames=(), cache_size: int = 64,
+        driver: str | None = None, donate_argnums=(), donate_argnames=()):
+    """Compile `fn` just in time, once per argument signature. Usable as `@hj.jit` or `@hj.jit(backend=...)`.
+
+    `driver`: "local-sync" or "local-task" for the CPU targets (default None: local-sync for small work,
+    local-task for big). `donate_argnums`/`donate_argnames`: arguments whose hj.Arrays the call consumes,
+    so IREE may write a result into their buffers (numpy arguments are copied on upload anyway)."""
+    options = dict(backend=backend, static_argnums=static_argnums, static_argnames=static_argnames,
+                   cache_size=cache_size, driver=driver, donate_argnums=donate_argnums,
+                   donate_argnames=donate_argnames)
     if fn is None:
-        return functools.partial(jit, backend=backend, static_argnums=static_argnums,
-                                 static_argnames=static_argnames, cache_size=cache_size)
-    return Exec(fn, backend=backend, static_argnums=static_argnums, static_argnames=static_argnames,
-                cache_size=cache_size)
+        return functools.partial(jit, **options)
+    return Exec(fn, **options)

@@ -14,6 +14,8 @@ class Program:
     outputs: list                   # [(shape, numpy dtype)] of the flat results
     name: str = "main"              # the user's function name, for messages
     why: str = ""                   # why it is being compiled (the jit cache's miss reason), for HLOJIT_LOG
+    donated: tuple = ()             # flat argument indices the caller gives up (donate_argnums)
+    aliases: dict = dataclasses.field(default_factory=dict)  # {argument: result} IREE writes into in place
 
     @property
     def mlir(self) -> str:

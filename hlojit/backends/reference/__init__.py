@@ -25,6 +25,7 @@ class Executable:
 
     def __init__(self, program: Program):
         self.source_name = program.name
+        self.donated = program.donated  # marked donated after the call, as on IREE (no memory to reuse here)
         functions = Functions(program.module)
         self._run = functions["main"]
         self._inputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.inputs]
@@ -33,6 +34,9 @@ class Executable:
     def __call__(self, leaves) -> list[Array]:
         args = [np.asarray(x, dtype=dtype) for x, (_, dtype) in zip(leaves, self._inputs)]
         outs = self._run(*args)
+        for i in self.donated:
+            if type(leaves[i]) is Array:
+                leaves[i].donate(self.source_name)
         return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape))
                 for o, (shape, dtype) in zip(outs, self._outputs)]
 
@@ -45,7 +49,8 @@ class Executable:
 class ReferenceBackend:
     name = "reference"
 
-    def load(self, program: Program) -> Executable:
+    def load(self, program: Program, driver: str | None = None) -> Executable:
+        """`driver` (an IREE CPU driver) means nothing to numpy: accepted and ignored."""
         return Executable(program)
 
     def __repr__(self):
