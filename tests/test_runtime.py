@@ -1,0 +1,176 @@
+"""Runtime options: the CPU driver and thread count, block_until_ready, buffer donation."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hlojit as hj
+from hlojit import backends, ops
+from hlojit.pipeline import cache, targets
+
+BACKENDS = ["reference", "iree:cpu"]
+
+
+def step(p, g):
+    return p - 0.5 * g
+
+
+def buffer_address(a: hj.Array) -> int:
+    """Where an IREE Array's data lives, without mapping it through Array.numpy (that makes it non-exclusive)."""
+    return a.buffer_view.map().asarray(a.shape, a.dtype).__array_interface__["data"][0]
+
+
+def on_device(backend, x):
+    return hj.jit(lambda x: x * 2.0, backend=backend)(x)
+
+
+# --- driver and threads ---
+
+def test_driver_option_picks_the_driver():
+    x = np.ones(8, np.float32)
+    assert hj.jit(step).compile(x, x).driver == "local-sync"  # small work: the default picks local-sync
+    forced = hj.jit(step, driver="local-task")
+    assert forced.compile(x, x).driver == "local-task"
+    np.testing.assert_allclose(np.asarray(forced(x, x)), 0.5 * x)
+    assert hj.jit(step, backend="reference", driver="local-task")(x, x).shape == (8,)  # accepted, ignored
+
+
+def test_bad_runtime_options_raise_config_error(monkeypatch):
+    with pytest.raises(hj.ConfigError, match="not an IREE CPU driver"):
+        hj.jit(step, driver="cuda-sync")
+    with pytest.raises(hj.ConfigError, match="runs on cuda"):
+        hj.jit(step, backend="iree:cuda", driver="local-sync")
+    for bad in (0, -1, 257, 2.5, "two"):
+        with pytest.raises(hj.ConfigError):
+            hj.set_cpu_threads(bad)
+    monkeypatch.setenv("HLOJIT_CPU_THREADS", "many")
+    with pytest.raises(hj.ConfigError, match="HLOJIT_CPU_THREADS"):
+        backends.cpu_threads()
+
+
+def test_cpu_threads_are_fixed_when_local_task_starts():
+    script = (
+        "import numpy as np, hlojit as hj\n"
+        "from hlojit.backends import iree\n"
+        "hj.set_cpu_threads(1)\n"
+        "x = np.ones(4, np.float32)\n"
+        "assert np.asarray(hj.jit(lambda x: x + 1, driver='local-task')(x)).sum() == 8\n"
+        "assert iree.local_task_threads() == 1\n"
+        "hj.set_cpu_threads(1)  # the same count: fine\n"
+        "try:\n"
+        "    hj.set_cpu_threads(2)\n"
+        "except hj.ConfigError as e:\n"
+        "    print('refused:', e)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(hj.__file__))))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "refused: the local-task driver already runs with 1 worker threads" in out.stdout
+
+
+# --- block_until_ready ---
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_block_until_ready_returns_the_array(backend):
+    y = hj.jit(step, backend=backend)(np.ones(3, np.float32), np.ones(3, np.float32))
+    assert y.block_until_ready() is y
+    np.testing.assert_array_equal(np.asarray(y), [0.5, 0.5, 0.5])
+
+
+# --- donation ---
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_donated_array_refuses_use(backend):
+    f = hj.jit(step, backend=backend, donate_argnums=0)
+    g = np.ones(16, np.float32)
+    p = on_device(backend, np.arange(16, dtype=np.float32))
+    q = f(p, g)
+    np.testing.assert_array_equal(np.asarray(q), np.arange(16) * 2.0 - 0.5)
+    assert p.is_donated and not q.is_donated
+    for use in (np.asarray, lambda a: f(a, g), lambda a: hj.jit(step, backend=backend)(a, g),
+                lambda a: a.block_until_ready(), repr):
+        with pytest.raises(hj.BackendError, match=r"donated to step\(\)"):
+            use(p)
+    np.testing.assert_array_equal(np.asarray(f(q, g)), np.arange(16) * 2.0 - 1.0)  # the result lives on
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_donate_argnames_and_pytrees(backend):
+    @hj.jit(backend=backend, donate_argnames="params")
+    def update(params, grads):
+        return {k: params[k] - grads[k] for k in params}
+    params = {"w": on_device(backend, np.ones((2, 2), np.float32)), "b": on_device(backend, np.ones(2, np.float32))}
+    new = update(params, {"w": np.ones((2, 2), np.float32), "b": np.ones(2, np.float32)})
+    np.testing.assert_array_equal(np.asarray(new["w"]), np.ones((2, 2)))
+    assert params["w"].is_donated and params["b"].is_donated
+
+
+def test_donating_numpy_copies_it():
+    p = np.arange(4, dtype=np.float32)
+    out = hj.jit(step, donate_argnums=0)(p, np.ones(4, np.float32))
+    np.testing.assert_array_equal(p, np.arange(4))  # the caller's numpy array is untouched
+    np.testing.assert_array_equal(np.asarray(out), np.arange(4) - 0.5)
+
+
+def test_donated_buffer_is_reused_on_iree():
+    f = hj.jit(step, donate_argnums=0)
+    g = np.ones(1024, np.float32)
+    p = on_device(None, np.arange(1024, dtype=np.float32))
+    before = buffer_address(p)
+    q = f(p, g)
+    assert buffer_address(q) == before  # the result was written into p's memory
+    assert 'tf.aliasing_output = 0 : i32' in f.lower(p=q, g=g).mlir
+
+
+@pytest.mark.parametrize("make_twin", ["identity", "passthrough", "duplicate", "numpy view"])
+def test_donation_never_changes_another_array(make_twin):
+    """IREE hands one buffer to several results (identity, x passed through, equal outputs); a numpy view
+    may be alive too. Donating one of them must not change the other: hlojit copies instead of reusing."""
+    f = hj.jit(step, donate_argnums=0)
+    g = np.ones(8, np.float32)
+    p = on_device(None, np.arange(8, dtype=np.float32))
+    if make_twin == "identity":
+        donor, twin = p, hj.jit(lambda x: x)(p)
+    elif make_twin == "passthrough":
+        donor, twin = p, hj.jit(lambda x, y: (x + y, x))(p, g)[1]
+    elif make_twin == "duplicate":
+        donor, twin = hj.jit(lambda x: (x + 1, x + 1))(p)
+    else:
+        donor, twin = p, np.asarray(p)
+    expected = np.array(twin)
+    out = f(donor, g)
+    np.testing.assert_array_equal(np.asarray(twin), expected)
+    np.testing.assert_array_equal(np.asarray(out), expected - 0.5)
+
+
+def test_unsafe_aliases_are_not_requested():
+    """IREE 3.13 gets these wrong when p is aliased to the result (measured): hlojit does not alias them."""
+    n = 16
+    p0 = np.arange(n * n, dtype=np.float32).reshape(n, n)
+    g = np.eye(n, dtype=np.float32)
+    cases = [(lambda p, g: ops.transpose(p) + g, lambda p, g: p.T + g),
+             (lambda p, g: p[::-1] + g, lambda p, g: p[::-1] + g),
+             (lambda p, g: (p * 2.0 + g, ops.sum(p, axis=0)), lambda p, g: (p * 2 + g, p.sum(0)))]
+    for fn, reference in cases:
+        f = hj.jit(fn, donate_argnums=0)
+        assert "tf.aliasing_output" not in f.lower(p0, g).mlir
+        outs, wants = f(on_device(None, p0 / 2), g), reference(p0, g)
+        for got, want in zip(*((outs, wants) if isinstance(wants, tuple) else ((outs,), (wants,)))):
+            np.testing.assert_allclose(np.asarray(got), want)
+
+
+def test_donation_is_part_of_the_compile_cache_key():
+    x = np.ones(4, np.float32)
+    plain = hj.jit(step).lower(x, x).program
+    donated = hj.jit(step, donate_argnums=0).lower(x, x).program
+    assert cache.key(plain, targets.cpu()) != cache.key(donated, targets.cpu())
+
+
+def test_donation_argument_errors():
+    with pytest.raises(ValueError, match="donate_argnums 5 is out of range"):
+        hj.jit(step, donate_argnums=5)
+    with pytest.raises(ValueError, match="not parameters"):
+        hj.jit(step, donate_argnames="q")
+    with pytest.raises(ValueError, match="both static and donated"):
+        hj.jit(step, donate_argnums=0, static_argnums=0)
