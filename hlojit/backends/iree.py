@@ -12,7 +12,6 @@ local-task), but a chain of ten 16M-element kernels ran no faster that way on 2 
 """
 from __future__ import annotations
 
-import functools
 import threading
 
 import numpy as np
@@ -49,6 +48,9 @@ try:
     _ELEMENT_TYPES[np.dtype(ml_dtypes.bfloat16)] = rt.HalElementType.BFLOAT_16
 except ImportError:  # pragma: no cover
     pass
+# Uploaded as they are; anything else (Python scalars, hj.Arrays of another device, ndarray subclasses, other
+# array types) goes through np.asarray first. One set lookup: cheaper than isinstance on the call path.
+_DIRECT_TYPES = frozenset({np.ndarray, *(dtype.type for dtype in _ELEMENT_TYPES)})
 
 
 def instance():
@@ -145,8 +147,8 @@ class Executable:
             "generic": np.generic, "asarray": np.asarray, "ascontiguousarray": np.ascontiguousarray, "Array": Array, "shares": self._shares_memory_with,
             "driver": self.driver, "invoke": self._invoke, "function": self._function, "name": self.name,
             "acquire": self._lock.acquire, "release": self._lock.release,
-            "upload": functools.partial(self.device.allocator.allocate_buffer_copy, rt.MemoryType.DEVICE_LOCAL,
-                                        rt.BufferUsage.DEFAULT, self.device),
+            "alloc": self.device.allocator.allocate_buffer_copy, "device": self.device,
+            "LOCAL": rt.MemoryType.DEVICE_LOCAL, "USAGE": rt.BufferUsage.DEFAULT, "direct": _DIRECT_TYPES,
         }
         lines = ["def call(leaves):", f"    args = VmVariantList({len(self._inputs)})", "    push = args.push_ref"]
         if self._inputs:
@@ -159,12 +161,13 @@ class Executable:
                 f"        r{i} = a{i}.device_ref",
                 "    else:",
                 f"        r{i} = None",
-                f"        if type(a{i}) is not ndarray and not isinstance(a{i}, generic):",
+                f"        if type(a{i}) not in direct:",
                 f"            a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
                 "        try:",
-                f"            push(upload(a{i}, element_type{i}))  # a copy: the caller may change its array later",
+                f"            push(alloc(LOCAL, USAGE, device, a{i}, element_type{i}))  # a copy: the caller may "
+                "change its array later",
                 "        except ValueError:  # not C-contiguous (a transposed or broadcast view): copy it first",
-                f"            push(upload(ascontiguousarray(a{i}), element_type{i}))",
+                f"            push(alloc(LOCAL, USAGE, device, ascontiguousarray(a{i}), element_type{i}))",
             ]
             if i in self.aliases:  # IREE writes a result into this buffer: hand it over only if nothing else sees it
                 others = "".join(f" and a{i} is not a{j}" for j in range(len(self._inputs)) if j != i)

@@ -174,7 +174,9 @@ class Exec:
             try:
                 if len(args) == 1:
                     a = args[0]
-                    run = self._fast[(type(a), a.shape, a.dtype)]
+                    run = self._fast.get(type(a))  # a numpy scalar: its type is its whole signature
+                    if run is None:
+                        run = self._fast[(type(a), a.shape, a.dtype)]
                 else:
                     run = self._fast[tuple([(type(a), a.shape, a.dtype) for a in args])]
             except (KeyError, AttributeError, TypeError):
@@ -237,8 +239,8 @@ class Exec:
             if not kwargs and not dtypes.overrides_active and len(dynamic) == len(args) and all(pytree.is_leaf(t) for _, t in treedef) \
                     and all(type(a) in _FAST_TYPES or isinstance(a, np.generic) for a in args):
                 fast_key = tuple((type(a), s.shape, s.dtype) for a, s in zip(args, specs))
-                if len(fast_key) == 1:
-                    fast_key = fast_key[0]  # one argument: its (type, shape, dtype) is the key itself
+                if len(fast_key) == 1:  # one argument: its (type, shape, dtype) is the key; a numpy scalar's
+                    fast_key = type(args[0]) if isinstance(args[0], np.generic) else fast_key[0]  # type says all
                 if fast_key not in self._fast:
                     self._fast[fast_key] = entry.run
                     entry.fast_keys.append(fast_key)
