@@ -73,21 +73,23 @@ def _why(problem) -> str:
 
 
 def lowering(cases) -> str:
-    """The StableHLO ops one case of the op becomes (an f32 one where there is one)."""
-    case = next((c for c in cases if c.dtype == test_ops.F32), cases[0])
-    try:
-        text = hj.jit(case.fn, backend="reference").lower(*case.args).mlir
-    except Exception as e:  # noqa: BLE001 - shown in the doc
-        return f"does not trace: {type(e).__name__}"
-    names = sorted(set(re.findall(r'"?(?:stablehlo|chlo)\.([a-z_]+)', text)) - STRUCTURAL)
-    row = test_ops.UNARY.get(case.op) or test_ops.BINARY.get(case.op)
-    native = row.hlo if row is not None else None
+    """The StableHLO ops the op's cases become (all of them: a scalar `dot` is a multiply, a matrix one not)."""
+    names = set()
+    for case in cases:
+        try:
+            text = hj.jit(case.fn, backend="reference").lower(*case.args).mlir
+        except Exception as e:  # noqa: BLE001 - shown in the doc
+            return f"does not trace: {type(e).__name__}"
+        names |= set(re.findall(r'"?(?:stablehlo|chlo)\.([a-z_]+)', text))
+    names = sorted(names - STRUCTURAL)
+    row = test_ops.UNARY.get(cases[0].op) or test_ops.BINARY.get(cases[0].op)
+    native = "compare" if cases[0].op in test_ops.COMPARISONS else row.hlo if row is not None else None
     if native is not None and names in ([native], []):
         return f"native `{native}`"
     if not names:
         return "data movement only"
     shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
-    return f"{'decomposed' if row is not None else 'built'}: {shown}"
+    return f"{'decomposed' if native is not None or row is not None else 'built'}: {shown}"
 
 
 def cuda_status(cases) -> tuple[str, str]:
@@ -143,7 +145,8 @@ def cell(results, notes: Footnotes) -> str:
 
 
 def family_lines(results) -> list[str]:
-    lines = ["| family | tests | " + " | ".join(test_ops.BACKENDS) + " |", "|---|---|" + "---|" * len(test_ops.BACKENDS)]
+    lines = ["| family | tests | " + " | ".join(test_ops.BACKENDS) + " |",
+             "|---|---|" + "---|" * len(test_ops.BACKENDS)]
     for family, path in FAMILY_FILES.items():
         module = os.path.splitext(os.path.basename(path))[0]
         mine = {k: v for k, v in results.items() if k.startswith(module + "::")}
@@ -152,7 +155,8 @@ def family_lines(results) -> list[str]:
             hits = [v for k, v in mine.items() if backend in k]
             passed = sum(v[0] == "pass" for v in hits)
             failed = sum(v[0] == "fail" for v in hits)
-            cells.append(f"{passed} pass" + (f", {failed} known failures" if failed else "") if hits else "-")
+            known = f", {failed} known failure{'s' * (failed != 1)}" if failed else ""
+            cells.append(f"{passed} pass{known}" if hits else "-")
         lines.append(f"| {family} | `{path}` ({len(mine)}) | " + " | ".join(cells) + " |")
     return lines
 

@@ -143,8 +143,8 @@ class Executable:
         local. When the whole call is a few microseconds, each attribute lookup and loop saved counts.
         `single`: return the only result itself rather than a list of one."""
         namespace = {
-            "VmVariantList": rt.VmVariantList, "ndarray": np.ndarray,
-            "generic": np.generic, "asarray": np.asarray, "ascontiguousarray": np.ascontiguousarray, "Array": Array, "shares": self._shares_memory_with,
+            "VmVariantList": rt.VmVariantList, "asarray": np.asarray, "ascontiguousarray": np.ascontiguousarray,
+            "Array": Array, "shares": self._shares_memory_with,
             "driver": self.driver, "invoke": self._invoke, "function": self._function, "name": self.name,
             "acquire": self._lock.acquire, "release": self._lock.release,
             "alloc": self.device.allocator.allocate_buffer_copy, "device": self.device,

@@ -65,7 +65,8 @@ def _leaf_spec(fn_name: str, path: str, x) -> LeafSpec:
 
 
 class _Entry:
-    __slots__ = ("key", "fast_keys", "executable", "call", "finish", "run", "signature", "trace_seconds", "compile_seconds")
+    __slots__ = ("key", "fast_keys", "executable", "call", "finish", "run", "signature", "trace_seconds",
+                 "compile_seconds")
 
     def __init__(self, key, executable, out_tree, signature, trace_seconds, compile_seconds):
         self.key, self.executable, self.signature = key, executable, signature
@@ -236,7 +237,8 @@ class Exec:
                 self._entries.move_to_end(key)
             else:
                 entry = self._miss(key, bound, paths)
-            if not kwargs and not dtypes.overrides_active and len(dynamic) == len(args) and all(pytree.is_leaf(t) for _, t in treedef) \
+            if not kwargs and not dtypes.overrides_active and len(dynamic) == len(args) \
+                    and all(pytree.is_leaf(t) for _, t in treedef) \
                     and all(type(a) in _FAST_TYPES or isinstance(a, np.generic) for a in args):
                 fast_key = tuple((type(a), s.shape, s.dtype) for a, s in zip(args, specs))
                 if len(fast_key) == 1:  # one argument: its (type, shape, dtype) is the key; a numpy scalar's

@@ -70,7 +70,7 @@ def _slice(p, cts, active):
 def _pad(p, cts, active):
     """The operand's elements back out of the padded result (a pad by the negated edges crops, a strided
     slice skips the interior); the padding value gets the sum of the rest."""
-    (x, value), g = p.inputs, cts[0]
+    g = cts[0]
     low, high, interior = p.ints("edge_padding_low"), p.ints("edge_padding_high"), p.ints("interior_padding")
     cropped = pad(g, 0, [-v for v in low], [-v for v in high])
     gx = slice_(cropped, [0] * g.ndim, list(cropped.shape), [i + 1 for i in interior])
@@ -105,7 +105,7 @@ def _dynamic_slice(p, cts, active):
 
 @register("dynamic_update_slice")
 def _dynamic_update_slice(p, cts, active):
-    x, update, starts, g = p.inputs[0], p.inputs[1], p.inputs[2:], cts[0]
+    update, starts, g = p.inputs[1], p.inputs[2:], cts[0]
     indices = [s.value for s in starts]
     gx = gu = None
     if active[0]:
