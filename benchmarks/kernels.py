@@ -1,0 +1,97 @@
+"""Big kernels side by side: elementwise chains on 16M float32 and square matmuls, hlojit against numpy and JAX.
+
+    python benchmarks/kernels.py [--size 16777216] [--repeats 7]
+
+Each row is the best of `--repeats` runs (this 2-vCPU VM is noisy: the best run is the machine's speed),
+every contender in the same process. Elementwise rows also give GB/s (bytes read + written once) against
+the bandwidth numpy's own copy reaches in the same run; matmuls give GFLOP/s. hlojit results are waited
+for (`np.asarray`), JAX's with `block_until_ready()`.
+"""
+import argparse
+import time
+
+import numpy as np
+
+import hlojit as hj
+from hlojit import ops
+
+
+def relu_2x_plus_1(xp):
+    return lambda x: xp.maximum(2 * x + 1, 0)
+
+
+def chain6(xp):   # six elementwise ops: numpy makes a temporary per op, a fusing compiler one pass
+    return lambda x: xp.tanh(xp.abs(x * 0.5 + 1.0) - 0.25) * 3.0
+
+
+def best_seconds(fn, wait, repeats) -> float:
+    wait(fn())  # warm: compiles, page-faults the result buffers
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        wait(fn())
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def contenders(name):
+    """name -> (numpy fn, hlojit fn, jax fn or None)."""
+    build = {"relu(2x+1)": relu_2x_plus_1, "6-op chain": chain6}[name]
+    rows = {"numpy": (build(np), np.asarray), "hlojit iree:cpu": (hj.jit(build(ops)), np.asarray)}
+    try:
+        import jax
+        import jax.numpy as jnp
+        jax.config.update("jax_platforms", "cpu")
+        rows["jax.jit (cpu)"] = (jax.jit(build(jnp)), lambda r: r.block_until_ready())
+    except ImportError:
+        pass
+    return rows
+
+
+def elementwise(size, repeats) -> list[str]:
+    x = np.random.default_rng(0).standard_normal(size).astype(np.float32)
+    out = np.empty_like(x)
+    copy = best_seconds(lambda: np.copyto(out, x) or out, np.asarray, repeats)
+    copy_gbs = 2 * x.nbytes / copy / 1e9
+    lines = [f"numpy copy of {size:,} float32: {copy * 1e3:.2f} ms, {copy_gbs:.1f} GB/s (read + write)", "",
+             "| kernel | contender | ms | GB/s | of copy bandwidth | vs numpy | vs jax |",
+             "|---|---|---|---|---|---|---|"]
+    for name in ("relu(2x+1)", "6-op chain"):
+        times = {who: best_seconds(lambda f=f: f(x), wait, repeats) for who, (f, wait) in contenders(name).items()}
+        for who, seconds in times.items():
+            gbs = 2 * x.nbytes / seconds / 1e9
+            jax_ratio = f"{times['jax.jit (cpu)'] / seconds:.2f}x" if "jax.jit (cpu)" in times else "-"
+            lines.append(f"| {name} | {who} | {seconds * 1e3:.2f} | {gbs:.1f} | {gbs / copy_gbs:.0%} | "
+                         f"{times['numpy'] / seconds:.2f}x | {jax_ratio} |")
+    return lines
+
+
+def matmuls(repeats) -> list[str]:
+    lines = ["| matmul f32 | contender | ms | GFLOP/s | vs numpy |", "|---|---|---|---|---|"]
+    for n in (1024, 2048):
+        a = np.random.default_rng(n).standard_normal((n, n)).astype(np.float32)
+        rows = {"numpy (OpenBLAS)": (lambda: a @ a, np.asarray),
+                "hlojit iree:cpu": (lambda f=hj.jit(lambda x, y: x @ y): f(a, a), np.asarray)}
+        try:
+            import jax
+            f = jax.jit(lambda x, y: x @ y)
+            rows["jax.jit (cpu)"] = (lambda: f(a, a), lambda r: r.block_until_ready())
+        except ImportError:
+            pass
+        times = {who: best_seconds(fn, wait, repeats) for who, (fn, wait) in rows.items()}
+        for who, seconds in times.items():
+            lines.append(f"| {n}² | {who} | {seconds * 1e3:.2f} | {2 * n ** 3 / seconds / 1e9:.1f} | "
+                         f"{times['numpy (OpenBLAS)'] / seconds:.2f}x |")
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=16 * 1024 * 1024)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    print("\n".join(elementwise(args.size, args.repeats) + [""] + matmuls(args.repeats)))
+
+
+if __name__ == "__main__":
+    main()
