@@ -92,7 +92,11 @@ def main():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((args.batch, SIZES[0])).astype(np.float32)
     y = rng.integers(0, SIZES[-1], args.batch).astype(np.int32)
-    rows = {"hlojit iree:cpu": measure(*hlojit_step(), init(), x, y, args.steps)}
+    step, init_state = hlojit_step()
+    rows = {"hlojit iree:cpu": measure(step, init_state, init(), x, y, args.steps)}
+    if step.compile(init(), init_state(init()), x, y).compiled.cache_hit:
+        print("(hlojit's first call read its compiled step from the persistent compile cache: "
+              "HLOJIT_CACHE=0 to time a cold compile)")
     try:
         import jax
         jax.config.update("jax_platforms", "cpu")
