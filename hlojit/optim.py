@@ -21,9 +21,8 @@ import numpy as np
 from .errors import DTypeError, ShapeError
 from .frontend import dtypes, ops, pytree, trace
 from .frontend.jit import Exec
-from .dialects import stablehlo as hlo
 from .frontend.ops import _core
-from .frontend.ops._core import emit, fail
+from .frontend.ops._core import fail
 from .frontend.tensor import Tensor
 
 __all__ = ["Optimizer", "sgd", "adam", "adamw", "constant", "exponential_decay", "cosine_decay",
@@ -124,11 +123,6 @@ def clip_by_global_norm(tree, max_norm: float):
 
 # --- optimizers -----------------------------------------------------------------------------------------
 
-def _barrier(t: Tensor) -> Tensor:
-    """t, opaque to the compiler (no constant folding through it)."""
-    return _core.wrap(emit(hlo.optimization_barrier, [t.value])[0], t.shape, t.dtype, t.weak)
-
-
 def _dtype(leaf):
     return leaf.dtype if hasattr(leaf, "dtype") else np.asarray(leaf).dtype
 
@@ -191,7 +185,7 @@ class Optimizer:
             buffers.append(leaves)
         # a barrier: when init ran in the same trace the step is a constant, and IREE would evaluate the
         # schedule (a cosine's exact argument reduction) at compile time, by JIT-compiling it: a minute
-        step = _barrier(ops.astype(state["step"], dtypes.int32))
+        step = _core.barrier(ops.astype(state["step"], dtypes.int32))
         lr = ops.astype(self.learning_rate(step), dtypes.float32)
         scalars = self._prepare(lr, ops.astype(step + 1, dtypes.float32))
         new_params, new_buffers = [], [[] for _ in self.moments]
@@ -209,7 +203,7 @@ class Optimizer:
             moments = [ops.astype(b[i], p.dtype) for b in buffers]
             # a barrier between the gradient and the update: IREE 3.13's CPU backend fuses a moment update
             # into the matmul that made the gradient and then fails ("operations with large vector sizes")
-            new_p, moments = self._rule(p, _barrier(ops.astype(g, p.dtype)), moments, scalars)
+            new_p, moments = self._rule(p, _core.barrier(ops.astype(g, p.dtype)), moments, scalars)
             new_params.append(ops.astype(new_p, p.dtype))
             for j, m in enumerate(moments):
                 new_buffers[j].append(ops.astype(m, p.dtype))

@@ -34,7 +34,7 @@ from .dialects import stablehlo as hlo
 from .errors import DTypeError, ShapeError
 from .frontend import dtypes, ops, trace
 from .frontend.jit import Exec
-from .frontend.ops._core import as_tensor, broadcast_shapes, constant, convert, describe, emit, fail, wrap
+from .frontend.ops._core import as_tensor, barrier, broadcast_shapes, constant, convert, describe, emit, fail, wrap
 from .frontend.tensor import Tensor
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli", "permutation",
@@ -236,7 +236,8 @@ def _fold_in(key, data):
     key = _check_key("fold_in", key)
     d = as_tensor(data, "fold_in")
     if not dtypes.is_int(d.dtype) or d.shape != ():
-        fail(DTypeError if d.shape == () else ShapeError, "fold_in", f"data must be an integer scalar, not {describe(d)}")
+        fail(DTypeError if d.shape == () else ShapeError, "fold_in",
+             f"data must be an integer scalar, not {describe(d)}")
     k0, k1 = _words(key)
     return _hash_map(k0, k1, constant(0, _U32), ops.astype(d, _U32), pair=True)
 
@@ -295,12 +296,6 @@ def _bound(op: str, value, dtype, shape, name: str) -> Tensor:
     return convert(t, dtype)
 
 
-def _barrier(t: Tensor) -> Tensor:
-    """t, opaque to the compiler: IREE's llvm-cpu would fuse t + c into an fma with the multiply that
-    made t, and those bits differ from the reference's (and vmvx's) separately rounded ones."""
-    return wrap(emit(hlo.optimization_barrier, [t.value])[0], t.shape, t.dtype, t.weak)
-
-
 @_public("shape", "dtype")
 def uniform(key, shape=(), dtype=dtypes.float32, minval=0.0, maxval=1.0):
     """Floats uniform in [minval, maxval) (jax.random.uniform)."""
@@ -324,7 +319,7 @@ def uniform(key, shape=(), dtype=dtypes.float32, minval=0.0, maxval=1.0):
         lo, span = ops.astype(lo, dtypes.float32), ops.astype(span, dtypes.float32)
         return ops.astype(ops.maximum(lo, rounded(rounded(u * span) + lo)), dtype)
     u = _unit("uniform", key, shape, dtype)
-    return ops.maximum(lo, _barrier(u * span) + lo)
+    return ops.maximum(lo, barrier(u * span) + lo)
 
 
 def _host_bound(op: str, value, dtype, shape, name: str) -> np.ndarray:
@@ -443,7 +438,8 @@ def _host_span(minval, maxval, sample, info, shape):
         if array.dtype.kind not in "iu":
             fail(DTypeError, "randint", f"{name} must be an integer, not {array.dtype}{list(array.shape)}")
         if array.ndim > len(shape) or any(d not in (1, s) for d, s in zip(array.shape[::-1], shape[::-1])):
-            fail(ShapeError, "randint", f"{name} {array.dtype}{list(array.shape)} does not broadcast to the shape {shape}")
+            fail(ShapeError, "randint",
+                 f"{name} {array.dtype}{list(array.shape)} does not broadcast to the shape {shape}")
         bounds.append(np.asarray(value, dtype=object))
     smin, smax = int(np.iinfo(sample).min), int(np.iinfo(sample).max)
     clip = np.vectorize(lambda v, low, high: min(max(int(v), low), high), otypes=[object])

@@ -633,8 +633,6 @@ def _vmvx_compiles_half(case) -> bool:
 
 # IREE cannot compile these: the cases go into a module of their own, so the rest of their group runs.
 KNOWN_COMPILE_FAILURES = [
-    (("iree:cpu",), lambda g, c: c.op == "astype" and c.dtype == BF16 and kind(c.args[0].dtype) in "biu",
-     "IREE llvm-cpu cannot link int -> bf16 converts (iree-lld: undefined symbol: __truncsfbf2)"),
     (("iree:cpu",), lambda g, c: c.op in ("matmul", "dot") and c.args[0].dtype == BOOL,
      "IREE llvm-cpu cannot compile a bool matmul: it folds hlojit's i1->i32 converts into the contraction and "
      "data tiling fails ('failed to legalize unresolved target materialization ... element_types = [i1, i1, i32]')"),

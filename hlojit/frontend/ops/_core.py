@@ -34,6 +34,12 @@ def wrap(value, shape, dtype, weak=False) -> Tensor:
     return Tensor(value, shape, dtype, weak)
 
 
+def barrier(t: Tensor) -> Tensor:
+    """t, opaque to the compiler: nothing folds or fuses across it (IREE's llvm-cpu would contract a multiply
+    and an add into an fma, fold two converts into one it cannot link, fold constants for a minute)."""
+    return wrap(emit(hlo.optimization_barrier, [t.value])[0], t.shape, t.dtype, t.weak)
+
+
 def _current_trace(op: str):
     t = trace.current()
     if t is None:
