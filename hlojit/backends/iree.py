@@ -100,6 +100,12 @@ def work_estimate(program: Program) -> int:
         if op.operation.name == "stablehlo.dot_general":
             k = np.prod(op.operands[0].type.maybe_downcast().shape, dtype=np.int64)
             total += int(k * np.prod(op.results[0].type.maybe_downcast().shape[-1:] or [1]))
+        elif op.operation.name == "stablehlo.convolution":  # each output: a window x input channels of MACs
+            kernel = op.operands[1].type.maybe_downcast().shape
+            kernel_spec = str(op.attributes["dimension_numbers"]).split("x[", 1)[1].split("]", 1)[0]
+            out_features = kernel[[d.strip() for d in kernel_spec.split(",")].index("o")]
+            outputs = np.prod(op.results[0].type.maybe_downcast().shape, dtype=np.int64)
+            total += int(outputs * (np.prod(kernel, dtype=np.int64) // max(out_features, 1)))
     return total
 
 
