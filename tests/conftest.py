@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 
+import hlojit as hj
+
 
 # Every target that runs on this machine; iree:cuda only compiles here (see test_backends.py).
 BACKENDS = ["reference", "iree:cpu", "iree:vmvx"]
@@ -50,3 +52,31 @@ def pytest_collection_modifyitems(items):
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "backend" in params and "group" in params:
             item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}:{params['backend']}:{params['group']}"))
+
+
+def group_module(cases: list):
+    """One function computing every (id, fn, inputs, expected) case of a table group: one module to compile."""
+    return lambda inputs: [case[1](*args) for case, args in zip(cases, inputs)]
+
+
+def group_result(results: dict, backend: str, group: str, cases: list, index: int):
+    """Case `index` of a table group whose cases are (id, fn, inputs, expected): every case of the group
+    comes from ONE compiled module (memoised in `results`), or raises the exception compiling it raised."""
+    if (backend, group) not in results:
+        try:
+            results[backend, group] = hj.jit(group_module(cases), backend=backend)([case[2] for case in cases])
+        except Exception as e:  # every case of the module reports it
+            results[backend, group] = e
+    outputs = results[backend, group]
+    if isinstance(outputs, Exception):
+        raise outputs
+    return outputs[index]
+
+
+def line_in(path: str, fragment: str) -> int:
+    """The number of the line of `path` that holds `fragment` (errors must point at the user's line)."""
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if fragment in line and "line_of(" not in line:
+                return number
+    raise KeyError(fragment)

@@ -6,6 +6,7 @@ compiles nothing.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 import hlojit as hj
 from hlojit import ops
 
-from conftest import BACKENDS, assert_close
+from conftest import BACKENDS, assert_close, line_in
 
 F32, F64, I32 = np.float32, np.float64, np.int32
 
@@ -166,13 +167,7 @@ def test_weak_carries_are_typed_as_jax_types_them():
 
 # --- trace-time errors: the op, the shapes/dtypes and the user's line --------------------------------
 
-def line_of(fragment: str) -> int:
-    """The line of this file that holds `fragment` (errors must point at it)."""
-    with open(__file__) as f:
-        for number, line in enumerate(f, 1):
-            if fragment in line and "line_of(" not in line:
-                return number
-    raise KeyError(fragment)
+line_of = functools.partial(line_in, __file__)   # the line of this file holding a fragment
 
 
 def raises(fn, args, error, message, fragment):

@@ -1,5 +1,6 @@
 """hj.jit / hj.Exec: the first working path, the cache and what it reports, pytrees, static arguments,
 results as hj.Array, backend selection, thread safety, and the errors a user sees."""
+import functools
 import gc
 import os
 import threading
@@ -11,16 +12,12 @@ import pytest
 import hlojit as hj
 from hlojit import ops
 
+from conftest import line_in
+
 HERE = os.path.basename(__file__)
 
 
-def line_of(marker: str) -> int:
-    """The line number of the line in this file containing `marker` (for file:line assertions)."""
-    with open(__file__) as f:
-        for number, line in enumerate(f, 1):
-            if marker in line and "line_of(" not in line:
-                return number
-    raise AssertionError(marker)
+line_of = functools.partial(line_in, __file__)   # the line of this file holding a fragment
 
 
 def x4_plus_1(x):

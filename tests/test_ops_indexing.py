@@ -18,7 +18,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import compile_program, cuda
 
-from conftest import BACKENDS, assert_close
+from conftest import BACKENDS, assert_close, group_module, group_result
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((3, 4, 5)).astype(np.float32)
@@ -271,25 +271,11 @@ for _cases in GROUPS.values():
     assert len({c[0] for c in _cases}) == len(_cases), "duplicate case ids"
 
 
-def _module(cases):
-    return lambda inputs: [fn(*args) for (_, fn, _, _), args in zip(cases, inputs)]
-
-
 _RESULTS: dict = {}
 
 
 def result(backend, group, index):
-    """Every case of the group from ONE compiled module (or the exception it raised)."""
-    if (backend, group) not in _RESULTS:
-        cases = GROUPS[group]
-        try:
-            _RESULTS[backend, group] = hj.jit(_module(cases), backend=backend)([c[2] for c in cases])
-        except Exception as e:  # every case of the module reports it
-            _RESULTS[backend, group] = e
-    outputs = _RESULTS[backend, group]
-    if isinstance(outputs, Exception):
-        raise outputs
-    return outputs[index]
+    return group_result(_RESULTS, backend, group, GROUPS[group], index)
 
 
 @pytest.mark.parametrize("backend, group, index", [
@@ -311,7 +297,7 @@ def test_compiles_for_cuda(group):
     """No GPU here: gathers, slices and scatters must at least compile for CUDA (sm_80). These groups hold
     every kind of op the others do (getitem's module alone takes ~10 s to compile for CUDA)."""
     cases = GROUPS[group]
-    compile_program(hj.jit(_module(cases)).lower([c[2] for c in cases]).program, cuda())
+    compile_program(hj.jit(group_module(cases)).lower([c[2] for c in cases]).program, cuda())
 
 
 # --- random indexes on the reference backend (no compiling, so many of them) -----------------------------

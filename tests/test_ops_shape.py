@@ -17,7 +17,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import compile_program, cuda
 
-from conftest import BACKENDS, assert_close
+from conftest import BACKENDS, assert_close, group_module, group_result
 
 F32, F64, I32, BOOL = (np.dtype(t) for t in (np.float32, np.float64, np.int32, np.bool_))
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -226,22 +226,8 @@ GROUPS = _groups()
 _RESULTS: dict = {}
 
 
-def _module(cases):
-    return lambda inputs: [fn(*args) for (_, fn, _, _), args in zip(cases, inputs)]
-
-
 def result(backend, group, index):
-    """Every case of the group from ONE compiled module (or the exception it raised)."""
-    if (backend, group) not in _RESULTS:
-        cases = GROUPS[group]
-        try:
-            _RESULTS[backend, group] = hj.jit(_module(cases), backend=backend)([c[2] for c in cases])
-        except Exception as e:  # every case of the module reports it
-            _RESULTS[backend, group] = e
-    outputs = _RESULTS[backend, group]
-    if isinstance(outputs, Exception):
-        raise outputs
-    return outputs[index]
+    return group_result(_RESULTS, backend, group, GROUPS[group], index)
 
 
 def check(actual, expected):
@@ -272,7 +258,7 @@ def test_compiles_for_cuda(group):
     """No GPU here: every op must at least compile for CUDA (sm_80). These two modules hold every op (the
     f32 module adds shapes, not ops, and would double the time this takes)."""
     cases = GROUPS[group]
-    compile_program(hj.jit(_module(cases)).lower([c[2] for c in cases]).program, cuda())
+    compile_program(hj.jit(group_module(cases)).lower([c[2] for c in cases]).program, cuda())
 
 
 # --- trace-time errors: op name, shapes, the user's file:line --------------------------------------

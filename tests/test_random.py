@@ -7,6 +7,7 @@ the reference backend: the other backends give the same bits.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -18,7 +19,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit import random as hr
 
-from conftest import BACKENDS
+from conftest import line_in
 from hlojit.dialects import stablehlo as _hlo
 
 if not (hasattr(_hlo, "sort") and hasattr(_hlo, "bitcast_convert")):
@@ -269,12 +270,7 @@ def test_outside_jit_gives_what_jit_gives():
 
 # --- errors ------------------------------------------------------------------------------------------
 
-def line_of(fragment: str) -> int:
-    with open(__file__) as f:
-        for number, line in enumerate(f, 1):
-            if fragment in line and "line_of(" not in line:
-                return number
-    raise KeyError(fragment)
+line_of = functools.partial(line_in, __file__)   # the line of this file holding a fragment
 
 
 K = np.array([0, 42], U32)
