@@ -102,7 +102,7 @@ def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: s
         x = _core.barrier(transpose(x, (0, *range(2, n + 2), 1)))
         w = _core.barrier(transpose(w, (*range(2, n + 2), 1, 0)))
     if _as_matmul(x, w, groups, lhs_dilations, pads, windows, strides):
-        out = _im2col_conv(x, w, strides, pads, dilations, windows)
+        out = _im2col_conv(x, w, strides, pads, dilations)
     else:
         spec = "{}x{}->{}".format(*_specs("NHWC", n))
         value = emit(hlo.convolution, x.value, w.value, dimension_numbers=spec, strides=strides, padding=pads,
@@ -130,27 +130,33 @@ def _as_matmul(x, w, groups, lhs_dilations, pads, windows, strides) -> bool:
     return x.shape[0] * int(np.prod(outputs, dtype=np.int64)) * patch <= IM2COL_MAX_ELEMENTS
 
 
-def _im2col_conv(x, w, strides, pads, dilations, windows) -> Tensor:
-    """x [N, *spatial, C] * w [*window, C, O] -> [N, *out, O]: one strided slice of the padded input per
-    window position, side by side along the channels, times the kernel flattened to [window * C, O]."""
+def im2col(x, window, strides, pads, dilations) -> Tensor:
+    """x [N, *spatial, C] -> patches [N, *out, prod(window) * C]: one strided slice of the padded input per
+    window position, side by side along the channels (window position major, channel minor)."""
     import itertools
     from .joining import concatenate, pad
-    from .linalg import matmul
-    from .shape import reshape
-    n = len(strides)
     if any(lo or hi for lo, hi in pads):
         x = pad(x, ((0, 0), *pads, (0, 0)))
-    outputs = [(size - win) // s + 1 for size, win, s in zip(x.shape[1:-1], windows, strides)]
+    spans = [(k - 1) * d + 1 for k, d in zip(window, dilations)]
+    outputs = [(size - span) // s + 1 for size, span, s in zip(x.shape[1:-1], spans, strides)]
     pieces = []
-    for offsets in itertools.product(*(range(k) for k in w.shape[:n])):
+    for offsets in itertools.product(*(range(k) for k in window)):
         starts = [o * d for o, d in zip(offsets, dilations)]
         limits = [start + (out - 1) * s + 1 for start, out, s in zip(starts, outputs, strides)]
         value = emit(hlo.slice, x.value, [0, *starts, 0], [x.shape[0], *limits, x.shape[-1]], [1, *strides, 1])
         pieces.append(wrap(value, (x.shape[0], *outputs, x.shape[-1]), x.dtype, x.weak))
-    cols = pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=-1)
-    rows = x.shape[0] * int(np.prod(outputs, dtype=np.int64))
+    return pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=-1)
+
+
+def _im2col_conv(x, w, strides, pads, dilations) -> Tensor:
+    """x [N, *spatial, C] * w [*window, C, O] -> [N, *out, O]: the patches times the kernel flattened to
+    [window * C, O]."""
+    from .linalg import matmul
+    from .shape import reshape
+    cols = im2col(x, w.shape[:len(strides)], strides, pads, dilations)
+    rows = int(np.prod(cols.shape[:-1], dtype=np.int64))
     product = matmul(reshape(cols, (rows, cols.shape[-1])), reshape(w, (cols.shape[-1], w.shape[-1])))
-    return reshape(product, (x.shape[0], *outputs, w.shape[-1]))
+    return reshape(product, (*cols.shape[:-1], w.shape[-1]))
 
 
 def conv_transpose(x, w, stride=1, padding="VALID", dilation=1, layout: str | None = None) -> Tensor:
