@@ -1,7 +1,7 @@
 """Derivatives of the frontend's composites whose own ops have none worth having: sin's exact argument
-reduction runs in integers, erf and lgamma are fitted polynomials, top_k sorts integer keys. Each one
-records a `Region` (core.py) whose backward pass is the textbook derivative, written with frontend ops
-(so it can be differentiated again)."""
+reduction runs in integers, erf, lgamma and digamma are fitted polynomials, top_k sorts integer keys.
+Each one records a `Region` (core.py) whose backward pass is the textbook derivative, written with
+frontend ops (so it can be differentiated again)."""
 from __future__ import annotations
 
 import math
@@ -53,6 +53,7 @@ BINARY = {  # name -> (d/dx, d/dy) from x, y and z = name(x, y)
 
 NOT_DIFFERENTIABLE = {
     "lgamma": "its derivative (digamma) is not implemented",
+    "digamma": "its derivative (trigamma) is not implemented",
     "nextafter": "it steps to the neighbouring float, a function of no slope",
 }
 
