@@ -115,6 +115,22 @@ def test_prod_gradient_with_zeros():
         check(lambda x: ops.prod(x), x)
 
 
+def test_cumprod_gradient_with_zeros_and_signs():
+    """Exact where x has zeros (no division): rows and columns with one and two zeros, each axis, the
+    flattened array, a long axis (the log-step scan's multiplies), and its second derivative."""
+    x = rng.uniform(-2, 2, (3, 5))
+    x[1, 2] = x[2, 0] = x[2, 3] = 0.0
+    w = weights((3, 5))
+    for axis in (0, 1):
+        check(lambda x: ops.sum(ops.cumprod(x, axis=axis) * w), x)
+    check(lambda x: ops.sum(ops.cumprod(x) * w.reshape(-1)), x)
+    long = rng.uniform(0.9, 1.1, 150) * rng.choice([-1, 1], 150)
+    long[[40, 90]] = 0.0
+    check(lambda x: ops.sum(ops.cumprod(x) * long), long)
+    v = x[2]
+    check(lambda x: ops.sum(hj.grad(lambda x: ops.sum(ops.cumprod(x) * w[0]))(x) * w[1]), v)
+
+
 def test_max_ties_share_the_gradient():
     g = hj.jit(hj.grad(lambda x: ops.max(x)), backend=REF)(np.array([1.0, 3.0, 3.0]))
     np.testing.assert_allclose(np.asarray(g), [0, 0.5, 0.5])
