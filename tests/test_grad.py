@@ -243,6 +243,31 @@ def test_update_gradients():
     assert np.asarray(g).sum() == pytest.approx(12.0)
 
 
+@pytest.mark.parametrize("mode", ["multiply", "min", "max"])
+def test_combining_update_gradients(mode):
+    """x.at[index].multiply/min/max, each a scatter: a row indexed twice (every update combines), an element
+    with two zero updates and one with one (multiply: the product of the others, no division), a zero in x,
+    two index arrays, a column index."""
+    x, v = rng.normal(size=(5, 4)), rng.normal(size=(3, 4))
+    x[3, 0] = v[0, 1] = v[2, 1] = v[1, 2] = 0.0
+    w = weights((5, 4))
+
+    def f(x, v):
+        y = getattr(x.at[np.array([1, 3, 1])], mode)(v)
+        y = getattr(y.at[np.array([0, 4, 0]), np.array([1, 2, 1])], mode)(v[0, :3] * 2)
+        y = getattr(y.at[:, np.array([3, 0, 3])], mode)(ops.concatenate([v, v[:2] * 0.5 + 1], axis=0)[:, :3])
+        return ops.sum(y * w)
+    for argnum in (0, 1):
+        check(f, x, v, argnum=argnum)
+
+
+def test_scatter_max_ties_share_the_gradient():
+    gx, gv = hj.jit(hj.grad(lambda x, v: ops.sum(x.at[np.array([0, 0])].max(v)), argnums=(0, 1)),
+                    backend=REF)(np.array([2.0, 1.0]), np.array([2.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(gx), [1 / 3, 1])
+    np.testing.assert_allclose(np.asarray(gv), [1 / 3, 1 / 3])
+
+
 def test_where_clip_select_gradients():
     x = rng.uniform(-2, 2, (3, 4))
     check(lambda x: ops.sum(ops.where(x > 0, x ** 2, ops.exp(x)) + ops.clip(x, -1.0, 1.0) * 3), x)

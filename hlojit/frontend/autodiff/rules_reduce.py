@@ -40,6 +40,19 @@ def _expand(t, shape, dims):
     return op_result(emit(hlo.broadcast_in_dim, t.value, list(shape), dims), t.dtype)
 
 
+def _nonzero(x):
+    """x with its zeros replaced by ones."""
+    return ops.where(x == 0, 1.0, x).astype(x.dtype)
+
+
+def product_of_the_others(x, zeros, rest):
+    """For each factor x of a product, the product of the other factors, from `zeros` (how many of its
+    product's factors are 0) and `rest` (the product of the nonzero ones): rest / x without a zero, rest
+    for the one zero, 0 beside two zeros. Exact with zeros, where dividing the product by x is not."""
+    is_zero = x == 0
+    return ops.where(zeros == 0, rest / _nonzero(x), ops.where(is_zero & (zeros == 1), rest, 0.0)).astype(x.dtype)
+
+
 @register("reduce")
 def _reduce(p, cts, active):
     kind = body_op(p.op)
@@ -52,14 +65,11 @@ def _reduce(p, cts, active):
         hit = (x == _expand(z, x.shape, kept)).astype(x.dtype)
         count = ops.sum(hit, axis=tuple(axes))
         gx = hit * _expand(g / count, x.shape, kept)
-    elif kind == "multiply":  # exact with zeros: the product of the others, counted without division by 0
-        is_zero = x == 0
-        zeros = ops.sum(is_zero.astype(x.dtype), axis=tuple(axes))
-        rest = ops.prod(ops.where(is_zero, 1.0, x).astype(x.dtype), axis=tuple(axes))
-        zeros_b, rest_b = _expand(zeros, x.shape, kept), _expand(rest, x.shape, kept)
-        safe = ops.where(is_zero, 1.0, x).astype(x.dtype)
-        others = ops.where(zeros_b == 0, rest_b / safe, ops.where(is_zero & (zeros_b == 1), rest_b, 0.0))
-        gx = others.astype(x.dtype) * _expand(g, x.shape, kept)
+    elif kind == "multiply":
+        zeros = ops.sum((x == 0).astype(x.dtype), axis=tuple(axes))
+        rest = ops.prod(_nonzero(x), axis=tuple(axes))
+        gx = product_of_the_others(x, _expand(zeros, x.shape, kept), _expand(rest, x.shape, kept)) * \
+            _expand(g, x.shape, kept)
     else:
         _unsupported(p, "a body other than add, maximum, minimum or multiply")
     return [gx, None]
