@@ -388,6 +388,13 @@ def test_errors():
 
 # --- IREE targets against the reference ------------------------------------------------------------
 
+def _gaps_closed(x, w):
+    """lgamma (digamma), cumprod (a multiplying reduce_window), scatters that multiply and take the max."""
+    total = ops.sum(ops.lgamma(x * x + 0.5)) + ops.sum(ops.cumprod(x, axis=0) ** 2)
+    return total + ops.sum(x.at[np.array([2, 0, 2])].multiply(w[:, :3]) ** 2) + \
+        ops.sum(x.at[np.array([1, 1])].max(w[1:, :3]) ** 2)
+
+
 def _everything(x, w, k, img):
     """One scalar through many op families, so one compile checks all their backward passes."""
     pos = ops.abs(x) + 0.5
@@ -399,6 +406,7 @@ def _everything(x, w, k, img):
     total = total + ops.sum(ops.max_pool(y, 2) ** 2) + ops.sum(ops.avg_pool(img, 2) * 3) + ops.sum(y[:, 1, ::2] ** 2)
     total = total + ops.sum(x[np.array([2, 0, 2])] ** 2) + ops.sum(x.at[np.array([1])].add(w[:1, :3]) ** 3)
     total = total + ops.sum(ops.cumsum(x, axis=1) ** 2) + ops.sum(ops.sort(x, axis=0) * x[::-1])
+    total = total + _gaps_closed(x, w)
     total = total + ops.sum(ops.fori_loop(0, 3, lambda i, c: ops.tanh(c @ w[:, :3]), x))
     total = total + ops.cond(total > 0, lambda: ops.sum(x ** 3), lambda: ops.sum(x))
     return total + ops.sum(ops.scan(lambda c, r: (c * r + 1, c), x[0], x)[1])
@@ -426,7 +434,8 @@ def test_vmvx_gradients_agree_with_reference():
     def small(x, w, img):
         y = ops.tanh(x @ w)
         pooled = ops.max_pool(img, 2)
-        return ops.sum(y ** 2) + ops.sum(pooled * 2) + ops.sum(ops.scan(lambda c, r: (c * r, c), x[0], x)[1])
+        return ops.sum(y ** 2) + ops.sum(pooled * 2) + ops.sum(ops.scan(lambda c, r: (c * r, c), x[0], x)[1]) + \
+            _gaps_closed(x, w)
     grad = hj.grad(small, argnums=(0, 1, 2))
     for e, g in zip(hj.jit(grad, backend=REF)(x, w, img), hj.jit(grad, backend="iree:vmvx")(x, w, img)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-4, atol=2e-5)
