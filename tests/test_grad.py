@@ -67,11 +67,18 @@ def unary_domain(name):
     return rng.uniform(0.2, 1.5, (2, 3)) * rng.choice([-1, 1], (2, 3))   # away from the kink at 0
 
 
-@pytest.mark.parametrize("name", sorted(set(UNARY) - NOT_FLOAT - {"lgamma"}))
+@pytest.mark.parametrize("name", sorted(set(UNARY) - NOT_FLOAT - {"digamma"}))
 def test_unary_gradient(name):
     op = getattr(ops, name)
     w = weights((2, 3))
     check(lambda x: ops.sum(op(x) * w), unary_domain(name))
+
+
+def test_lgamma_gradient_across_digammas_pieces():
+    """Reflection (x < 0), the shifts, the fitted form around psi's zero on [1, 2], the asymptotic series."""
+    x = np.array([-3.7, -0.3, 0.01, 0.7, 1.4616, 1.9, 7.5, 40.0])
+    w = weights(x.shape)
+    check(lambda x: ops.sum(ops.lgamma(x) * w), x)
 
 
 BINARY_DOMAINS = {
@@ -106,6 +113,22 @@ def test_reduction_gradient(name):
 def test_prod_gradient_with_zeros():
     for x in (np.array([2.0, 0.0, 3.0, 4.0]), np.array([0.0, 0.0, 3.0, 4.0])):
         check(lambda x: ops.prod(x), x)
+
+
+def test_cumprod_gradient_with_zeros_and_signs():
+    """Exact where x has zeros (no division): rows and columns with one and two zeros, each axis, the
+    flattened array, a long axis (the log-step scan's multiplies), and its second derivative."""
+    x = rng.uniform(-2, 2, (3, 5))
+    x[1, 2] = x[2, 0] = x[2, 3] = 0.0
+    w = weights((3, 5))
+    for axis in (0, 1):
+        check(lambda x: ops.sum(ops.cumprod(x, axis=axis) * w), x)
+    check(lambda x: ops.sum(ops.cumprod(x) * w.reshape(-1)), x)
+    long = rng.uniform(0.9, 1.1, 150) * rng.choice([-1, 1], 150)
+    long[[40, 90]] = 0.0
+    check(lambda x: ops.sum(ops.cumprod(x) * long), long)
+    v = x[2]
+    check(lambda x: ops.sum(hj.grad(lambda x: ops.sum(ops.cumprod(x) * w[0]))(x) * w[1]), v)
 
 
 def test_max_ties_share_the_gradient():
@@ -229,6 +252,31 @@ def test_update_gradients():
     assert np.asarray(g).sum() == pytest.approx(12.0)
 
 
+@pytest.mark.parametrize("mode", ["multiply", "min", "max"])
+def test_combining_update_gradients(mode):
+    """x.at[index].multiply/min/max, each a scatter: a row indexed twice (every update combines), an element
+    with two zero updates and one with one (multiply: the product of the others, no division), a zero in x,
+    two index arrays, a column index."""
+    x, v = rng.normal(size=(5, 4)), rng.normal(size=(3, 4))
+    x[3, 0] = v[0, 1] = v[2, 1] = v[1, 2] = 0.0
+    w = weights((5, 4))
+
+    def f(x, v):
+        y = getattr(x.at[np.array([1, 3, 1])], mode)(v)
+        y = getattr(y.at[np.array([0, 4, 0]), np.array([1, 2, 1])], mode)(v[0, :3] * 2)
+        y = getattr(y.at[:, np.array([3, 0, 3])], mode)(ops.concatenate([v, v[:2] * 0.5 + 1], axis=0)[:, :3])
+        return ops.sum(y * w)
+    for argnum in (0, 1):
+        check(f, x, v, argnum=argnum)
+
+
+def test_scatter_max_ties_share_the_gradient():
+    gx, gv = hj.jit(hj.grad(lambda x, v: ops.sum(x.at[np.array([0, 0])].max(v)), argnums=(0, 1)),
+                    backend=REF)(np.array([2.0, 1.0]), np.array([2.0, 2.0]))
+    np.testing.assert_allclose(np.asarray(gx), [1 / 3, 1])
+    np.testing.assert_allclose(np.asarray(gv), [1 / 3, 1 / 3])
+
+
 def test_where_clip_select_gradients():
     x = rng.uniform(-2, 2, (3, 4))
     check(lambda x: ops.sum(ops.where(x > 0, x ** 2, ops.exp(x)) + ops.clip(x, -1.0, 1.0) * 3), x)
@@ -333,8 +381,10 @@ def test_errors():
         hj.grad(lambda x: ops.sum(ops.while_loop(lambda c: ops.sum(c) < 10, lambda c: c * 2, x)))(x)
     with pytest.raises(hj.ShapeError, match="must return one scalar"):
         hj.grad(lambda x: x * 2)(x)
-    with pytest.raises(hj.DifferentiationError, match="lgamma"):
-        hj.grad(lambda x: ops.sum(ops.lgamma(x)))(x)
+    with pytest.raises(hj.DifferentiationError, match=r"through digamma \(at test_grad.py:\d+\).*trigamma"):
+        hj.grad(lambda x: ops.sum(ops.digamma(x)))(x)
+    with pytest.raises(hj.DifferentiationError, match="through digamma"):      # lgamma's second derivative
+        hj.grad(lambda x: ops.sum(hj.grad(lambda x: ops.sum(ops.lgamma(x)))(x)))(x)
     rule = RULES.pop("stablehlo.exponential")
     try:
         with pytest.raises(hj.DifferentiationError, match=r"no rule for stablehlo.exponential \(built at "
@@ -347,6 +397,13 @@ def test_errors():
 
 # --- IREE targets against the reference ------------------------------------------------------------
 
+def _gaps_closed(x, w):
+    """lgamma (digamma), cumprod (a multiplying reduce_window), scatters that multiply and take the max."""
+    total = ops.sum(ops.lgamma(x * x + 0.5)) + ops.sum(ops.cumprod(x, axis=0) ** 2)
+    return total + ops.sum(x.at[np.array([2, 0, 2])].multiply(w[:, :3]) ** 2) + \
+        ops.sum(x.at[np.array([1, 1])].max(w[1:, :3]) ** 2)
+
+
 def _everything(x, w, k, img):
     """One scalar through many op families, so one compile checks all their backward passes."""
     pos = ops.abs(x) + 0.5
@@ -358,6 +415,7 @@ def _everything(x, w, k, img):
     total = total + ops.sum(ops.max_pool(y, 2) ** 2) + ops.sum(ops.avg_pool(img, 2) * 3) + ops.sum(y[:, 1, ::2] ** 2)
     total = total + ops.sum(x[np.array([2, 0, 2])] ** 2) + ops.sum(x.at[np.array([1])].add(w[:1, :3]) ** 3)
     total = total + ops.sum(ops.cumsum(x, axis=1) ** 2) + ops.sum(ops.sort(x, axis=0) * x[::-1])
+    total = total + _gaps_closed(x, w)
     total = total + ops.sum(ops.fori_loop(0, 3, lambda i, c: ops.tanh(c @ w[:, :3]), x))
     total = total + ops.cond(total > 0, lambda: ops.sum(x ** 3), lambda: ops.sum(x))
     return total + ops.sum(ops.scan(lambda c, r: (c * r + 1, c), x[0], x)[1])
@@ -385,7 +443,8 @@ def test_vmvx_gradients_agree_with_reference():
     def small(x, w, img):
         y = ops.tanh(x @ w)
         pooled = ops.max_pool(img, 2)
-        return ops.sum(y ** 2) + ops.sum(pooled * 2) + ops.sum(ops.scan(lambda c, r: (c * r, c), x[0], x)[1])
+        return ops.sum(y ** 2) + ops.sum(pooled * 2) + ops.sum(ops.scan(lambda c, r: (c * r, c), x[0], x)[1]) + \
+            _gaps_closed(x, w)
     grad = hj.grad(small, argnums=(0, 1, 2))
     for e, g in zip(hj.jit(grad, backend=REF)(x, w, img), hj.jit(grad, backend="iree:vmvx")(x, w, img)):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-4, atol=2e-5)

@@ -1,6 +1,6 @@
-"""The math family on every backend against numpy (and math.erf/erfc/lgamma): the elementwise rows it
-added to elementwise.py's tables (composites in ops/math.py, trig.py, special.py), clip, nan_to_num,
-the parameterised activations, bitcast, and ops/statistics.py (var ... top_k).
+"""The math family on every backend against numpy (and math.erf/erfc/lgamma, scipy's digamma): the
+elementwise rows it added to elementwise.py's tables (composites in ops/math.py, trig.py, special.py),
+clip, nan_to_num, the parameterised activations, bitcast, and ops/statistics.py (var ... top_k).
 
 Compiling costs ~0.4 s per module per IREE backend and grows with the module, so every group below is
 ONE jitted function per backend: each elementwise op is applied once to the concatenation of all its
@@ -89,11 +89,12 @@ def check_values(actual, expected, dtype, rule, bound, where):
 
 SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -7.25, 1e30, -1e30, 1e-30]
 DOMAINS = {"arcsin": (-1, 1), "arccos": (-1, 1), "arctanh": (-1, 1), "arccosh": (1, 40), "log2": (0, 50),
-           "log10": (0, 50), "lgamma": (-12, 30), "erf": (-6, 6), "erfc": (-6, 12), "log1p": (-1, 10),
-           "exp2": (-130, 130), "sinh": (-90, 90), "cosh": (-90, 90)}
+           "log10": (0, 50), "lgamma": (-12, 30), "digamma": (-12, 30), "erf": (-6, 6), "erfc": (-6, 12),
+           "log1p": (-1, 10), "exp2": (-130, 130), "sinh": (-90, 90), "cosh": (-90, 90)}
 MATH_UNARY = [("cbrt",), ("exp2",), ("log2",), ("log10",), ("sin", "cos", "tan"), ("arcsin",), ("arccos",),
               ("arctan",), ("sinh",), ("cosh",), ("arcsinh",), ("arccosh",), ("arctanh",), ("erf",), ("erfc",),
-              ("lgamma",), ("trunc",), ("relu6",), ("silu",), ("log_sigmoid",), ("expm1",), ("log1p",)]
+              ("lgamma",), ("digamma",), ("trunc",), ("relu6",), ("silu",), ("log_sigmoid",), ("expm1",),
+              ("log1p",)]
 EXACT = {"trunc", "relu6"}
 # f32 lgamma of negative x near its zeros (-2.457, -3.956 ...) is log(pi/|sin(pi x)|) - lgamma(1-x), a
 # difference of numbers near 2-3: f32 arithmetic leaves ~7e-7 absolute error there (the f32 tolerance's
@@ -123,6 +124,9 @@ def _tails(name, dtype):
     }.get(name, [])
     if name == "lgamma" and dtype == F32:   # relative accuracy at the zeros 1 and 2 (the fitted form)
         tails.append(("near-zeros", [1 + 2.0 ** -20, 1 - 2.0 ** -20, 2 + 2.0 ** -19, 2 - 2.0 ** -19, 1.001, 1.999]))
+    if name == "digamma":   # relative accuracy at psi's positive zero (the fitted form)
+        zero = 1.4616321449683623
+        tails.append(("near-zero", [zero, zero * (1 + 2.0 ** -20), zero * (1 - 2.0 ** -20), 1.0, 1.25, 1.75, 2.0]))
     return [(segment, np.asarray(values, dtype), 8.0) for segment, values in tails]
 
 

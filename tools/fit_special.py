@@ -45,6 +45,15 @@ def _lgamma_r(x):  # lgamma(x) = (x-1)(x-2)*R(x): R has no zeros, so R's relativ
     return mp.loggamma(x) / ((x - 1) * (x - 2))
 
 
+DIGAMMA_ROOT = mp.findroot(mp.digamma, mp.mpf("1.46"))   # psi's positive zero
+
+
+def _digamma_r(x):  # digamma(x) = (x - root)*R(x): R's relative error is digamma's near its zero
+    if x == DIGAMMA_ROOT:
+        return mp.psi(1, x)
+    return mp.digamma(x) / (x - DIGAMMA_ROOT)
+
+
 FUNCTIONS = {  # name -> (f, lo, hi): fitted in v in [lo, hi]
     "atan": (_atan_p, mp.mpf(0), mp.tan(mp.pi / 8) ** 2),
     "erf": (_erf_q, mp.mpf(0), mp.mpf(1)),
@@ -53,6 +62,7 @@ FUNCTIONS = {  # name -> (f, lo, hi): fitted in v in [lo, hi]
     "erfc_2": (_erfc_g, mp.mpf(1) / 4, mp.mpf(1) / 2),   # x in [2, 4]
     "erfc_3": (_erfc_g, mp.mpf(0), mp.mpf(1) / 4),       # x in [4, inf)
     "lgamma": (_lgamma_r, mp.mpf(1) / 2, mp.mpf(5) / 2),
+    "digamma": (_digamma_r, mp.mpf(1), mp.mpf(2)),
 }
 TARGETS = {"float64": 2.5e-16, "float32": 1.5e-7}
 

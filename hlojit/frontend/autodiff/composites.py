@@ -1,7 +1,7 @@
 """Derivatives of the frontend's composites whose own ops have none worth having: sin's exact argument
-reduction runs in integers, erf and lgamma are fitted polynomials, top_k sorts integer keys. Each one
-records a `Region` (core.py) whose backward pass is the textbook derivative, written with frontend ops
-(so it can be differentiated again)."""
+reduction runs in integers, erf, lgamma and digamma are fitted polynomials, top_k sorts integer keys.
+Each one records a `Region` (core.py) whose backward pass is the textbook derivative, written with
+frontend ops (so it can be differentiated again)."""
 from __future__ import annotations
 
 import math
@@ -38,6 +38,7 @@ UNARY = {  # name -> d(name)(x) from x and y = name(x)
     "log1p": lambda x, y: 1 / (x + 1),
     "erf": lambda x, y: (2 / math.sqrt(math.pi)) * ops.exp(-x * x),
     "erfc": lambda x, y: (-2 / math.sqrt(math.pi)) * ops.exp(-x * x),
+    "lgamma": lambda x, y: ops.digamma(x),
     "softplus": lambda x, y: ops.sigmoid(x),
     "trunc": lambda x, y: ops.zeros_like(x),
 }
@@ -52,7 +53,7 @@ BINARY = {  # name -> (d/dx, d/dy) from x, y and z = name(x, y)
 }
 
 NOT_DIFFERENTIABLE = {
-    "lgamma": "its derivative (digamma) is not implemented",
+    "digamma": "its derivative (trigamma) is not implemented",
     "nextafter": "it steps to the neighbouring float, a function of no slope",
 }
 

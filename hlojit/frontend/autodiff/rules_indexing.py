@@ -1,10 +1,13 @@
 """VJP rules of gather, scatter and sort. gather and scatter-add transpose into each other (JAX's
-rules); a replacing scatter finds which update won each element by scattering ids the same way; sort
-sorts an iota along to learn the permutation, and sorts the cotangent back by it."""
+rules); a replacing scatter finds which update won each element by scattering ids the same way; a
+multiplying one takes the product of the other factors, a maximum/minimum one splits the cotangent among
+the values equal to the result; sort sorts an iota along to learn the permutation, and sorts the
+cotangent back by it."""
 from __future__ import annotations
 
 import collections
 import re
+from typing import Callable, NamedTuple
 
 import numpy as np
 from iree.compiler import ir
@@ -12,8 +15,9 @@ from iree.compiler import ir
 from ...dialects import stablehlo as hlo
 from .. import dtypes, ops
 from ..ops._core import constant, emit
+from ..tensor import Tensor
 from .core import clone_into, register, tensor
-from .rules_reduce import _unsupported, body_op
+from .rules_reduce import _nonzero, _unsupported, body_op, product_of_the_others
 from .rules_shape import op_result
 
 
@@ -74,16 +78,74 @@ def _replaces(op) -> bool:
     return len(inner) == 1 and list(inner[0].operands) == [block.arguments[1]]
 
 
+class _Scattered(NamedTuple):
+    """What a scatter rule works with: the forward's operand, updates and result, the cotangent, which
+    cotangents are needed, and the forward's index geometry as `scatter(target, values, body)` (values
+    combined into target where the forward put its updates) and `gather(t)` (t's elements where they went,
+    shaped as the updates)."""
+    x: Tensor
+    updates: Tensor
+    result: Tensor
+    g: Tensor
+    needs_x: bool
+    needs_updates: bool
+    scatter: Callable
+    gather: Callable
+
+
+def _scatter_add(s: _Scattered):
+    return s.g, (s.gather(s.g) if s.needs_updates else None)
+
+
+def _scatter_set(s: _Scattered):
+    """Every element of the result came from the operand or from the one update that won it: found by
+    scattering ids the same way."""
+    ids = ops.reshape(ops.arange(1, s.updates.size + 1, dtype=dtypes.int32), s.updates.shape)
+    winners = s.scatter(ops.zeros(s.x.shape, dtypes.int32), ids, lambda current, update: [update])
+    gx = ops.where(winners == 0, s.g, 0.0).astype(s.g.dtype) if s.needs_x else None
+    gu = ops.where(s.gather(winners) == ids, s.gather(s.g), 0.0).astype(s.g.dtype) if s.needs_updates else None
+    return gx, gu
+
+
+def _scatter_multiply(s: _Scattered):
+    """result = x * the updates that land on it: the operand's slope is their product, an update's the
+    product of x and the others (rules_reduce.product_of_the_others: exact with zero updates, repeats too)."""
+    gx = gu = None
+    if s.needs_x:
+        gx = s.g * s.scatter(ops.ones_like(s.x), s.updates, "multiply")
+    if s.needs_updates:
+        u = s.updates
+        zeros = s.scatter(ops.zeros_like(s.x), (u == 0).astype(u.dtype), "add")
+        rest = s.scatter(s.x, _nonzero(u), "multiply")
+        gu = s.gather(s.g) * product_of_the_others(u, s.gather(zeros), s.gather(rest))
+    return gx, gu
+
+
+def _scatter_extremum(s: _Scattered):
+    """maximum/minimum: the cotangent goes to whichever of the operand and the updates equal the result,
+    split evenly on a tie (JAX's rule, and reduce max's here)."""
+    picked_x = s.x == s.result
+    picked_u = s.updates == s.gather(s.result)
+    count = picked_x.astype(s.g.dtype) + s.scatter(ops.zeros_like(s.x), picked_u.astype(s.g.dtype), "add")
+    share = s.g / ops.maximum(count, 1.0)     # count is 0 only where the result is nan
+    gx = ops.where(picked_x, share, 0.0).astype(s.g.dtype) if s.needs_x else None
+    gu = ops.where(picked_u, s.gather(share), 0.0).astype(s.g.dtype) if s.needs_updates else None
+    return gx, gu
+
+
+_SCATTER_RULES = {"add": _scatter_add, "set": _scatter_set, "multiply": _scatter_multiply,
+                  "maximum": _scatter_extremum, "minimum": _scatter_extremum}
+
+
 @register("scatter")
 def _scatter_rule(p, cts, active):
     if len(p.inputs) != 3:
         _unsupported(p, "several operands")
     x, indices, updates = p.inputs
-    g = cts[0]
-    dn = dimension_numbers(p, "scatter_dimension_numbers")
     kind = "set" if _replaces(p.op) else body_op(p.op)
-    if kind not in ("set", "add"):
-        _unsupported(p, f"a {kind or 'general'} update (only add and set have rules)")
+    if kind not in _SCATTER_RULES:
+        _unsupported(p, f"a {kind or 'general'} update (add, set, multiply, maximum and minimum have rules)")
+    dn = dimension_numbers(p, "scatter_dimension_numbers")
     window_dims, inserted = dn["update_window_dims"], dn["inserted_window_dims"]
     batching = dn["input_batching_dims"]
     sizes, position = [], 0
@@ -96,19 +158,13 @@ def _scatter_rule(p, cts, active):
     gather_args = dict(offset_dims=window_dims, collapsed=inserted, start_index_map=dn["scatter_dims_to_operand_dims"],
                        index_vector_dim=dn["index_vector_dim"], slice_sizes=sizes, operand_batching=batching,
                        indices_batching=dn["scatter_indices_batching_dims"])
-    if kind == "add":
-        return [g if active[0] else None, None, _gather(g, indices, **gather_args) if active[2] else None]
-    # set: every element of the result came from the operand or from the one update that won it
-    ids = ops.reshape(ops.arange(1, updates.size + 1, dtype=dtypes.int32), updates.shape)
-    winners = _scatter(ops.zeros(x.shape, dtypes.int32), indices, ids, lambda current, update: [update],
-                       window_dims=window_dims, inserted=inserted, to_operand=dn["scatter_dims_to_operand_dims"],
-                       index_vector_dim=dn["index_vector_dim"], operand_batching=batching,
-                       indices_batching=dn["scatter_indices_batching_dims"])
-    gx = ops.where(winners == 0, g, 0.0).astype(g.dtype) if active[0] else None
-    gu = None
-    if active[2]:
-        won = _gather(winners, indices, **gather_args) == ids
-        gu = ops.where(won, _gather(g, indices, **gather_args), 0.0).astype(g.dtype)
+    scatter_args = dict(window_dims=window_dims, inserted=inserted, to_operand=dn["scatter_dims_to_operand_dims"],
+                        index_vector_dim=dn["index_vector_dim"], operand_batching=batching,
+                        indices_batching=dn["scatter_indices_batching_dims"])
+    scattered = _Scattered(x, updates, p.outputs[0], cts[0], active[0], active[2],
+                           lambda target, values, body: _scatter(target, indices, values, body, **scatter_args),
+                           lambda t: _gather(t, indices, **gather_args))
+    gx, gu = _SCATTER_RULES[kind](scattered)
     return [gx, None, gu]
 
 

@@ -2,8 +2,9 @@
 
 reduce and reduce_window are recognised by their body (one add / maximum / minimum / multiply of the
 accumulator and the element); other bodies (argmax's variadic reduce) raise DifferentiationError for
-the values they make, which are integers in every op the frontend emits. dot_general and convolution
-follow JAX's transpose rules (`_dot_general_transpose_*`, `_conv_general_dilated_transpose_*`).
+the values they make, which are integers in every op the frontend emits (a multiplying reduce_window
+has a rule for cumprod's window only). dot_general and convolution follow JAX's transpose rules
+(`_dot_general_transpose_*`, `_conv_general_dilated_transpose_*`).
 """
 from __future__ import annotations
 
@@ -40,6 +41,19 @@ def _expand(t, shape, dims):
     return op_result(emit(hlo.broadcast_in_dim, t.value, list(shape), dims), t.dtype)
 
 
+def _nonzero(x):
+    """x with its zeros replaced by ones."""
+    return ops.where(x == 0, 1.0, x).astype(x.dtype)
+
+
+def product_of_the_others(x, zeros, rest):
+    """For each factor x of a product, the product of the other factors, from `zeros` (how many of its
+    product's factors are 0) and `rest` (the product of the nonzero ones): rest / x without a zero, rest
+    for the one zero, 0 beside two zeros. Exact with zeros, where dividing the product by x is not."""
+    is_zero = x == 0
+    return ops.where(zeros == 0, rest / _nonzero(x), ops.where(is_zero & (zeros == 1), rest, 0.0)).astype(x.dtype)
+
+
 @register("reduce")
 def _reduce(p, cts, active):
     kind = body_op(p.op)
@@ -52,14 +66,11 @@ def _reduce(p, cts, active):
         hit = (x == _expand(z, x.shape, kept)).astype(x.dtype)
         count = ops.sum(hit, axis=tuple(axes))
         gx = hit * _expand(g / count, x.shape, kept)
-    elif kind == "multiply":  # exact with zeros: the product of the others, counted without division by 0
-        is_zero = x == 0
-        zeros = ops.sum(is_zero.astype(x.dtype), axis=tuple(axes))
-        rest = ops.prod(ops.where(is_zero, 1.0, x).astype(x.dtype), axis=tuple(axes))
-        zeros_b, rest_b = _expand(zeros, x.shape, kept), _expand(rest, x.shape, kept)
-        safe = ops.where(is_zero, 1.0, x).astype(x.dtype)
-        others = ops.where(zeros_b == 0, rest_b / safe, ops.where(is_zero & (zeros_b == 1), rest_b, 0.0))
-        gx = others.astype(x.dtype) * _expand(g, x.shape, kept)
+    elif kind == "multiply":
+        zeros = ops.sum((x == 0).astype(x.dtype), axis=tuple(axes))
+        rest = ops.prod(_nonzero(x), axis=tuple(axes))
+        gx = product_of_the_others(x, _expand(zeros, x.shape, kept), _expand(rest, x.shape, kept)) * \
+            _expand(g, x.shape, kept)
     else:
         _unsupported(p, "a body other than add, maximum, minimum or multiply")
     return [gx, None]
@@ -229,24 +240,61 @@ def _kernel_cotangent_by_im2col(lhs, rhs, g, spec, strides, padding, rhs_dil):
     return _permuted(kernel, np.argsort([*rhs_spec[2:], rhs_spec[1], rhs_spec[0]]).tolist())
 
 
-# --- reduce_window: pools and short cumulative sums ------------------------------------------------
+# --- reduce_window: pools and short cumulative sums and products -----------------------------------
+
+def _window(p, x):
+    """(window, strides, padding) of a reduce_window without dilations."""
+    if any(d != 1 for d in p.ints("base_dilations") + p.ints("window_dilations")):
+        _unsupported(p, "dilations")
+    window, strides = p.ints("window_dimensions"), p.ints("window_strides") or [1] * x.ndim
+    padding = np.array(p.op.attributes["padding"]).reshape(x.ndim, 2).tolist() if "padding" in p.op.attributes \
+        else [[0, 0]] * x.ndim
+    return window, strides, padding
+
+
+def _shifted(t, axis: int, step: int, fill=None):
+    """t moved `step` places along axis (towards the end for step > 0); zeros (or the 0-d `fill`) come in."""
+    low = [step if d == axis else 0 for d in range(t.ndim)]
+    fill = ops.zeros((), t.dtype) if fill is None else fill
+    return op_result(emit(hlo.pad, t.value, fill.value, low, [-v for v in low]), t.dtype)
+
+
+def _cumulative_product(p, x, init, y, g):
+    """y = cumprod(x) along one axis (a window over the whole axis, padded before it; y_-1 = init):
+    dx_i = y_{i-1} r_i, r_i = sum_{j >= i} g_j x_{i+1} ... x_j. r solves r_i = g_i + x_{i+1} r_{i+1}, which
+    log-step doubling over (coefficient, value) pairs computes in log2(n) rounds of multiplies and adds: no
+    division, so exact where x has zeros, and differentiable again."""
+    window, strides, padding = _window(p, x)
+    axes = [d for d in range(x.ndim) if window[d] != 1 or padding[d] != [0, 0]]
+    n = x.shape[axes[0]] if len(axes) == 1 else 0
+    if len(axes) != 1 or window[axes[0]] != n or padding[axes[0]] != [n - 1, 0] or any(s != 1 for s in strides):
+        _unsupported(p, "a multiply body other than a cumulative product (a window over the whole axis)")
+    axis = axes[0]
+    r, coefficient = g, _shifted(x, axis, -1)
+    step = 1
+    while step < n:
+        r = r + coefficient * _shifted(r, axis, -step)
+        if 2 * step < n:
+            coefficient = coefficient * _shifted(coefficient, axis, -step)
+        step *= 2
+    return _shifted(y, axis, 1, init) * r
+
 
 @register("reduce_window")
 def _reduce_window(p, cts, active):
     """add: JAX's transpose (a window sum of the strided-out cotangent). maximum/minimum: per offset inside
     the window, the strided slice of the padded input that sits there in every window; the first element
     equal to the result takes the window's cotangent (select_and_scatter's choice), padded back into
-    place. A window of W elements costs W slices and pads (pools are small windows)."""
+    place. A window of W elements costs W slices and pads (pools are small windows). multiply: cumulative
+    products only (cumprod's window)."""
     kind = body_op(p.op)
-    if kind not in ("add", "maximum", "minimum"):
-        _unsupported(p, "a body other than add, maximum or minimum")
     x, init = p.inputs
     g, z = cts[0], p.outputs[0]
-    window, strides = p.ints("window_dimensions"), p.ints("window_strides") or [1] * x.ndim
-    if any(d != 1 for d in p.ints("base_dilations") + p.ints("window_dilations")):
-        _unsupported(p, "dilations")
-    padding = np.array(p.op.attributes["padding"]).reshape(x.ndim, 2).tolist() if "padding" in p.op.attributes \
-        else [[0, 0]] * x.ndim
+    if kind == "multiply":
+        return [_cumulative_product(p, x, init, z, g), None]
+    if kind not in ("add", "maximum", "minimum"):
+        _unsupported(p, "a body other than add, maximum, minimum or multiply")
+    window, strides, padding = _window(p, x)
     if kind == "add":  # JAX's transpose: a window sum over the cotangent spread out by the strides
         before = [w - lo - 1 for w, (lo, _) in zip(window, padding)]
         after = [d + w - 1 - od - b for d, w, od, b in zip(x.shape, window, _dilate(g.shape, strides), before)]

@@ -38,6 +38,12 @@ def _lgamma(x: float) -> float:
         return math.inf
 
 
+def _digamma(x):
+    """scipy.special.digamma, imported when a test asks (scipy is a test dependency, not hlojit's)."""
+    from scipy.special import digamma
+    return digamma(x)
+
+
 UNARY = {
     "negative": Elementwise("negate", "iuf", False, np.negative),
     "abs": Elementwise(None, "biuf", False, np.abs),
@@ -81,6 +87,7 @@ UNARY = {
     "erf": Elementwise(None, "f", True, np.vectorize(math.erf, otypes=[np.float64])),
     "erfc": Elementwise(None, "f", True, np.vectorize(math.erfc, otypes=[np.float64])),
     "lgamma": Elementwise(None, "f", True, np.vectorize(_lgamma, otypes=[np.float64])),
+    "digamma": Elementwise(None, "f", True, _digamma),
     "trunc": Elementwise(None, "biuf", False, np.trunc),
     "relu6": Elementwise(None, "iuf", False, lambda x: np.minimum(np.maximum(x, 0), 6)),
     "silu": Elementwise(None, "f", True, lambda x: x / (1 + np.exp(-x))),

@@ -1,7 +1,7 @@
 """Elementwise math that StableHLO has no op for, or whose IREE lowering is wrong, built from basic ops.
 
 The rows live in elementwise.py's UNARY/BINARY tables (name, kinds, numpy reference); their composites
-live here, in trig.py (sin cos tan and the inverse functions) and in special.py (erf erfc lgamma), and
+live here, in trig.py (sin cos tan and the inverse functions) and in special.py (erf erfc lgamma digamma), and
 are registered into elementwise's composite tables at the bottom of this file. Also here: the float
 bit-level helpers they share (signbit, frexp, ldexp by integer arithmetic on the bits, which IREE runs
 exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gelu, elu, leaky_relu).
@@ -432,7 +432,7 @@ COMPOSITE_UNARY = {name: in_float32_at_least(fn) for name, fn in {
     "silu": _silu, "log_sigmoid": _log_sigmoid,
     "sin": trig.sin, "cos": trig.cos, "tan": trig.tan,
     "arcsin": trig.arcsin, "arccos": trig.arccos, "arctan": trig.arctan,
-    "erf": special.erf, "erfc": special.erfc, "lgamma": special.lgamma,
+    "erf": special.erf, "erfc": special.erfc, "lgamma": special.lgamma, "digamma": special.digamma,
 }.items()}
 COMPOSITE_UNARY.update({"trunc": _trunc, "relu6": _relu6, "expm1": _expm1, "log1p": _log1p})
 COMPOSITE_BINARY = {

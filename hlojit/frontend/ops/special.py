@@ -1,4 +1,5 @@
-"""erf, erfc and lgamma from basic ops (StableHLO has none of them; CHLO's erf is not what IREE takes).
+"""erf, erfc, lgamma and digamma from basic ops (StableHLO has none of them; CHLO's erf is not what IREE
+takes, and the reference backend runs StableHLO only).
 
 - erf(x) = x * Q(x**2) for |x| < 1; erfc(x) = exp(-x**2) * g(1/x) / x for |x| >= 1/2, with g in four
   pieces of 1/x; the other function by 1 - f. Q and g are polynomials fitted for each dtype by
@@ -10,6 +11,11 @@
   the zeros at 1 and 2) evaluates a fitted (x-1)(x-2) R(x) on [0.5, 2.5] and steps into it by one
   recurrence. x <= 0 by reflection, log(pi / |sin(pi x)|) - lgamma(1 - x), with sin(pi x) from the exact
   remainder x - round(x). No f64 inside f32: vmvx cannot convert f64 back to f32.
+- digamma(x) = log z - 1/(2z) - sum B_2k / (2k z**2k) (the asymptotic series) for z >= 10 (f64) or 6
+  (f32); below, x is shifted up by psi(x) = psi(x + n) - (1/x + ... + 1/(x+n-1)), except on [1, 2],
+  around psi's positive zero x0, where that difference would cancel: there a fitted (x - x0) R(x) keeps
+  the relative accuracy. x <= 0 by reflection, psi(1 - x) - pi cot(pi x), cot from the exact remainder
+  x - round(x) as lgamma's sine (near the negative zeros the error is absolute, ~1 ulp of psi(1 - x)).
 """
 from __future__ import annotations
 
@@ -184,3 +190,78 @@ def lgamma(x: Tensor) -> Tensor:
     reflected = (_pymath.log(_pymath.pi) - ew.unary("log", sin_pi)) - value
     out = ew.where(positive, value, ew.where(sin_pi == 0, np.inf, reflected))
     return ew.where(ew.unary("isinf", x), np.inf, out)
+
+
+# --- digamma ------------------------------------------------------------------------------------------
+
+_PSI_SHIFT = {dtypes.float64: 10, dtypes.float32: 6}   # the asymptotic series from here on
+_PSI_TERMS = {dtypes.float64: 8, dtypes.float32: 4}    # its terms B_2k / (2k z**2k), down to below an ulp
+_PSI_SERIES = {d: tuple(float(_bernoulli(2 * k)[2 * k] / (2 * k)) for k in range(1, n + 1))
+               for d, n in _PSI_TERMS.items()}
+# psi's positive zero, split hi + lo for each dtype, and digamma(x) = (x - x0) R(u), u = 2x - 3, x in [1, 2]
+# (tools/fit_special.py)
+_PSI_ZERO = Fraction("1.46163214496836234126265954232572132846819620400644635129599")
+_PSI_ZERO_SPLIT = {dtypes.float64: float(_PSI_ZERO), dtypes.float32: float(np.float32(_PSI_ZERO))}
+_PSI_ZERO_SPLIT = {d: (hi, float(_PSI_ZERO - Fraction(hi))) for d, hi in _PSI_ZERO_SPLIT.items()}
+_PSI_R = {
+    # digamma float64: degree 21, max relative error 2.2e-16
+    dtypes.float64: (0.951055876031833, -0.21181371064073026, 0.06013562106019355, -0.018550615381738605,
+                     0.005936795278433826, -0.0019350666647832667, 0.000636888028319074, -0.00021074841215733007,
+                     6.995020484160625e-05, -2.325823828431376e-05, 7.741156881253708e-06, -2.578107848270217e-06,
+                     8.591324222417666e-07, -2.8628755280038686e-07, 9.500926192924096e-08,
+                     -3.166618072027162e-08, 1.10370884388543e-08, -3.6788868183645545e-09,
+                     8.668257373761658e-10, -2.889363639216111e-10, 2.4765474440031764e-10,
+                     -8.25512972008104e-11),
+    # digamma float32: degree 9, max relative error 9.6e-08
+    dtypes.float32: (0.9510558962329134, -0.21181371736950597, 0.06013461324811798, -0.018550279690076197,
+                     0.005944763862086814, -0.0019377209019169558, 0.0006151471771783476,
+                     -0.00020350689239956258, 9.339481030694158e-05, -3.1067026487559866e-05),
+}
+
+
+def _digamma_near_zero(x: Tensor) -> Tensor:
+    """(x - x0) R(2x - 3) on [1, 2]: x - hi is exact there, so psi keeps its relative accuracy at x0."""
+    hi, lo = _PSI_ZERO_SPLIT[x.dtype]
+    return ((x - hi) - lo) * horner(2 * x - 3, _PSI_R[x.dtype])
+
+
+def _digamma_asymptotic(z: Tensor) -> Tensor:
+    """log z - 1/(2z) - sum B_2k / (2k z**2k), for z at least the series' start."""
+    w = 1 / z
+    s = w * w
+    return ew.unary("log", z) - (0.5 * w + s * horner(s, _PSI_SERIES[z.dtype]))
+
+
+def _digamma_positive(y: Tensor) -> Tensor:
+    """Shift y up to z = y + n >= the series' start: psi(y) = psi(z) - (1/y + 1/(y+1) + ... + 1/(y+n-1))."""
+    start = _PSI_SHIFT[y.dtype]
+    z, total = y, None
+    for _ in range(start):
+        below = z < start
+        term = ew.where(below, 1 / z, 0.0)
+        total = term if total is None else total + term
+        z = ew.where(below, z + 1, z)
+    return _digamma_asymptotic(z) - total
+
+
+def _pi_cot_pi(r: Tensor) -> Tensor:
+    """pi cot(pi r) for r in [-1/2, 1/2], by the sine and cosine kernels on [0, pi/4]."""
+    a = ew.unary("abs", r)
+    near, far = _pymath.pi * a, _pymath.pi * (0.5 - a)
+    small = a <= 0.25
+    cos_pi_a = ew.where(small, cos_kernel(near), sin_kernel(far))
+    sin_pi_a = ew.where(small, sin_kernel(near), cos_kernel(far))
+    cot = _pymath.pi * cos_pi_a / sin_pi_a
+    return ew.where(r < 0, -cot, cot)
+
+
+def digamma(x: Tensor) -> Tensor:
+    """psi(x) = d lgamma(x) / dx, with scipy.special.digamma's limits: -inf at +0, +inf at -0, nan at the
+    negative integers and at -inf."""
+    positive = x > 0
+    value = _digamma_positive(ew.where(positive, x, 1 - x))
+    r = x - ew.unary("round", x)
+    reflected = ew.where(r == 0, np.nan, value - _pi_cot_pi(r))
+    near_zero = (x >= 1) & (x <= 2)
+    value = ew.where(near_zero, _digamma_near_zero(x), value)
+    return ew.where(positive, value, ew.where(x == 0, -1 / x, reflected))
