@@ -145,7 +145,7 @@ def test_portable_cpu_records_generic(tmp_path):
         hj.export(model, PARAMS, X, SCALE, path=str(tmp_path / "f"), target="tpu")
     with pytest.raises(ValueError, match="portable=True"):
         hj.export(model, PARAMS, X, SCALE, path=str(tmp_path / "f"), target=hj.pipeline.cpu(), portable=True)
-    assert hj.pipeline.cpu("generic").flags[-2] == "--iree-llvmcpu-target-cpu=generic"
+    assert "--iree-llvmcpu-target-cpu=generic" in hj.pipeline.cpu("generic").flags
 
 
 # --- other processes and tools ---

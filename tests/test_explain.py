@@ -52,14 +52,15 @@ def test_every_stage_is_text(relu_explained):
         e.stage("bytecode")
 
 
-def test_matmul_bias_relu_fuse_into_the_matmul_dispatch():
+def test_matmul_bias_relu_fuse_into_a_matmul_dispatch():
+    """The bias and relu run in a dispatch of the matmul's (data tiling: the one that unpacks its result)."""
     def layer(x, w, b):
         y = x @ w  # line-matmul
         return ops.relu(y + b)  # line-bias-relu
     e = hj.jit(layer).explain(np.zeros((8, 64), np.float32), np.zeros((64, 32), np.float32),
                               np.zeros(32, np.float32))
-    matmul_dispatch = next(d for d in e.dispatch_report if any(op == "dot_general" for op, _, _ in d.ops))
-    assert {op for op, _, _ in matmul_dispatch.ops} >= {"dot_general", "add", "maximum"}
+    matmul_dispatch = next(d for d in e.dispatch_report if {op for op, _, _ in d.ops} >= {"add", "maximum"})
+    assert "dot_general" in {op for op, _, _ in matmul_dispatch.ops}
     assert f"{HERE}:{line('line-matmul')}" in matmul_dispatch.lines and f"{HERE}:{line('line-bias-relu')}" in \
         matmul_dispatch.lines
 

@@ -232,13 +232,13 @@ def export(program: Program, target: Target, path: str, *, inputs: list[Leaf], o
         inputs=list(inputs),
         outputs=[Leaf(n, tuple(s), np.dtype(d)) for n, (s, d) in zip(output_names, program.outputs)],
         arguments=arguments, out_tree=out_tree,
-        target={"name": target.name, "driver": target.driver, "flags": list(target.flags), "cpu": cpu,
+        target={"name": target.name, "driver": target.driver, "flags": list(compiled.target.flags), "cpu": cpu,
                 "portable": cpu != "host"},
         iree=iree_versions(),
         vmfb_sha256=hashlib.sha256(compiled.vmfb).hexdigest(), vmfb_bytes=len(compiled.vmfb),
         work=work, host=machine, statics=dict(statics or {}), rewrites=rewrites,
         dispatch_count=compiled.dispatch_count, compile_seconds=round(compiled.seconds, 3),
-        reproduce=shlex.join(["iree-compile", names["mlir"], *target.flags, "-o", names["vmfb"]]),
+        reproduce=shlex.join(["iree-compile", names["mlir"], *compiled.target.flags, "-o", names["vmfb"]]),
         path=paths["json"])
     os.makedirs(os.path.dirname(paths["json"]) or ".", exist_ok=True)
     _write_atomic(paths["vmfb"], compiled.vmfb)

@@ -121,7 +121,9 @@ def host_cpu_features() -> str:
 def key(program: Program, target: Target) -> str:
     """The cache key of compiling `program` for `target`. Call it before compiling: that consumes the module."""
     digest = hashlib.sha256()
-    for part in (f"hlojit-cache {FORMAT}", compiler_version(), pipeline_fingerprint(), target.name, *target.flags):
+    fallback = ("fallback", *target.fallback.flags) if target.fallback else ()
+    for part in (f"hlojit-cache {FORMAT}", compiler_version(), pipeline_fingerprint(), target.name, *target.flags,
+                 *fallback):
         digest.update(part.encode() + b"\0")
     if "--iree-llvmcpu-target-cpu=host" in target.flags:
         digest.update(host_cpu_features().encode() + b"\0")
@@ -168,16 +170,19 @@ def read(entry_key: str, target: Target) -> tuple[Compiled | None, str]:
         os.utime(path)  # least recently used goes first: a hit makes it the most recent
     except OSError:
         pass
+    if header.get("fell_back") and target.fallback is not None:
+        target = target.fallback   # the flags that made this vmfb
     compiled = Compiled(vmfb, target, time.perf_counter() - start, header.get("dispatch_count"), cache_hit=True)
     return compiled, f"compiled in {header.get('compile_seconds', 0):.2f} s by an earlier run"
 
 
-def write(entry_key: str, compiled: Compiled, cap: int | None = None) -> str:
-    """Store a compile (atomically), then evict down to the cap. Returns what happened."""
+def write(entry_key: str, compiled: Compiled, cap: int | None = None, fell_back: bool = False) -> str:
+    """Store a compile (atomically), then evict down to the cap. Returns what happened. `fell_back`: the
+    vmfb was made with the target's fallback flags."""
     cap = max_bytes() if cap is None else cap
     header = {"format": FORMAT, "bytes": len(compiled.vmfb), "sha256": hashlib.sha256(compiled.vmfb).hexdigest(),
               "dispatch_count": compiled.dispatch_count, "compile_seconds": round(compiled.seconds, 4),
-              "target": compiled.target.name, "iree": compiler_version()}
+              "target": compiled.target.name, "iree": compiler_version(), "fell_back": fell_back}
     data = _MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + compiled.vmfb
     if len(data) > cap:
         return f"not stored: {len(data)} bytes is over the cap of {cap}"
@@ -256,7 +261,7 @@ def compile_cached(program: Program, target: Target) -> Compiled:
         log_compile(program, compiled, f"disk cache hit ({why})")
         return compiled
     compiled = compile_program(program, target)
-    stored = write(entry_key, compiled, cap)
+    stored = write(entry_key, compiled, cap, fell_back=compiled.target != target)
     log_compile(program, compiled, f"disk cache miss ({why}; {stored})")
     return compiled
 

@@ -46,9 +46,26 @@ def _save_failed_ir(program: Program) -> str:
     return path
 
 
-def compile_program(program: Program, target: Target) -> Compiled:
-    """Compile to a vmfb. IREE lowers `program.module` in place: it is consumed (print it first)."""
+def with_fallback(program: Program, target: Target, run):
+    """run(module operation, target) with the target's quirks applied. Where IREE cannot compile the module with
+    the target's flags and the target has a fallback, run again with the fallback's on a copy taken before."""
     quirks.apply(program.module, target)
+    if target.fallback is None:
+        return run(program.module.operation, target)
+    spare = program.module.operation.clone()
+    try:
+        return run(spare, target)
+    except CompileError:
+        return run(program.module.operation, target.fallback)
+
+
+def compile_program(program: Program, target: Target) -> Compiled:
+    """Compile to a vmfb. IREE lowers `program.module` in place: it is consumed (print it first).
+    `Compiled.target` is the target whose flags made the vmfb (the fallback's where those were needed)."""
+    return with_fallback(program, target, lambda operation, flags_of: _compile(program, operation, flags_of))
+
+
+def _compile(program: Program, operation, target: Target) -> Compiled:
     session = program.session
     with tempfile.TemporaryDirectory(prefix="hlojit-") as scratch:
         stats_path = os.path.join(scratch, "stats.json")
@@ -64,7 +81,7 @@ def compile_program(program: Program, target: Target) -> Compiled:
         try:
             with COMPILE_LOCK:
                 invocation = session.invocation()
-                invocation.import_module(program.module.operation)
+                invocation.import_module(operation)
                 ok = invocation.execute()
                 if ok:
                     output = Output.open_membuffer()
@@ -74,8 +91,10 @@ def compile_program(program: Program, target: Target) -> Compiled:
             handler.detach()
         seconds = time.perf_counter() - start
         if not ok:
-            path = _save_failed_ir(program)
             errors = [d for d in diagnostics if d.startswith("error")] or diagnostics or ["no diagnostic"]
+            if target.fallback is not None:   # with_fallback compiles it again: nothing to show yet
+                raise CompileError(errors[0], diagnostics=diagnostics)
+            path = _save_failed_ir(program)
             raise CompileError(f"IREE could not compile {program.name} for {target.name}: {errors[0]}\n"
                                f"the StableHLO is saved at {path}", diagnostics=diagnostics, ir_path=path)
         dispatches = None

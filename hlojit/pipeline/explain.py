@@ -22,8 +22,7 @@ from iree.compiler.api import Output
 from iree.compiler.api import ctypes_dl
 
 from ..errors import CompileError
-from . import quirks
-from .compiler import COMPILE_LOCK
+from .compiler import COMPILE_LOCK, with_fallback
 from .program import Program
 from .targets import Target
 
@@ -178,11 +177,16 @@ def _read_dumps(folder: str) -> tuple[dict, dict]:
 
 
 def explain(program: Program, target: Target) -> Explanation:
-    """Compile `program` phase by phase for `target`, keeping every stage. Consumes program.module."""
-    set_from, set_to = _phase_setters()
+    """Compile `program` phase by phase for `target`, keeping every stage. Consumes program.module. Where the
+    target's flags fail and it has a fallback, the stages are those of the fallback's flags (what runs)."""
     stablehlo = program.module.operation.get_asm(enable_debug_info=True)
     op_counts = {"stablehlo": _main_op_counts(program.module.operation)}
-    quirks.apply(program.module, target)
+    return with_fallback(program, target, lambda operation, flags_of: _explain(program, operation, flags_of,
+                                                                               stablehlo, dict(op_counts)))
+
+
+def _explain(program: Program, operation, target: Target, stablehlo: str, op_counts: dict) -> Explanation:
+    set_from, set_to = _phase_setters()
     session, snapshots, seconds = program.session, {}, {}
     with tempfile.TemporaryDirectory(prefix="hlojit-explain-") as dump:
         session.set_flags(*target.flags, f"--iree-hal-dump-executable-intermediates-to={dump}")
@@ -192,7 +196,7 @@ def explain(program: Program, target: Target) -> Explanation:
         try:
             with COMPILE_LOCK:  # one IREE compile at a time (compiler.py says why)
                 invocation = session.invocation()
-                invocation.import_module(program.module.operation)
+                invocation.import_module(operation)
                 previous = "start"
                 for phase in PHASES:
                     set_from(invocation._inv_p, previous.encode())

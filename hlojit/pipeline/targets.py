@@ -1,7 +1,11 @@
-"""Compilation targets: a name, the IREE runtime driver that runs its code, and compiler flags.
+"""Compilation targets: a name, the IREE runtime driver that runs its code, compiler flags, and the flags
+to fall back on where IREE cannot compile a module with those.
 
-The flags for `cpu` are the ones measured fastest on this machine (../shared/IREE_NOTES.md): the host's
-CPU features (12x on ResNet-18) and data tiling (matmul 70 -> 180 GFLOP/s). f64 is kept f64: IREE's
+The flags for `cpu` are the ones measured fastest on this machine (`benchmarks/compiler_flags.py`, table
+in docs/compiler_flags.md): the host's CPU features (4x on ResNet-18), data tiling (matmuls 2.5x), and
+IREE's experimental inner-tiled lowering of data-tiled matmuls (1.35-1.5x more on matmuls, ResNet-18
+batch 8 forward -19%), which IREE 3.13 cannot compile for a matrix times a vector: such modules are
+compiled again with the plain data-tiling flags (compiler.with_fallback). f64 is kept f64: IREE's
 default silently demotes it to f32.
 """
 from __future__ import annotations
@@ -16,20 +20,21 @@ class Target:
     name: str
     driver: str                  # iree.runtime driver: local-task, local-sync, cuda
     flags: tuple[str, ...]
+    fallback: "Target | None" = None   # the same target with flags IREE compiles every module with
 
     def with_flags(self, *flags: str) -> "Target":
-        """The same target with extra compiler flags (later flags win)."""
-        return dataclasses.replace(self, flags=self.flags + tuple(flags))
+        """The same target with extra compiler flags (later flags win), its fallback too."""
+        fallback = self.fallback.with_flags(*flags) if self.fallback else None
+        return dataclasses.replace(self, flags=self.flags + tuple(flags), fallback=fallback)
 
 
 def cpu(cpu_name: str = "host") -> Target:
     """llvm-cpu; `cpu_name="generic"` (or a named CPU) for artifacts meant for other machines."""
-    return Target("cpu", "local-task", COMMON_FLAGS + (
-        "--iree-hal-target-device=local",
-        "--iree-hal-local-target-device-backends=llvm-cpu",
-        f"--iree-llvmcpu-target-cpu={cpu_name}",
-        "--iree-opt-data-tiling",
-    ))
+    llvm_cpu = COMMON_FLAGS + ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+                               f"--iree-llvmcpu-target-cpu={cpu_name}")
+    plain = Target("cpu", "local-task", llvm_cpu + ("--iree-opt-data-tiling",))
+    inner_tiled = ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled")
+    return Target("cpu", "local-task", llvm_cpu + inner_tiled, fallback=plain)
 
 
 def vmvx() -> Target:

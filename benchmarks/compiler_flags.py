@@ -1,0 +1,119 @@
+"""What each llvm-cpu compiler flag does to speed: the same workloads compiled with one flag set after another.
+
+    python benchmarks/compiler_flags.py [--repeats 5] [--out docs/compiler_flags.md]
+
+Workloads: f32 matmuls 1024² and 2048² (GFLOP/s), a 3x3 convolution of 64 channels at 56x56 (batch 1,
+channels last), a 6-op elementwise chain on 16M floats (GB/s, read + write), and ResNet-18's forward pass
+at batch 1 (ms). The first row is `iree:cpu`'s default, which falls back to the second's flags for a
+module IREE cannot compile with its own (ResNet-18's classifier at batch 1: a vector times a matrix).
+Every figure is the best of `--repeats` calls after a warm-up, all in this one process, so rows compare.
+A flag set IREE cannot compile for a workload shows the start of IREE's error instead.
+"""
+import argparse
+import datetime
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+
+import hlojit as hj  # noqa: E402
+from hlojit import ops  # noqa: E402
+from hlojit.backends.iree import IreeBackend  # noqa: E402
+from hlojit.pipeline import targets  # noqa: E402
+import resnet18  # noqa: E402  (samples/)
+
+LLVM_CPU = ("--iree-input-type=stablehlo", "--iree-input-demote-f64-to-f32=false", "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu")
+HOST, GENERIC = "--iree-llvmcpu-target-cpu=host", "--iree-llvmcpu-target-cpu=generic"
+TILING, INNER = ("--iree-opt-data-tiling",), ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled")
+
+
+def flags(*extra) -> targets.Target:
+    return targets.Target("cpu", "local-task", LLVM_CPU + extra)
+
+
+FLAG_SETS = [  # (the flags, as a row label; the target)
+    ("default: `host`, global-opt data tiling, inner-tiled; else the next row", targets.cpu()),
+    ("`host` + `--iree-opt-data-tiling` (the fallback)", targets.cpu().fallback),
+    ("`generic` CPU, no data tiling (IREE's defaults)", flags(GENERIC)),
+    ("`host` CPU, no data tiling", flags(HOST)),
+    ("`host` + data tiling + `--iree-llvmcpu-enable-ukernels=mmt4d`",
+     flags(HOST, *TILING, "--iree-llvmcpu-enable-ukernels=mmt4d")),
+    ("`host` + data tiling + `--iree-opt-level=O3`", flags(HOST, *TILING, "--iree-opt-level=O3")),
+    ("`host` + global-opt data tiling + `--iree-llvmcpu-enable-inner-tiled`, no fallback", flags(HOST, *INNER)),
+    ("`host` + `--iree-opt-data-tiling` + `--iree-llvmcpu-enable-inner-tiled`", flags(HOST, *TILING, INNER[1])),
+]
+
+
+def workloads():
+    """name -> (function, arguments, unit, amount per call: flops, bytes or None for ms)."""
+    rng = np.random.default_rng(0)
+    found = {}
+    for n in (1024, 2048):
+        a, b = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
+        found[f"matmul {n}²"] = (lambda a, b: a @ b, (a, b), "GFLOP/s", 2 * n ** 3)
+    x = rng.standard_normal((1, 56, 56, 64)).astype(np.float32)
+    w = (rng.standard_normal((3, 3, 64, 64)) * 0.05).astype(np.float32)
+    found["conv 3x3, 64 ch, 56x56"] = (lambda x, w: ops.conv(x, w, padding=1, layout="NHWC"), (x, w), "GFLOP/s",
+                                       2 * 56 * 56 * 64 * 64 * 9)
+    big = rng.standard_normal(1 << 24).astype(np.float32)
+    found["6-op chain, 16M"] = (lambda x: ops.tanh(ops.abs(x * 0.5 + 1.0) - 0.25) * 3.0, (big,), "GB/s",
+                                2 * big.nbytes)
+    images = rng.standard_normal((1, 3, 224, 224)).astype(np.float32)
+    found["ResNet-18 batch 1"] = (resnet18.resnet18, (resnet18.init_params(), images), "ms", None)
+    return found
+
+
+def measure(backend, fn, args, repeats):
+    """Best seconds of one call, waited for; or the error's first line when IREE cannot compile it."""
+    run = hj.jit(fn)
+    run.backend = backend
+    try:
+        np.asarray(run(*args))
+    except hj.CompileError as error:
+        return str(error).splitlines()[0].split(": error: ")[-1][:60]
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.asarray(run(*args))
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def figure(seconds, unit, amount) -> str:
+    if isinstance(seconds, str):
+        return f"fails: {seconds}"
+    if unit == "ms":
+        return f"{seconds * 1e3:.1f}"
+    return f"{amount / seconds / 1e9:.1f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", help="also write the table (with this run's date and machine) here")
+    args = parser.parse_args()
+    os.environ.setdefault("HLOJIT_CACHE", "0")   # time what each flag set compiles, never an older vmfb
+    loads = workloads()
+    header = ["flags (iree:cpu)"] + [f"{name} ({unit})" for name, (_, _, unit, _) in loads.items()]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    print("\n".join(lines), flush=True)
+    for label, target in FLAG_SETS:
+        backend = IreeBackend("iree:cpu", target)
+        cells = [figure(measure(backend, fn, inputs, args.repeats), unit, amount)
+                 for fn, inputs, unit, amount in loads.values()]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    if args.out:
+        with open(args.out, "w") as out:
+            out.write(f"# What each llvm-cpu compiler flag does\n\n`python benchmarks/compiler_flags.py --out "
+                      f"{args.out}`, {datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} CPUs, load average "
+                      f"{os.getloadavg()[0]:.1f} at the end. Higher is better except for ms.\n\n")
+            out.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
