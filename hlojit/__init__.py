@@ -10,7 +10,7 @@
 from . import errors
 from .errors import (ArtifactError, BackendError, CheckpointError, CompileError, ConfigError, DifferentiationError,
                      DTypeError, HlojitError, ShapeError, SignatureError, TracingError)
-from .backends import Array, set_cpu_threads   # set_cpu_threads: local-task's workers (or HLOJIT_CPU_THREADS)
+from .backends import Array, device_put, set_cpu_threads   # set_cpu_threads: local-task's workers
 from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
 from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
                               uint16, uint32, uint64)
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # compiling and running
-    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "jit", "ops", "set_cpu_threads",
+    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "jit", "ops", "set_cpu_threads",
     # dtypes and promotion
     "dtypes", "promotion", "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64",

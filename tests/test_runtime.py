@@ -174,3 +174,18 @@ def test_donation_argument_errors():
         hj.jit(step, donate_argnames="q")
     with pytest.raises(ValueError, match="both static and donated"):
         hj.jit(step, donate_argnums=0, static_argnums=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS + ["iree:vmvx"])
+def test_device_put_uploads_once_and_calls_take_it_as_it_is(backend):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    placed = hj.device_put(x, backend=backend)
+    x[0, 0] = 100.0                                # the Array holds its own copy
+    assert isinstance(placed, hj.Array) and placed.shape == (3, 4) and placed.dtype == np.float32
+    f = hj.jit(lambda a, s: a.T * s + 1, backend=backend)
+    expected = np.arange(12, dtype=np.float32).reshape(3, 4).T * 2 + 1
+    np.testing.assert_array_equal(np.asarray(f(placed, hj.device_put(np.float32(2), backend=backend))), expected)
+    assert hj.device_put(3.5, backend=backend).shape == ()
+    for unsupported in (np.array(["text"]), np.array([1j]), np.float128(1)):
+        with pytest.raises(hj.BackendError, match="not a dtype hlojit computes with"):
+            hj.device_put(unsupported, backend=backend)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from ..errors import BackendError, ConfigError
 from ..pipeline import targets
 from .array import Array
@@ -29,6 +31,17 @@ def get(name: str | None = None):
         else:
             raise BackendError(f"unknown backend {name!r}; known backends: {', '.join(NAMES)}")
     return _CACHE[name]
+
+
+def device_put(x, backend: str | None = None) -> Array:
+    """x (a numpy array or scalar, or an hj.Array) copied once onto `backend`'s device (default: as `get`)
+    as an hj.Array, JAX's `device_put`: calls that take it use its buffer as it is, where a numpy argument
+    is copied into a new buffer on every call (IREE imports host memory only at 64-byte alignment, and
+    numpy's is 16)."""
+    array = np.asarray(x)
+    if array.dtype.kind not in "biuf" and array.dtype.name != "bfloat16" or array.dtype.itemsize > 8:
+        raise BackendError(f"device_put: {array.dtype} is not a dtype hlojit computes with")
+    return get(backend).put(array)
 
 
 CPU_DRIVERS = ("local-sync", "local-task")

@@ -244,5 +244,16 @@ class IreeBackend:
         return Executable(compile_cached(program, self.target), inputs, outputs, driver,
                           donated=program.donated, aliases=program.aliases, name=program.name)
 
+    def put(self, array: np.ndarray) -> Array:
+        """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.
+        CPU drivers share host memory, so the Array serves local-sync and local-task calls alike."""
+        driver = self.target.driver
+        dev = device(driver)
+        view = dev.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL,
+                                                  allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
+                                                  buffer=np.array(array, order="C"),  # keeps 0-d 0-d
+                                                  element_type=_ELEMENT_TYPES[array.dtype])
+        return Array(view.ref, array.shape, array.dtype, driver)
+
     def __repr__(self):
         return f"<backend {self.name}>"

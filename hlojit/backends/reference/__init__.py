@@ -53,5 +53,8 @@ class ReferenceBackend:
         """`driver` (an IREE CPU driver) means nothing to numpy: accepted and ignored."""
         return Executable(program)
 
+    def put(self, array: np.ndarray) -> Array:
+        return Array.from_numpy(array.copy())
+
     def __repr__(self):
         return "<backend reference>"
