@@ -6,7 +6,8 @@ Workloads: f32 matmuls 1024² and 2048² (GFLOP/s), a 3x3 convolution of 64 chan
 channels last), a 6-op elementwise chain on 16M floats (GB/s, read + write), and ResNet-18's forward pass
 at batch 1 (ms). The first row is `iree:cpu`'s default, which falls back to the second's flags for a
 module IREE cannot compile with its own (ResNet-18's classifier at batch 1: a vector times a matrix).
-Every figure is the best of `--repeats` calls after a warm-up, all in this one process, so rows compare.
+Every figure is the best of `--rounds` x `--repeats` calls after a warm-up, all in this one process, the
+rounds interleaved over every cell so that rows compare.
 A flag set IREE cannot compile for a workload shows the start of IREE's error instead.
 """
 import argparse
@@ -44,8 +45,22 @@ FLAG_SETS = [  # (the flags, as a row label; the target)
      flags(HOST, *TILING, "--iree-llvmcpu-enable-ukernels=mmt4d")),
     ("`host` + data tiling + `--iree-opt-level=O3`", flags(HOST, *TILING, "--iree-opt-level=O3")),
     ("`host` + global-opt data tiling + `--iree-llvmcpu-enable-inner-tiled`, no fallback", flags(HOST, *INNER)),
-    ("`host` + `--iree-opt-data-tiling` + `--iree-llvmcpu-enable-inner-tiled`", flags(HOST, *TILING, INNER[1])),
 ]
+LEGEND = """What the flags do:
+- `--iree-llvmcpu-target-cpu=host`: code for this CPU's features (AVX-512 here); `generic` is baseline x86-64.
+- `--iree-opt-data-tiling`: matmul operands are packed into the tiles the CPU kernel reads contiguously (a pack
+  dispatch per operand, the tiled matmul, an unpack that the matmul's elementwise consumers fuse into).
+  `--iree-global-opt-data-tiling` takes the same decision in global optimisation, the path inner tiling needs.
+- `--iree-llvmcpu-enable-inner-tiled`: the data-tiled matmul lowered through `iree_codegen.inner_tiled`, a 29x16
+  register tile on AVX-512 (29 accumulators, one vector load and 29 broadcast FMAs per step) instead of mmt4d's
+  16x16. IREE 3.13 cannot compile it for a vector times a matrix (ResNet-18's classifier at batch 1), hence the
+  fallback.
+- `--iree-llvmcpu-enable-ukernels=mmt4d`: IREE's hand-written mmt4d microkernel instead of generated code.
+- `--iree-opt-level=O3`: IREE's global optimisation level (default O2).
+"""
+# Not a row: `--iree-opt-data-tiling` with `--iree-llvmcpu-enable-inner-tiled` (the dispatch-creation data-tiling
+# path) cannot compile a matmul with a fused bias ("failed to legalize operation 'linalg.generic'"), and IREE
+# 3.13's compiler dies of a segmentation fault on ResNet-18 with it.
 
 
 def workloads():
@@ -67,14 +82,18 @@ def workloads():
     return found
 
 
-def measure(backend, fn, args, repeats):
-    """Best seconds of one call, waited for; or the error's first line when IREE cannot compile it."""
+def compiled(backend, fn, args):
+    """fn compiled for `backend` and called once; or the error's first line when IREE cannot compile it."""
     run = hj.jit(fn)
     run.backend = backend
     try:
         np.asarray(run(*args))
     except hj.CompileError as error:
         return str(error).splitlines()[0].split(": error: ")[-1][:60]
+    return run
+
+
+def best_seconds(run, args, repeats) -> float:
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()
@@ -93,26 +112,32 @@ def figure(seconds, unit, amount) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3, help="calls per cell in each round")
+    parser.add_argument("--rounds", type=int, default=4, help="rounds over every cell (this VM's speed drifts: "
+                        "interleaving keeps a slow minute from landing on one flag set)")
     parser.add_argument("--out", help="also write the table (with this run's date and machine) here")
     args = parser.parse_args()
     os.environ.setdefault("HLOJIT_CACHE", "0")   # time what each flag set compiles, never an older vmfb
     loads = workloads()
     header = ["flags (iree:cpu)"] + [f"{name} ({unit})" for name, (_, _, unit, _) in loads.items()]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    print("\n".join(lines), flush=True)
-    for label, target in FLAG_SETS:
-        backend = IreeBackend("iree:cpu", target)
-        cells = [figure(measure(backend, fn, inputs, args.repeats), unit, amount)
-                 for fn, inputs, unit, amount in loads.values()]
+    runs = {(label, name): compiled(IreeBackend("iree:cpu", target), fn, inputs)
+            for label, target in FLAG_SETS for name, (fn, inputs, _, _) in loads.items()}
+    best = {cell: run if isinstance(run, str) else float("inf") for cell, run in runs.items()}
+    for _ in range(args.rounds):
+        for (label, name), run in runs.items():
+            if not isinstance(run, str):
+                best[label, name] = min(best[label, name], best_seconds(run, loads[name][1], args.repeats))
+    for label, _ in FLAG_SETS:
+        cells = [figure(best[label, name], unit, amount) for name, (_, _, unit, amount) in loads.items()]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-        print(lines[-1], flush=True)
+    print("\n".join(lines), flush=True)
     if args.out:
         with open(args.out, "w") as out:
             out.write(f"# What each llvm-cpu compiler flag does\n\n`python benchmarks/compiler_flags.py --out "
                       f"{args.out}`, {datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} CPUs, load average "
                       f"{os.getloadavg()[0]:.1f} at the end. Higher is better except for ms.\n\n")
-            out.write("\n".join(lines) + "\n")
+            out.write("\n".join(lines) + "\n\n" + LEGEND)
 
 
 if __name__ == "__main__":

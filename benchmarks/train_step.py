@@ -8,8 +8,10 @@ Workloads: an MLP 784-512-512-10 (relu) at batch 256 with Adam(1e-3), and sample
 the sample does: its random weights start at a loss of ~75, and unclipped steps overflow to NaN on both
 sides); softmax cross-entropy, float32. Each side feeds its own outputs (parameters, optimizer state) back
 in; the figure is the median of `--steps` timed steps after two warm-up steps, the first call's time (trace
-+ compile) apart. The losses both sides report after the same steps are printed side by side: they agree to
-float32 rounding.
++ compile) apart. The losses both sides report for the first step and after the run are printed side by
+side: the first agree to float32 rounding; the MLP's agree after the run too, while ResNet-18's, trained
+on one batch at a loss of 10-75, drift apart step by step as float32 rounding differences grow (they
+track each other: 16.33 against 16.15 after 12 steps).
 """
 import argparse
 import os
@@ -140,7 +142,7 @@ def measure(step, init_state, params, x, y, steps):
     state = init_state(params)
     start = time.perf_counter()
     params, state, loss = step(params, state, x, y)
-    float(np.asarray(loss))
+    first_loss = float(np.asarray(loss))
     first = time.perf_counter() - start
     for _ in range(2):
         params, state, loss = step(params, state, x, y)
@@ -150,7 +152,7 @@ def measure(step, init_state, params, x, y, steps):
         params, state, loss = step(params, state, x, y)
         losses.append(float(np.asarray(loss)))   # waits for the step (JAX dispatches asynchronously)
         times.append(time.perf_counter() - start)
-    return first, float(np.median(times)), losses[-1]
+    return first, float(np.median(times)), first_loss, losses[-1]
 
 
 def main():
@@ -165,16 +167,17 @@ def main():
         jax = None
         print("(jax is not installed: pip install -e '.[bench]' to compare with it)")
     print(f"median of {args.steps} steps after two warm-up steps; first call = trace + compile (or a cache read)")
-    print("| training step | contender | first call (s) | ms/step | vs jax.jit | loss after the run |")
-    print("|---|---|---|---|---|---|")
+    print("| training step | contender | first call (s) | ms/step | vs jax.jit | loss of step 1 | after the run |")
+    print("|---|---|---|---|---|---|---|")
     for name, (ours, theirs, params, x, y) in workloads(args.only).items():
         rows = {"hlojit iree:cpu": measure(*ours(), params(), x, y, args.steps)}
         if jax is not None:
             rows["jax.jit (cpu)"] = measure(*theirs(), params(), x, y, args.steps)
-        base = rows.get("jax.jit (cpu)", (0, 0, 0))[1]
-        for who, (first, median, loss) in rows.items():
+        base = rows.get("jax.jit (cpu)", (0, 0, 0, 0))[1]
+        for who, (first, median, first_loss, loss) in rows.items():
             ratio = f"{base / median:.2f}x" if base else "-"
-            print(f"| {name} | {who} | {first:.2f} | {median * 1e3:.2f} | {ratio} | {loss:.6f} |", flush=True)
+            print(f"| {name} | {who} | {first:.2f} | {median * 1e3:.2f} | {ratio} | {first_loss:.6f} | {loss:.6f} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
