@@ -85,7 +85,8 @@ def main():
     params = resnet18.init_params()
     for batch in (1, 8):
         images = rng.standard_normal((batch, 3, 224, 224)).astype(np.float32)
-        workloads.append((f"ResNet-18, batch {batch}", hj.jit(resnet18.resnet18), jax.jit(jax_resnet18()), (params, images)))
+        workloads.append((f"ResNet-18, batch {batch}", hj.jit(resnet18.resnet18), jax.jit(jax_resnet18()),
+                          (params, images)))
     print("| model | hlojit first call (s) | hlojit ms | jax first call (s) | jax ms | hlojit vs jax |")
     print("|---|---|---|---|---|---|")
     for name, ours, theirs, inputs in workloads:

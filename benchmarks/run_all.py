@@ -19,7 +19,7 @@ BENCHMARKS = {  # script -> what it measures
     "call_overhead": "per-call overhead: x**4+1 on a scalar, 100,000 calls",
     "kernels": "elementwise chains on 16M float32 (GB/s) and 1024²/2048² matmuls (GFLOP/s)",
     "models": "MLP and ResNet-18 forward passes (batch 1 and 8) against JAX",
-    "train_step": "training steps (forward, backward, update) against JAX: MLP batch 256 (Adam), ResNet-18 batch 8 (SGD)",
+    "train_step": "training steps against JAX: MLP batch 256 (Adam), ResNet-18 batch 8 (SGD)",
     "compiler_flags": "each llvm-cpu compiler flag set on matmuls, a convolution, an elementwise chain and ResNet-18",
     "compile_cache": "cold IREE compiles against the persistent compile cache (x**4+1, MLP, ResNet-18)",
 }

@@ -29,7 +29,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     # compiling and running
-    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "jit", "ops", "set_cpu_threads",
+    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "jit", "ops",
+    "set_cpu_threads",
     # dtypes and promotion
     "dtypes", "promotion", "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32",
     "int64", "uint8", "uint16", "uint32", "uint64",

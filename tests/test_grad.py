@@ -166,7 +166,8 @@ def test_conv_gradients(kw):
         check(lambda x, k: ops.sum(ops.conv(x, k, **kw) * w), x, k, argnum=argnum)
 
 
-@pytest.mark.parametrize("x_shape, k_shape, layout", [((2, 3, 9), (4, 3, 3), None), ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), None),
+@pytest.mark.parametrize("x_shape, k_shape, layout", [((2, 3, 9), (4, 3, 3), None),
+                                                      ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2), None),
                                                       ((2, 6, 3), (3, 3, 2), "NWC")], ids=["1d", "3d", "1d-nwc"])
 def test_conv_gradients_in_other_ranks(x_shape, k_shape, layout):
     """The kernel's cotangent is built as patches^T @ cotangent for any rank and layout."""

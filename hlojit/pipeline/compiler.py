@@ -62,7 +62,7 @@ def with_fallback(program: Program, target: Target, run):
 def compile_program(program: Program, target: Target) -> Compiled:
     """Compile to a vmfb. IREE lowers `program.module` in place: it is consumed (print it first).
     `Compiled.target` is the target whose flags made the vmfb (the fallback's where those were needed)."""
-    return with_fallback(program, target, lambda operation, flags_of: _compile(program, operation, flags_of))
+    return with_fallback(program, target, lambda operation, chosen: _compile(program, operation, chosen))
 
 
 def _compile(program: Program, operation, target: Target) -> Compiled:

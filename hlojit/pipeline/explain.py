@@ -181,8 +181,8 @@ def explain(program: Program, target: Target) -> Explanation:
     target's flags fail and it has a fallback, the stages are those of the fallback's flags (what runs)."""
     stablehlo = program.module.operation.get_asm(enable_debug_info=True)
     op_counts = {"stablehlo": _main_op_counts(program.module.operation)}
-    return with_fallback(program, target, lambda operation, flags_of: _explain(program, operation, flags_of,
-                                                                               stablehlo, dict(op_counts)))
+    return with_fallback(program, target, lambda operation, chosen: _explain(program, operation, chosen, stablehlo,
+                                                                             dict(op_counts)))
 
 
 def _explain(program: Program, operation, target: Target, stablehlo: str, op_counts: dict) -> Explanation:

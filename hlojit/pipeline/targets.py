@@ -2,9 +2,9 @@
 to fall back on where IREE cannot compile a module with those.
 
 The flags for `cpu` are the ones measured fastest on this machine (`benchmarks/compiler_flags.py`, table
-in docs/compiler_flags.md): the host's CPU features (4x on ResNet-18), data tiling (matmuls 2.5x), and
-IREE's experimental inner-tiled lowering of data-tiled matmuls (1.35-1.5x more on matmuls, ResNet-18
-batch 8 forward -19%), which IREE 3.13 cannot compile for a matrix times a vector: such modules are
+in docs/compiler_flags.md): the host's CPU features (3-4x on ResNet-18), data tiling (matmuls 1.4-3x),
+and IREE's experimental inner-tiled lowering of data-tiled matmuls (matmuls 1.1-1.5x more, ResNet-18
+batch 8 forward 392 -> 319 ms), which IREE 3.13 cannot compile for a matrix times a vector: such modules are
 compiled again with the plain data-tiling flags (compiler.with_fallback). f64 is kept f64: IREE's
 default silently demotes it to f32.
 """
