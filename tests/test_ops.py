@@ -633,9 +633,6 @@ def _vmvx_compiles_half(case) -> bool:
 
 # IREE cannot compile these: the cases go into a module of their own, so the rest of their group runs.
 KNOWN_COMPILE_FAILURES = [
-    (("iree:cpu",), lambda g, c: c.op in ("matmul", "dot") and c.args[0].dtype == BOOL,
-     "IREE llvm-cpu cannot compile a bool matmul: it folds hlojit's i1->i32 converts into the contraction and "
-     "data tiling fails ('failed to legalize unresolved target materialization ... element_types = [i1, i1, i32]')"),
     (("iree:vmvx",), lambda g, c: bool(_dtypes_of(c) & set(HALF)) and not _vmvx_compiles_half(c),
      "IREE vmvx cannot compile f16/bf16 arithmetic, comparisons or most conversions ('vm.add.f32' op operand "
      "#0 must be 32-bit float, but got 'i32'; failed to legalize arith.cmpf/extf/sitofp/constant on f16)"),

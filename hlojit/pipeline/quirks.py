@@ -6,6 +6,8 @@ get them alike and the StableHLO users see stays as they wrote it.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from iree.compiler import ir
 
@@ -134,7 +136,54 @@ def narrow_int_to_f64_by_bits(module: ir.Module) -> int:
     return count
 
 
-QUIRKS = {"vmvx": [truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits]}
+def _dot_dimensions(op) -> dict:
+    text = str(op.attributes["dot_dimension_numbers"])
+    found = {name: [int(v) for v in values.split(",") if v.strip()]
+             for name, values in re.findall(r"(\w+_dimensions) = \[([\d, ]*)\]", text)}
+    return {name: found.get(f"{name}_dimensions", []) for name in
+            ("lhs_batching", "rhs_batching", "lhs_contracting", "rhs_contracting")}
+
+
+def vector_products_as_reductions(module: ir.Module) -> int:
+    """llvm-cpu's inner-tiled matmuls (the cpu target's flags) cannot compile a dot_general one of whose
+    operands has no free dimension longer than 1 (a vector times a matrix: "'iree_codegen.inner_tiled' op
+    shape does not match iteration bounds"), which would send the whole module to the fallback flags.
+    Such a product reads each matrix element once anyway: a multiply and a sum over the contracted
+    dimensions, which IREE fuses into one reduction."""
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name != "stablehlo.dot_general":
+            continue
+        lhs, rhs = op.operands
+        dims = _dot_dimensions(op)
+        out = dtype_of(op.results[0].type)
+        sides = []
+        for x, batch, contract in ((lhs, dims["lhs_batching"], dims["lhs_contracting"]),
+                                   (rhs, dims["rhs_batching"], dims["rhs_contracting"])):
+            shape = shape_of(x.type)
+            free = [d for d in range(len(shape)) if d not in (*batch, *contract)]
+            sides.append((x, batch, free, contract, shape))
+        if all(int(np.prod([side[4][d] for d in side[2]])) > 1 for side in sides) or out.kind == "b":
+            continue
+        (x, xb, xf, xc, xs), (y, yb, yf, yc, ys) = sides
+        nb, nxf, nyf = len(xb), len(xf), len(yf)
+        full = [xs[d] for d in xb] + [xs[d] for d in xf] + [ys[d] for d in yf] + [xs[d] for d in xc]
+        contracted = list(range(nb + nxf + nyf, len(full)))
+        with ir.InsertionPoint(op), op.location:
+            def spread(t, order, places):   # t's dimensions `order` moved to `places` of the full shape
+                t = t if dtype_of(t.type) == out else hlo.convert(t, out)
+                return hlo.broadcast_in_dim(hlo.transpose(t, order), full, places)
+            a = spread(x, [*xb, *xf, *xc], [*range(nb + nxf), *contracted])
+            b = spread(y, [*yb, *yf, *yc], [*range(nb), *range(nb + nxf, nb + nxf + nyf), *contracted])
+            new = hlo.reduce([hlo.binary("multiply", a, b)], [hlo.constant(0, out)], contracted, "add")[0]
+        op.result.replace_all_uses_with(new)
+        op.erase()
+        count += 1
+    return count
+
+
+QUIRKS = {"vmvx": [truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
+          "cpu": [vector_products_as_reductions]}
 
 
 def apply(module: ir.Module, target: Target) -> None:
