@@ -5,7 +5,8 @@
 Workloads: f32 matmuls 1024² and 2048² (GFLOP/s), a 3x3 convolution of 64 channels at 56x56 (batch 1,
 channels last), a 6-op elementwise chain on 16M floats (GB/s, read + write), and ResNet-18's forward pass
 at batch 1 (ms). The first row is `iree:cpu`'s default, which falls back to the second's flags for a
-module IREE cannot compile with its own (ResNet-18's classifier at batch 1: a vector times a matrix).
+module IREE cannot compile with its own; every row gets the cpu target's quirks (a vector times a
+matrix becomes a reduction: inner tiling cannot compile it).
 Every figure is the best of `--rounds` x `--repeats` calls after a warm-up, all in this one process, the
 rounds interleaved over every cell so that rows compare.
 A flag set IREE cannot compile for a workload shows the start of IREE's error instead.
@@ -53,8 +54,8 @@ LEGEND = """What the flags do:
   `--iree-global-opt-data-tiling` takes the same decision in global optimisation, the path inner tiling needs.
 - `--iree-llvmcpu-enable-inner-tiled`: the data-tiled matmul lowered through `iree_codegen.inner_tiled`, a 29x16
   register tile on AVX-512 (29 accumulators, one vector load and 29 broadcast FMAs per step) instead of mmt4d's
-  16x16. IREE 3.13 cannot compile it for a vector times a matrix (ResNet-18's classifier at batch 1), hence the
-  fallback.
+  16x16. IREE 3.13 cannot compile it for a vector times a matrix (ResNet-18's classifier at batch 1), which
+  hlojit's cpu quirk turns into a reduction first; the fallback catches what else may fail.
 - `--iree-llvmcpu-enable-ukernels=mmt4d`: IREE's hand-written mmt4d microkernel instead of generated code.
 - `--iree-opt-level=O3`: IREE's global optimisation level (default O2).
 """

@@ -4,8 +4,9 @@ to fall back on where IREE cannot compile a module with those.
 The flags for `cpu` are the ones measured fastest on this machine (`benchmarks/compiler_flags.py`, table
 in docs/compiler_flags.md): the host's CPU features (3-4x on ResNet-18), data tiling (matmuls 1.4-3x),
 and IREE's experimental inner-tiled lowering of data-tiled matmuls (matmuls 1.1-1.5x more, ResNet-18
-batch 8 forward 392 -> 319 ms), which IREE 3.13 cannot compile for a matrix times a vector: such modules are
-compiled again with the plain data-tiling flags (compiler.with_fallback). f64 is kept f64: IREE's
+batch 8 forward 392 -> 319 ms). IREE 3.13 cannot compile that for a matrix times a vector (a cpu quirk
+turns those into reductions first); any module it still fails on is compiled again with the plain
+data-tiling flags (compiler.with_fallback). f64 is kept f64: IREE's
 default silently demotes it to f32.
 """
 from __future__ import annotations
