@@ -1,9 +1,12 @@
-"""numpy dtypes <-> MLIR element types, and tensor types from shapes.
+"""numpy dtypes <-> MLIR element types, tensor types from shapes, and what an op's types and dimension
+numbers say (shape_of, dtype_of, dot_dimensions).
 
 One table, read both ways. StableHLO integers are signless (i32 means signed) except the explicit
 unsigned `ui` types; booleans are `i1`.
 """
 from __future__ import annotations
+
+import re
 
 import ml_dtypes
 import numpy as np
@@ -66,3 +69,14 @@ def spelling(dtype) -> str:
 def short_signature(shape, dtype) -> str:
     """`f32[2,3]` style, used in messages and cache reports."""
     return f"{spelling(dtype)}[{','.join(str(d) for d in shape)}]"
+
+
+def dot_dimensions(op) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(lhs_batch, rhs_batch, lhs_contract, rhs_contract) of a stablehlo.dot_general, read back from the
+    attribute stablehlo.dot_general writes."""
+    text = str(op.attributes["dot_dimension_numbers"])
+
+    def dims(name):
+        found = re.search(name + r" = \[([\d, ]*)\]", text)
+        return [int(v) for v in found.group(1).split(",") if v.strip()] if found else []
+    return tuple(dims(f"{side}_{kind}_dimensions") for kind in ("batching", "contracting") for side in ("lhs", "rhs"))

@@ -6,13 +6,11 @@ get them alike and the StableHLO users see stays as they wrote it.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dtype_of, shape_of
+from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from .targets import Target
 
 
@@ -136,14 +134,6 @@ def narrow_int_to_f64_by_bits(module: ir.Module) -> int:
     return count
 
 
-def _dot_dimensions(op) -> dict:
-    text = str(op.attributes["dot_dimension_numbers"])
-    found = {name: [int(v) for v in values.split(",") if v.strip()]
-             for name, values in re.findall(r"(\w+_dimensions) = \[([\d, ]*)\]", text)}
-    return {name: found.get(f"{name}_dimensions", []) for name in
-            ("lhs_batching", "rhs_batching", "lhs_contracting", "rhs_contracting")}
-
-
 def vector_products_as_reductions(module: ir.Module) -> int:
     """llvm-cpu's inner-tiled matmuls (the cpu target's flags) cannot compile a dot_general one of whose
     operands has no free dimension longer than 1 (a vector times a matrix: "'iree_codegen.inner_tiled' op
@@ -155,11 +145,10 @@ def vector_products_as_reductions(module: ir.Module) -> int:
         if op.name != "stablehlo.dot_general":
             continue
         lhs, rhs = op.operands
-        dims = _dot_dimensions(op)
+        lhs_batch, rhs_batch, lhs_contract, rhs_contract = dot_dimensions(op)
         out = dtype_of(op.results[0].type)
         sides = []
-        for x, batch, contract in ((lhs, dims["lhs_batching"], dims["lhs_contracting"]),
-                                   (rhs, dims["rhs_batching"], dims["rhs_contracting"])):
+        for x, batch, contract in ((lhs, lhs_batch, lhs_contract), (rhs, rhs_batch, rhs_contract)):
             shape = shape_of(x.type)
             free = [d for d in range(len(shape)) if d not in (*batch, *contract)]
             sides.append((x, batch, free, contract, shape))

@@ -1,12 +1,10 @@
 """Constants, iota, shape ops, contractions and reductions."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of, shape_of
+from ...dialects.types import dot_dimensions, dtype_of, shape_of
 from .interpreter import OPS, attr_ints, compile_block
 
 _REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
@@ -62,13 +60,7 @@ def _iota(op):
 
 
 def _dot_general(op):
-    text = str(op.attributes["dot_dimension_numbers"])
-
-    def dims(name):
-        found = re.search(name + r" = \[([\d, ]*)\]", text)
-        return [int(v) for v in found.group(1).split(",") if v.strip()] if found else []
-    lb, rb = dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")
-    lc, rc = dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")
+    lb, rb, lc, rc = dot_dimensions(op)
     lhs_shape, rhs_shape = shape_of(op.operands[0].type), shape_of(op.operands[1].type)
     lf = [i for i in range(len(lhs_shape)) if i not in lb + lc]
     rf = [i for i in range(len(rhs_shape)) if i not in rb + rc]

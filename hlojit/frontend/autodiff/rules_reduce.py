@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from ...dialects import stablehlo as hlo
+from ...dialects.types import dot_dimensions
 from ...errors import DifferentiationError
 from .. import ops
 from ..ops import nn
@@ -80,14 +81,7 @@ def _reduce(p, cts, active):
 def _dot_general(p, cts, active):
     lhs, rhs = p.inputs
     g = cts[0]
-    text = p.text("dot_dimension_numbers")
-    import re
-
-    def dims(name):
-        found = re.search(name + r" = \[([\d, ]*)\]", text)
-        return [int(v) for v in found.group(1).split(",") if v.strip()] if found else []
-    lb, rb = dims("lhs_batching_dimensions"), dims("rhs_batching_dimensions")
-    lc, rc = dims("lhs_contracting_dimensions"), dims("rhs_contracting_dimensions")
+    lb, rb, lc, rc = dot_dimensions(p.op)
     lf = [d for d in range(lhs.ndim) if d not in lb + lc]
     rf = [d for d in range(rhs.ndim) if d not in rb + rc]
     nb = len(lb)
