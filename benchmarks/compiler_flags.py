@@ -27,14 +27,12 @@ from hlojit.backends.iree import IreeBackend  # noqa: E402
 from hlojit.pipeline import targets  # noqa: E402
 import resnet18  # noqa: E402  (samples/)
 
-LLVM_CPU = ("--iree-input-type=stablehlo", "--iree-input-demote-f64-to-f32=false", "--iree-hal-target-device=local",
-            "--iree-hal-local-target-device-backends=llvm-cpu")
 HOST, GENERIC = "--iree-llvmcpu-target-cpu=host", "--iree-llvmcpu-target-cpu=generic"
 TILING, INNER = ("--iree-opt-data-tiling",), ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled")
 
 
 def flags(*extra) -> targets.Target:
-    return targets.Target("cpu", "local-task", LLVM_CPU + extra)
+    return targets.Target("cpu", "local-task", targets.LLVM_CPU_FLAGS + extra)
 
 
 FLAG_SETS = [  # (the flags, as a row label; the target)

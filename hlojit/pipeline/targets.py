@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 COMMON_FLAGS = ("--iree-input-type=stablehlo", "--iree-input-demote-f64-to-f32=false")
+LLVM_CPU_FLAGS = COMMON_FLAGS + ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -31,8 +32,7 @@ class Target:
 
 def cpu(cpu_name: str = "host") -> Target:
     """llvm-cpu; `cpu_name="generic"` (or a named CPU) for artifacts meant for other machines."""
-    llvm_cpu = COMMON_FLAGS + ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-                               f"--iree-llvmcpu-target-cpu={cpu_name}")
+    llvm_cpu = LLVM_CPU_FLAGS + (f"--iree-llvmcpu-target-cpu={cpu_name}",)
     plain = Target("cpu", "local-task", llvm_cpu + ("--iree-opt-data-tiling",))
     inner_tiled = ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled")
     return Target("cpu", "local-task", llvm_cpu + inner_tiled, fallback=plain)
