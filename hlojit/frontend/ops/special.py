@@ -201,8 +201,8 @@ _PSI_SERIES = {d: tuple(float(_bernoulli(2 * k)[2 * k] / (2 * k)) for k in range
 # psi's positive zero, split hi + lo for each dtype, and digamma(x) = (x - x0) R(u), u = 2x - 3, x in [1, 2]
 # (tools/fit_special.py)
 _PSI_ZERO = Fraction("1.46163214496836234126265954232572132846819620400644635129599")
-_PSI_ZERO_SPLIT = {dtypes.float64: float(_PSI_ZERO), dtypes.float32: float(np.float32(_PSI_ZERO))}
-_PSI_ZERO_SPLIT = {d: (hi, float(_PSI_ZERO - Fraction(hi))) for d, hi in _PSI_ZERO_SPLIT.items()}
+_PSI_ZERO_SPLIT = {d: (hi, float(_PSI_ZERO - Fraction(hi))) for d, hi in
+                   ((dtypes.float64, float(_PSI_ZERO)), (dtypes.float32, float(np.float32(_PSI_ZERO))))}
 _PSI_R = {
     # digamma float64: degree 21, max relative error 2.2e-16
     dtypes.float64: (0.951055876031833, -0.21181371064073026, 0.06013562106019355, -0.018550615381738605,
