@@ -332,3 +332,17 @@ def test_a_module_the_default_cpu_flags_cannot_compile_falls_back(monkeypatch, t
     assert "--iree-llvmcpu-enable-inner-tiled" in f.compile(m.T, m).compiled.target.flags   # a matrix: no fallback
     again = hj.jit(product, backend="iree:cpu").compile(v, m).compiled
     assert again.cache_hit and again.target == used    # the persistent cache knows which flags made its vmfb
+
+
+def test_the_fallback_compiles_with_its_own_flags_only():
+    """A session's flags cannot be taken back and list flags append: the fallback once compiled with the failed
+    flags plus its own (`--iree-hal-target-device=bogus,local`), and failed again."""
+    from hlojit.pipeline import compile_program, cpu, targets
+    plain = cpu().fallback
+    broken = targets.Target("cpu", "local-task", plain.flags + ("--iree-hal-target-device=no-such-device",),
+                            fallback=plain)
+    program = hj.jit(lambda x: x * 2).lower(np.ones(3, np.float32)).program
+    compiled = compile_program(program, broken)
+    assert compiled.target == plain
+    executable = hj.backends.get("iree:cpu").load(program)
+    np.testing.assert_array_equal(np.asarray(executable.call([np.ones(3, np.float32)])[0]), 2 * np.ones(3))

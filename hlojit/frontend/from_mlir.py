@@ -9,7 +9,6 @@ import os
 
 import numpy as np
 from iree.compiler import ir
-from iree.compiler.api import Session
 
 from .. import backends
 from ..dialects.types import dtype_of, shape_of
@@ -44,8 +43,7 @@ def _specs(types, what: str, source: str) -> list:
 def parse(text_or_path: str, entry: str = "main") -> Program:
     """Parse a module into a `Program` whose entry function is `@main`, first in the module."""
     text, source = _read(text_or_path)
-    session = Session()
-    context = session.context
+    context = ir.Context()        # freed with the module (an IREE Session's context never is: pipeline/sessions.py)
     context.load_all_available_dialects()
     with context:
         try:
@@ -67,7 +65,7 @@ def parse(text_or_path: str, entry: str = "main") -> Program:
         function_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         inputs = _specs(function_type.inputs, "argument", source)
         outputs = _specs(function_type.results, "result", source)
-    return Program(module, session, inputs, outputs, name=f"{source}@{entry}")
+    return Program(module, inputs, outputs, name=f"{source}@{entry}")
 
 
 class Module:

@@ -313,7 +313,7 @@ class Exec:
             if not tr.module.operation.verify():  # pragma: no cover  (a builder bug, not a user error)
                 raise RuntimeError(f"hlojit built invalid StableHLO for {self.name}:\n{tr.module}")
         aliases = donation.mark_donated(tr.module, tuple(donated)) if donated else {}
-        program = Program(tr.module, tr.session, [(s.shape, s.dtype) for s in specs],
+        program = Program(tr.module, [(s.shape, s.dtype) for s in specs],
                           [(t.shape, t.dtype) for t in outs], self.name, donated=tuple(donated), aliases=aliases)
         return program, out_tree
 

@@ -1,7 +1,10 @@
 """Compile a `Program` for a `Target` into a vmfb with IREE's in-process compiler.
 
-The module is handed over without a text round trip (`Invocation.import_module`). Diagnostics are
-captured; on failure the IR is saved and `CompileError` names the first diagnostic and the file.
+The module is copied, as bytecode, into this thread's compiler session for the target's flags
+(sessions.py), and the target's quirks rewrite that copy: the Program's own module is left as the user's
+function built it, so it can be printed, run on the reference backend or compiled again afterwards.
+Diagnostics are captured; on failure the IR is saved and `CompileError` names the first diagnostic and the
+file.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import time
 from iree.compiler.api import Output
 
 from ..errors import CompileError
-from . import quirks
+from . import quirks, sessions
 from .program import Program
 from .targets import Target
 
@@ -47,29 +50,33 @@ def _save_failed_ir(program: Program) -> str:
 
 
 def with_fallback(program: Program, target: Target, run):
-    """run(module operation, target) with the target's quirks applied. Where IREE cannot compile the module with
-    the target's flags and the target has a fallback, run again with the fallback's on a copy taken before."""
-    quirks.apply(program.module, target)
-    if target.fallback is None:
-        return run(program.module.operation, target)
-    spare = program.module.operation.clone()
+    """run(session, module operation, target): the module copied into the session for the target's flags, with
+    the target's quirks applied. Where IREE cannot compile it with those flags and the target has a
+    fallback, run again with the fallback's, in the fallback's own session (flags cannot be taken back)."""
+    def attempt(chosen: Target):
+        session = sessions.session_for(chosen.flags)
+        module = sessions.module_in(session, program.module)
+        quirks.apply(module, chosen)
+        return run(session, module.operation, chosen)
     try:
-        return run(spare, target)
+        return attempt(target)
     except CompileError:
-        return run(program.module.operation, target.fallback)
+        if target.fallback is None:
+            raise
+        return attempt(target.fallback)
 
 
 def compile_program(program: Program, target: Target) -> Compiled:
-    """Compile to a vmfb. IREE lowers `program.module` in place: it is consumed (print it first).
-    `Compiled.target` is the target whose flags made the vmfb (the fallback's where those were needed)."""
-    return with_fallback(program, target, lambda operation, chosen: _compile(program, operation, chosen))
+    """Compile to a vmfb (`program.module` is left as it is). `Compiled.target` is the target whose flags made
+    the vmfb (the fallback's where those were needed)."""
+    return with_fallback(program, target, lambda session, operation, chosen: _compile(program, session, operation,
+                                                                                      chosen))
 
 
-def _compile(program: Program, operation, target: Target) -> Compiled:
-    session = program.session
+def _compile(program: Program, session, operation, target: Target) -> Compiled:
     with tempfile.TemporaryDirectory(prefix="hlojit-") as scratch:
         stats_path = os.path.join(scratch, "stats.json")
-        session.set_flags(*target.flags, "--iree-scheduling-dump-statistics-format=json",
+        session.set_flags("--iree-scheduling-dump-statistics-format=json",   # single-valued: set per compile
                           f"--iree-scheduling-dump-statistics-file={stats_path}")
         diagnostics = []
 

@@ -177,19 +177,20 @@ def _read_dumps(folder: str) -> tuple[dict, dict]:
 
 
 def explain(program: Program, target: Target) -> Explanation:
-    """Compile `program` phase by phase for `target`, keeping every stage. Consumes program.module. Where the
+    """Compile `program` phase by phase for `target`, keeping every stage. Where the
     target's flags fail and it has a fallback, the stages are those of the fallback's flags (what runs)."""
     stablehlo = program.module.operation.get_asm(enable_debug_info=True)
     op_counts = {"stablehlo": _main_op_counts(program.module.operation)}
-    return with_fallback(program, target, lambda operation, chosen: _explain(program, operation, chosen, stablehlo,
-                                                                             dict(op_counts)))
+    return with_fallback(program, target, lambda session, operation, chosen: _explain(
+        program, session, operation, chosen, stablehlo, dict(op_counts)))
 
 
-def _explain(program: Program, operation, target: Target, stablehlo: str, op_counts: dict) -> Explanation:
+def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict) -> Explanation:
     set_from, set_to = _phase_setters()
-    session, snapshots, seconds = program.session, {}, {}
+    snapshots, seconds = {}, {}
     with tempfile.TemporaryDirectory(prefix="hlojit-explain-") as dump:
-        session.set_flags(*target.flags, f"--iree-hal-dump-executable-intermediates-to={dump}")
+        # the session is the one compile_program uses for these flags: the dump folder is taken back after
+        session.set_flags(f"--iree-hal-dump-executable-intermediates-to={dump}")
         diagnostics = []
         handler = session.context.attach_diagnostic_handler(
             lambda d: diagnostics.append(f"{d.severity.name.lower()}: {d.message} ({d.location})") or True)
@@ -221,6 +222,7 @@ def _explain(program: Program, operation, target: Target, stablehlo: str, op_cou
                 vmfb = bytes(output.map_memory())
         finally:
             handler.detach()
+            session.set_flags("--iree-hal-dump-executable-intermediates-to=")
         llvm_ir, assembly = _read_dumps(dump)
         if target.name == "cuda":
             assembly = _split_functions(_ptx_from_vmfb(vmfb), "ptx")

@@ -9,7 +9,6 @@ from iree.compiler import ir
 @dataclasses.dataclass
 class Program:
     module: ir.Module
-    session: object                 # the iree.compiler Session whose context owns `module`
     inputs: list                    # [(shape, numpy dtype)] of the flat arguments of @main
     outputs: list                   # [(shape, numpy dtype)] of the flat results
     name: str = "main"              # the user's function name, for messages

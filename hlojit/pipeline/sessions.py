@@ -1,0 +1,62 @@
+"""IREE compiler sessions: one per thread and flag set, made once and reused.
+
+Why not one per compile: an `iree.compiler.api.Session` (with its dialects loaded) is never freed by IREE
+3.13, context and all: each one costs ~3.3 MB for the life of the process, and every constant parsed into
+it stays. Why not one per thread: `Session.set_flags` cannot take a flag back, and list-valued flags
+append (`--iree-hal-target-device=local` then `=cuda` compiles for both devices), so a session serves one
+set of target flags only. Per-compile flags that take a single value (a statistics file, a dump folder) are
+set on each use and override the last.
+
+Modules are traced in plain `ir.Context`s (frontend/trace.py), which are freed with their module, and reach
+a session as bytecode (`module_in`): ~0.1 ms per small module, nothing next to compiling it. A session of a
+thread that ended goes back to a pool, so threads that come and go reuse sessions rather than make new ones.
+"""
+from __future__ import annotations
+
+import io
+import threading
+
+from iree.compiler import ir
+from iree.compiler.api import Session
+
+_local = threading.local()
+_idle: dict[tuple, list[Session]] = {}      # flags -> sessions of threads that ended
+_lock = threading.Lock()
+created = 0                                 # sessions made in this process (tests check it stays small)
+
+
+class _ThreadSessions(dict):
+    """This thread's sessions by flags; when the thread ends (its locals are dropped), they go back to the
+    pool."""
+
+    def __del__(self):
+        with _lock:
+            for flags, session in self.items():
+                _idle.setdefault(flags, []).append(session)
+
+
+def session_for(flags: tuple[str, ...]) -> Session:
+    """This thread's compiler session for `flags` (the target's), its dialects loaded."""
+    mine = getattr(_local, "sessions", None)
+    if mine is None:
+        mine = _local.sessions = _ThreadSessions()
+    session = mine.get(flags)
+    if session is None:
+        with _lock:
+            spare = _idle.get(flags)
+            session = spare.pop() if spare else None
+        if session is None:
+            global created
+            session = Session()
+            session.context.load_all_available_dialects()
+            session.set_flags(*flags)
+            created += 1
+        mine[flags] = session
+    return session
+
+
+def module_in(session: Session, module: ir.Module) -> ir.Module:
+    """A copy of `module` in the session's context (a module of another context cannot be compiled there)."""
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return ir.Module.parse(buffer.getvalue(), context=session.context)
