@@ -22,6 +22,15 @@ from .math import bitcast, clip, elu, gelu, leaky_relu, nan_to_num, signbit
 from .statistics import (argmax, argmin, argsort, cummax, cummin, cumprod, cumsum, log_softmax, logsumexp,
                          softmax, sort, std, top_k, var)
 from ..control import cond, fori_loop, scan, switch, while_loop  # lax-style control flow
+from .contraction import einsum, einsum_path
+from .products import cross, diag, diagflat, inner, kron, outer, tensordot, trace, vdot
+from .building import (append, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, column_stack, delete,
+                       diag_indices, dstack, geomspace, hstack, identity, indices, insert, logspace, meshgrid, resize,
+                       rot90, row_stack, tril_indices, triu_indices, vstack)
+from .numeric import (allclose, array_equal, array_equiv, conj, conjugate, convolve, correlate, count_nonzero,
+                      deg2rad, degrees, diff, divmod, ediff1d, float_power, fmax, fmin, fmod, gcd, heaviside, imag,
+                      interp, isclose, lcm, ldexp, logaddexp, logaddexp2, modf, polyval, positive, ptp, rad2deg,
+                      radians, real, sinc, trapezoid)
 
 
 def _op(family, name, doc):

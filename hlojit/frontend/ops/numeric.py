@@ -1,0 +1,386 @@
+"""numpy's further math names, each a composite of the op library with numpy's special values:
+logaddexp(2), sinc, fmod, fmax/fmin, heaviside, angles, float_power, divmod, modf, ldexp, gcd/lcm,
+isclose/allclose/array_equal, ptp, count_nonzero, diff/ediff1d, trapezoid, polyval, convolve/correlate, interp.
+
+Built from traced ops, so they differentiate where their pieces do and run on every target.
+"""
+from __future__ import annotations
+
+import math
+
+from ...errors import DTypeError, ShapeError
+from .. import dtypes
+from ..tensor import Tensor
+from . import _core
+from ._core import as_tensor, describe, fail
+from .elementwise import binary, compare, unary, where
+from ..control import while_loop
+from .indexing import take
+from .joining import concatenate, pad, stack
+from .linalg import dot_general
+from .reductions import all as _all, any as _any, max as _max, min as _min, sum as _sum
+from .shape import flip as reverse, ravel, reshape, slice_axis, static_int
+
+
+def _floats(op: str, *xs, broadcast: bool = True):
+    """Operands promoted together, integers and bools becoming the default float (numpy's float ufuncs)."""
+    tensors, dtype, weak = _core.promote(op, *xs)
+    if not dtypes.is_float(dtype):
+        tensors = [_core.convert(t, dtypes.DEFAULT_FLOAT, weak) for t in tensors]
+    return _core.broadcast_all(op, tensors) if broadcast else tensors
+
+
+def logaddexp(x, y) -> Tensor:
+    """log(exp(x) + exp(y)) without overflow: max + log1p(exp(-|x - y|)); equal infinities give that infinity."""
+    x, y = _floats("logaddexp", x, y)
+    big = binary("maximum", x, y)
+    gap = unary("abs", x - y)
+    return where(compare("equal", x, y), x + math.log(2.0), big + unary("log1p", unary("exp", -gap)))
+
+
+def logaddexp2(x, y) -> Tensor:
+    """log2(2**x + 2**y) without overflow."""
+    x, y = _floats("logaddexp2", x, y)
+    big = binary("maximum", x, y)
+    gap = unary("abs", x - y)
+    return where(compare("equal", x, y), x + 1.0, big + unary("log1p", unary("exp2", -gap)) / math.log(2.0))
+
+
+def sinc(x) -> Tensor:
+    """sin(pi x) / (pi x), 1 at 0."""
+    (x,) = _floats("sinc", x)
+    zero = compare("equal", x, 0.0)
+    safe = where(zero, 1.0, x) * math.pi
+    return where(zero, 1.0, unary("sin", safe) / safe)
+
+
+def fmod(x, y) -> Tensor:
+    """C's fmod (numpy.fmod): the remainder with the sign of x; integer fmod(x, 0) is 0, as numpy's."""
+    (x, y), dtype, _ = _core.promote("fmod", x, y)
+    x, y = _core.broadcast_all("fmod", [x, y])
+    r = binary("remainder", x, y)     # numpy's remainder, exact, with y's sign: differs by y where signs differ
+    zero = _core.constant(0, dtype)
+    wrong = compare("not_equal", r, zero) & compare("not_equal", compare("less", r, zero), compare("less", x, zero))
+    out = where(wrong, r - y, r)
+    if not dtypes.is_float(dtype):
+        return out
+    out = where(compare("equal", out, zero), binary("copysign", out, x), out)   # zeros take x's sign
+    return where(unary("isinf", y) & unary("isfinite", x), x, out)            # remainder(-1, inf) is inf
+
+
+def fmax(x, y) -> Tensor:
+    """The larger, ignoring a NaN (numpy.fmax: NaN only if both are)."""
+    (x, y), _, _ = _core.promote("fmax", x, y)
+    x, y = _core.broadcast_all("fmax", [x, y])
+    if not dtypes.is_float(x.dtype):
+        return binary("maximum", x, y)
+    return where(unary("isnan", x), y, where(unary("isnan", y), x, binary("maximum", x, y)))
+
+
+def fmin(x, y) -> Tensor:
+    """The smaller, ignoring a NaN."""
+    (x, y), _, _ = _core.promote("fmin", x, y)
+    x, y = _core.broadcast_all("fmin", [x, y])
+    if not dtypes.is_float(x.dtype):
+        return binary("minimum", x, y)
+    return where(unary("isnan", x), y, where(unary("isnan", y), x, binary("minimum", x, y)))
+
+
+def heaviside(x, h0) -> Tensor:
+    """0 below 0, h0 at 0, 1 above; NaN stays NaN."""
+    x, h0 = _floats("heaviside", x, h0)
+    step = where(compare("less", x, 0.0), 0.0, where(compare("greater", x, 0.0), 1.0, h0))
+    return where(unary("isnan", x), x, step)
+
+
+def deg2rad(x) -> Tensor:
+    (x,) = _floats("deg2rad", x)
+    return x * (math.pi / 180.0)
+
+
+def rad2deg(x) -> Tensor:
+    (x,) = _floats("rad2deg", x)
+    return x * (180.0 / math.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def positive(x) -> Tensor:
+    """+x (a copy of x)."""
+    x = as_tensor(x, "positive")
+    if x.dtype == dtypes.bool_:
+        fail(DTypeError, "positive", "does not take bool (numpy neither)")
+    return x
+
+
+def conjugate(x) -> Tensor:
+    """The complex conjugate: real dtypes are their own conjugate."""
+    return as_tensor(x, "conjugate")
+
+
+conj = conjugate
+
+
+def real(x) -> Tensor:
+    """The real part: a real array itself."""
+    return as_tensor(x, "real")
+
+
+def imag(x) -> Tensor:
+    """The imaginary part: zeros for a real array."""
+    x = as_tensor(x, "imag")
+    return _core.broadcast_to(_core.constant(0, x.dtype, x.weak), x.shape, "imag")
+
+
+def float_power(x, y) -> Tensor:
+    """x ** y computed in float64 (numpy's float_power), whatever the inputs."""
+    (x, y), _, _ = _core.promote("float_power", x, y)
+    return binary("power", _core.convert(x, dtypes.float64), _core.convert(y, dtypes.float64))
+
+
+def divmod(x, y) -> tuple[Tensor, Tensor]:
+    """(x // y, x % y) with numpy's signs."""
+    return binary("floor_divide", x, y), binary("remainder", x, y)
+
+
+def modf(x) -> tuple[Tensor, Tensor]:
+    """(fractional part, integral part), both with x's sign; infinities give (+-0, +-inf)."""
+    (x,) = _floats("modf", x)
+    whole = unary("trunc", x)
+    fraction = where(unary("isinf", x), binary("copysign", _core.constant(0, x.dtype), x), x - whole)
+    return fraction, whole
+
+
+def ldexp(x, n) -> Tensor:
+    """x * 2**n for integer n."""
+    n = as_tensor(n, "ldexp")
+    if dtypes.is_float(n.dtype):
+        fail(DTypeError, "ldexp", f"exponents must be integers, not {describe(n)}")
+    (x,) = _floats("ldexp", x)
+    # two halves, so 2**n itself does not overflow where x * 2**n does not (n up to twice the exponent range)
+    half = binary("floor_divide", n, 2)
+    first = binary("power", _core.broadcast_to(_core.constant(2.0, x.dtype), n.shape, "ldexp"),
+                   _core.convert(half, x.dtype))
+    second = binary("power", _core.broadcast_to(_core.constant(2.0, x.dtype), n.shape, "ldexp"),
+                    _core.convert(n - half, x.dtype))
+    return x * first * second
+
+
+def gcd(x, y) -> Tensor:
+    """The greatest common divisor of integers (non-negative), by Euclid's algorithm in a bounded loop."""
+    (x, y), dtype, _ = _core.promote("gcd", x, y)
+    if not dtypes.is_int(dtype):
+        fail(DTypeError, "gcd", f"takes integers, not {describe(x)} and {describe(y)}")
+    a, b = _core.broadcast_all("gcd", [unary("abs", x), unary("abs", y)])
+
+    def body(state):
+        a, b = state
+        nonzero = compare("not_equal", b, 0)
+        safe = where(nonzero, b, 1)
+        return where(nonzero, b, a), where(nonzero, binary("remainder", a, safe), b)
+    a, _ = while_loop(lambda s: _any(compare("not_equal", s[1], 0)), body, (a, b))
+    return a
+
+
+def lcm(x, y) -> Tensor:
+    """The least common multiple of integers (non-negative); 0 when either is 0."""
+    (x, y), dtype, _ = _core.promote("lcm", x, y)
+    if not dtypes.is_int(dtype):
+        fail(DTypeError, "lcm", f"takes integers, not {describe(x)} and {describe(y)}")
+    g = gcd(x, y)
+    zero = compare("equal", g, 0)
+    return where(zero, 0, unary("abs", binary("floor_divide", x, where(zero, 1, g)) * y))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    """|a - b| <= atol + rtol * |b|, elementwise (numpy's asymmetric rule); infinities equal only themselves."""
+    (a, b), dtype, _ = _core.promote("isclose", a, b)
+    a, b = _core.broadcast_all("isclose", [a, b])
+    if not dtypes.is_float(dtype):
+        if dtype == dtypes.bool_:
+            return compare("equal", a, b)
+        a, b = _core.convert(a, dtypes.DEFAULT_FLOAT), _core.convert(b, dtypes.DEFAULT_FLOAT)
+    finite = unary("isfinite", a) & unary("isfinite", b)
+    close = compare("less_equal", unary("abs", a - b), atol + rtol * unary("abs", b))
+    out = where(finite, close, compare("equal", a, b))
+    if equal_nan:
+        out = out | (unary("isnan", a) & unary("isnan", b))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    """Whether every element is close (a bool scalar)."""
+    return _all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False) -> Tensor:
+    """Same shape and elements (shapes are static: different shapes give a constant False)."""
+    a1, a2 = as_tensor(a1, "array_equal"), as_tensor(a2, "array_equal")
+    if a1.shape != a2.shape:
+        return _core.constant(False, dtypes.bool_, op="array_equal")
+    same = compare("equal", a1, a2)
+    if equal_nan and (dtypes.is_float(a1.dtype) or dtypes.is_float(a2.dtype)):
+        same = same | (unary("isnan", a1) & unary("isnan", a2))
+    return _all(same)
+
+
+def array_equiv(a1, a2) -> Tensor:
+    """Equal after broadcasting to one shape (False if they do not broadcast)."""
+    a1, a2 = as_tensor(a1, "array_equiv"), as_tensor(a2, "array_equiv")
+    try:
+        _core.broadcast_shapes("array_equiv", a1.shape, a2.shape)
+    except ShapeError:
+        return _core.constant(False, dtypes.bool_, op="array_equiv")
+    return _all(compare("equal", a1, a2))
+
+
+def ptp(x, axis=None, keepdims=False) -> Tensor:
+    """Peak to peak: max - min."""
+    return _max(x, axis, keepdims) - _min(x, axis, keepdims)
+
+
+def count_nonzero(x, axis=None, keepdims=False) -> Tensor:
+    """How many elements are not zero (int32, JAX's default integer)."""
+    x = as_tensor(x, "count_nonzero")
+    return _sum(_core.convert(compare("not_equal", x, _core.constant(0, x.dtype, x.weak)), dtypes.int32),
+                axis, keepdims)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None) -> Tensor:
+    """The n-th discrete difference along `axis` (bools: not-equal, as numpy)."""
+    x = as_tensor(a, "diff")
+    n = static_int("diff", "n", n)
+    if n < 0:
+        fail(ValueError, "diff", f"order n must be non-negative, not {n}")
+    if x.ndim == 0:
+        fail(ShapeError, "diff", "needs an array of at least 1 dimension")
+    axis = _core.normalize_axis("diff", axis, x.ndim)
+    parts = []
+    for extra in (prepend, append):
+        if extra is None:
+            parts.append(None)
+            continue
+        e = as_tensor(extra, "diff")
+        if e.ndim == 0:
+            shape = list(x.shape)
+            shape[axis] = 1
+            e = _core.broadcast_to(e, tuple(shape), "diff")
+        parts.append(e)
+    pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
+    x = concatenate(pieces, axis=axis) if len(pieces) > 1 else x
+    for _ in range(n):
+        length = x.shape[axis]
+        hi, lo = slice_axis(x, axis, 1, length), slice_axis(x, axis, 0, max(length - 1, 0))
+        x = compare("not_equal", hi, lo) if x.dtype == dtypes.bool_ else hi - lo
+    return x
+
+
+def ediff1d(ary, to_end=None, to_begin=None) -> Tensor:
+    """Differences of the flattened array, with optional values before and after."""
+    x = ravel(as_tensor(ary, "ediff1d"))
+    d = slice_axis(x, 0, 1, x.shape[0]) - slice_axis(x, 0, 0, max(x.shape[0] - 1, 0))
+    pieces = [ravel(_core.convert(as_tensor(v, "ediff1d"), d.dtype)) for v in (to_begin,) if v is not None]
+    pieces += [d] + [ravel(_core.convert(as_tensor(v, "ediff1d"), d.dtype)) for v in (to_end,) if v is not None]
+    return concatenate(pieces) if len(pieces) > 1 else d
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1) -> Tensor:
+    """The integral of y by the trapezoidal rule along `axis`, over sample points x (or spacing dx)."""
+    (y,) = _floats("trapezoid", y)
+    axis = _core.normalize_axis("trapezoid", axis, y.ndim)
+    n = y.shape[axis]
+    mean = (slice_axis(y, axis, 1, n) + slice_axis(y, axis, 0, max(n - 1, 0))) * 0.5
+    if x is None:
+        return _sum(mean, axis=axis) * dx
+    x = as_tensor(x, "trapezoid")
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            fail(ShapeError, "trapezoid", f"x has {x.shape[0]} points, y has {n} along axis {axis}")
+        steps = slice_axis(x, 0, 1, n) - slice_axis(x, 0, 0, max(n - 1, 0))
+        shape = [1] * y.ndim
+        shape[axis] = max(n - 1, 0)
+        steps = reshape(steps, tuple(shape))
+    else:
+        xa = _core.normalize_axis("trapezoid", axis - y.ndim + x.ndim, x.ndim)
+        steps = slice_axis(x, xa, 1, n) - slice_axis(x, xa, 0, max(n - 1, 0))
+    return _sum(mean * steps, axis=axis)
+
+
+def polyval(p, x) -> Tensor:
+    """The polynomial with coefficients p (highest power first) at x, by Horner's rule."""
+    p = as_tensor(p, "polyval")
+    if p.ndim != 1:
+        fail(ShapeError, "polyval", f"coefficients must be 1-D, not {describe(p)}")
+    (x,), _, _ = _core.promote("polyval", x)
+    (p, x), _, _ = _core.promote("polyval", p, x)
+    out = _core.broadcast_to(_core.constant(0, x.dtype, x.weak), x.shape, "polyval")
+    for i in range(p.shape[0]):
+        out = out * x + p[i]
+    return out
+
+
+def _correlate_valid(a: Tensor, v: Tensor) -> Tensor:
+    """out[k] = sum_j a[k + j] v[j] for k in [0, len(a) - len(v)]: one row of a window product per shift."""
+    n, m = a.shape[0], v.shape[0]
+    rows = [slice_axis(a, 0, k, k + m) for k in range(n - m + 1)]
+    return dot_general(stack(rows), v, ((1,), (0,)))
+
+
+def correlate(a, v, mode="valid") -> Tensor:
+    """numpy.correlate of two 1-D arrays: modes 'valid', 'same', 'full'."""
+    return _convolve_or_correlate("correlate", a, v, mode, flip=False)
+
+
+def convolve(a, v, mode="full") -> Tensor:
+    """numpy.convolve of two 1-D arrays (the kernel flipped): modes 'full', 'same', 'valid'."""
+    return _convolve_or_correlate("convolve", a, v, mode, flip=True)
+
+
+def _convolve_or_correlate(op: str, a, v, mode: str, flip: bool) -> Tensor:
+    (a, v), _, _ = _core.promote(op, a, v)
+    if a.ndim != 1 or v.ndim != 1:
+        fail(ShapeError, op, f"takes 1-D arrays, not {describe(a)} and {describe(v)}")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        fail(ShapeError, op, "arrays must not be empty")
+    if mode not in ("valid", "same", "full"):
+        fail(ValueError, op, f"mode must be 'valid', 'same' or 'full', not {mode!r}")
+    swapped = v.shape[0] > a.shape[0]
+    if swapped:   # numpy swaps so the longer one slides; correlate then reverses the result
+        a, v = v, a
+    if flip:
+        v = reverse(v)
+    n, m = a.shape[0], v.shape[0]
+    widths = {"valid": (0, 0), "same": (m // 2, m - 1 - m // 2), "full": (m - 1, m - 1)}[mode]
+    out = _correlate_valid(pad(a, (widths,)), v)
+    return reverse(out) if swapped and not flip else out
+
+
+def interp(x, xp, fp, left=None, right=None) -> Tensor:
+    """Piecewise-linear interpolation of (xp, fp) at x, xp increasing; `left`/`right` beyond the ends (default:
+    fp's first and last values); NaN stays NaN."""
+    x, xp, fp = _floats("interp", x, xp, fp, broadcast=False)
+    if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape or xp.shape[0] == 0:
+        fail(ShapeError, "interp", f"xp and fp must be 1-D of one non-zero length, not {describe(xp)} and "
+                                   f"{describe(fp)}")
+    n, flat = xp.shape[0], ravel(x)
+    if n == 1:
+        value = _core.broadcast_to(fp, flat.shape, "interp")
+    else:   # the segment of each x: how many xp are <= x, minus one, within [0, n - 2]
+        count = _sum(_core.convert(compare("less_equal", reshape(xp, (1, n)), reshape(flat, (flat.shape[0], 1))),
+                                   dtypes.int32), axis=1)
+        i = binary("minimum", binary("maximum", count - 1, 0), n - 2)
+        x0, x1, f0, f1 = take(xp, i), take(xp, i + 1), take(fp, i), take(fp, i + 1)
+        flat_span = compare("equal", x1, x0)
+        t = (flat - x0) / where(flat_span, 1.0, x1 - x0)
+        value = where(compare("equal", flat, x1), f1, where(flat_span, f0, f0 + t * (f1 - f0)))
+    low = fp[0] if left is None else left
+    high = fp[n - 1] if right is None else right
+    value = where(compare("less", flat, xp[0]), low, where(compare("greater", flat, xp[n - 1]), high, value))
+    return reshape(where(unary("isnan", flat), flat, value), x.shape)
+
+
+__all__ = ["allclose", "array_equal", "array_equiv", "conj", "conjugate", "convolve", "correlate",
+           "count_nonzero", "deg2rad", "degrees", "diff", "divmod", "ediff1d", "float_power", "fmax", "fmin",
+           "fmod", "gcd", "heaviside", "imag", "interp", "isclose", "lcm", "ldexp", "logaddexp", "logaddexp2",
+           "modf", "polyval", "positive", "ptp", "rad2deg", "radians", "real", "sinc", "trapezoid"]

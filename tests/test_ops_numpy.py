@@ -1,0 +1,268 @@
+"""numpy's namespace beyond the core ops: einsum and the named products, array building, further math, on every
+backend against numpy; einsum's contraction order against numpy's optimal path; the errors.
+
+A row is (id, hlojit fn, numpy fn, inputs): each group is ONE jitted module per backend returning every case's
+result (conftest.group_result), and each case is its own pytest item.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import hlojit as hj
+from hlojit import ops
+from hlojit.frontend.ops import contraction as einsum_module
+from hlojit.pipeline import compile_program, cuda
+
+from conftest import BACKENDS, assert_close, group_module, group_result
+
+rng = np.random.default_rng(11)
+
+
+def f32(*shape):
+    return rng.normal(size=shape).astype(np.float32)
+
+
+def i32(*shape, low=-20, high=20):
+    return rng.integers(low, high, shape).astype(np.int32)
+
+
+SPECIALS = np.array([0.0, -0.0, 1.5, -2.5, np.inf, -np.inf, np.nan, 7.0, -7.0, 1e-3], np.float32)
+
+EINSUM = [
+    ("einsum-matmul", lambda a, b: ops.einsum("ij,jk->ik", a, b), lambda a, b: np.einsum("ij,jk->ik", a, b),
+     (f32(3, 4), f32(4, 5))),
+    ("einsum-implicit", lambda a, b: ops.einsum("ij,jk", a, b), lambda a, b: np.einsum("ij,jk", a, b),
+     (f32(3, 4), f32(4, 5))),
+    ("einsum-batched", lambda a, b: ops.einsum("bij,bjk->bik", a, b), lambda a, b: np.einsum("bij,bjk->bik", a, b),
+     (f32(2, 3, 4), f32(2, 4, 5))),
+    ("einsum-ellipsis", lambda a, b: ops.einsum("...ij,...jk->...ik", a, b),
+     lambda a, b: np.einsum("...ij,...jk->...ik", a, b), (f32(2, 1, 3, 4), f32(2, 4, 2))),
+    ("einsum-trace", lambda a: ops.einsum("ii", a), lambda a: np.einsum("ii", a), (f32(4, 4),)),
+    ("einsum-diagonal", lambda a: ops.einsum("ii->i", a), lambda a: np.einsum("ii->i", a), (f32(4, 4),)),
+    ("einsum-transpose", lambda a: ops.einsum("ijk->kij", a), lambda a: np.einsum("ijk->kij", a), (f32(2, 3, 4),)),
+    ("einsum-sum-axis", lambda a: ops.einsum("ij->j", a), lambda a: np.einsum("ij->j", a), (f32(3, 4),)),
+    ("einsum-outer", lambda a, b: ops.einsum("i,j->ij", a, b), lambda a, b: np.einsum("i,j->ij", a, b),
+     (f32(3), f32(4))),
+    ("einsum-four-operands", lambda a, b, c, d: ops.einsum("ab,bc,cd,de->ae", a, b, c, d),
+     lambda a, b, c, d: np.einsum("ab,bc,cd,de->ae", a, b, c, d), (f32(2, 30), f32(30, 3), f32(3, 40), f32(40, 2))),
+    ("einsum-attention", lambda q, k: ops.einsum("bhqd,bhkd->bhqk", q, k),
+     lambda q, k: np.einsum("bhqd,bhkd->bhqk", q, k), (f32(2, 2, 3, 4), f32(2, 2, 5, 4))),
+    ("einsum-hadamard-sum", lambda a, b: ops.einsum("ij,ij->", a, b), lambda a, b: np.einsum("ij,ij->", a, b),
+     (f32(3, 4), f32(3, 4))),
+    ("einsum-repeated-in-output-operand", lambda a, b: ops.einsum("iij,jk->ik", a, b),
+     lambda a, b: np.einsum("iij,jk->ik", a, b), (f32(3, 3, 2), f32(2, 4))),
+    ("einsum-int", lambda a, b: ops.einsum("ij,j->i", a, b), lambda a, b: np.einsum("ij,j->i", a, b),
+     (i32(3, 4), i32(4))),
+    ("einsum-left-to-right", lambda a, b, c: ops.einsum("ij,jk,kl->il", a, b, c, optimize=False),
+     lambda a, b, c: np.einsum("ij,jk,kl->il", a, b, c), (f32(2, 3), f32(3, 4), f32(4, 2))),
+]
+
+PRODUCTS = [
+    ("tensordot-2", lambda a, b: ops.tensordot(a, b), np.tensordot, (f32(2, 3, 4), f32(3, 4, 5))),
+    ("tensordot-pairs", lambda a, b: ops.tensordot(a, b, ([0, 2], [2, 0])),
+     lambda a, b: np.tensordot(a, b, ([0, 2], [2, 0])), (f32(2, 3, 4), f32(4, 5, 2))),
+    ("tensordot-0", lambda a, b: ops.tensordot(a, b, 0), lambda a, b: np.tensordot(a, b, 0), (f32(2), f32(3))),
+    ("inner", ops.inner, np.inner, (f32(2, 4), f32(3, 4))),
+    ("inner-scalar", ops.inner, np.inner, (np.float32(2.0), f32(3))),
+    ("outer", ops.outer, np.outer, (f32(2, 2), f32(3))),
+    ("vdot", ops.vdot, np.vdot, (f32(2, 3), f32(6))),
+    ("kron", ops.kron, np.kron, (f32(2, 3), f32(3, 2))),
+    ("kron-ranks", ops.kron, np.kron, (f32(2), f32(2, 3))),
+    ("kron-int", ops.kron, np.kron, (i32(2, 2), i32(2, 2))),
+    ("cross-3", ops.cross, np.cross, (f32(4, 3), f32(4, 3))),
+    ("cross-2", ops.cross, np.cross, (f32(4, 2), f32(4, 2))),
+    ("cross-2-3", ops.cross, np.cross, (f32(3, 2), f32(3, 3))),
+    ("cross-axis", lambda a, b: ops.cross(a, b, axis=0), lambda a, b: np.cross(a, b, axis=0), (f32(3, 4), f32(3, 4))),
+    ("trace", ops.trace, np.trace, (f32(3, 4),)),
+    ("trace-offset-axes", lambda a: ops.trace(a, 1, 1, 2), lambda a: np.trace(a, 1, 1, 2), (f32(2, 3, 4),)),
+    ("diag-of-vector", ops.diag, np.diag, (SPECIALS[:4],)),
+    ("diag-above", lambda v: ops.diag(v, 2), lambda v: np.diag(v, 2), (f32(3),)),
+    ("diag-below", lambda v: ops.diag(v, -1), lambda v: np.diag(v, -1), (f32(3),)),
+    ("diag-of-matrix", lambda a: ops.diag(a, 1), lambda a: np.diag(a, 1), (f32(3, 4),)),
+    ("diagflat", ops.diagflat, np.diagflat, (f32(2, 2),)),
+]
+
+BUILDING = [
+    ("vstack", lambda a, b: ops.vstack([a, b]), lambda a, b: np.vstack([a, b]), (f32(3), f32(2, 3))),
+    ("hstack-1d", lambda a, b: ops.hstack([a, b]), lambda a, b: np.hstack([a, b]), (f32(3), f32(2))),
+    ("hstack-2d", lambda a, b: ops.hstack((a, b)), lambda a, b: np.hstack((a, b)), (f32(2, 3), f32(2, 1))),
+    ("dstack", lambda a, b: ops.dstack([a, b]), lambda a, b: np.dstack([a, b]), (f32(2, 3), f32(2, 3))),
+    ("column_stack", lambda a, b: ops.column_stack([a, b]), lambda a, b: np.column_stack([a, b]),
+     (f32(3), f32(3, 2))),
+    ("atleast_3d", lambda a, b: ops.atleast_3d(a, b), lambda a, b: list(np.atleast_3d(a, b)), (f32(3), f32(2, 3))),
+    ("atleast_2d-scalar", ops.atleast_2d, np.atleast_2d, (np.float32(1.5),)),
+    ("broadcast_arrays", lambda a, b: ops.broadcast_arrays(a, b), lambda a, b: list(np.broadcast_arrays(a, b)),
+     (f32(3, 1), f32(4))),
+    ("meshgrid-xy", lambda a, b, c: ops.meshgrid(a, b, c), lambda a, b, c: list(np.meshgrid(a, b, c)),
+     (f32(2), f32(3), f32(4))),
+    ("meshgrid-ij-sparse", lambda a, b: ops.meshgrid(a, b, indexing="ij", sparse=True),
+     lambda a, b: list(np.meshgrid(a, b, indexing="ij", sparse=True)), (f32(2), f32(3))),
+    ("indices", lambda: ops.indices((2, 3)), lambda: np.indices((2, 3)).astype(np.int32), ()),
+    ("tril_indices", lambda: list(ops.tril_indices(4, -1, 5)),
+     lambda: [i.astype(np.int32) for i in np.tril_indices(4, -1, 5)], ()),
+    ("triu_indices", lambda: list(ops.triu_indices(3, 1)),
+     lambda: [i.astype(np.int32) for i in np.triu_indices(3, 1)], ()),
+    ("diag_indices", lambda: list(ops.diag_indices(3)), lambda: [i.astype(np.int32) for i in np.diag_indices(3)], ()),
+    ("identity", lambda: ops.identity(3, np.int32), lambda: np.identity(3, np.int32), ()),
+    ("rot90", ops.rot90, np.rot90, (f32(2, 3),)),
+    ("rot90-k3-axes", lambda a: ops.rot90(a, 3, (2, 0)), lambda a: np.rot90(a, 3, (2, 0)), (f32(2, 3, 4),)),
+    ("rot90-k-2", lambda a: ops.rot90(a, -2), lambda a: np.rot90(a, -2), (f32(2, 3),)),
+    ("logspace", lambda: ops.logspace(0.0, 2.0, 5), lambda: np.logspace(0.0, 2.0, 5).astype(np.float32), ()),
+    ("geomspace", lambda: ops.geomspace(1.0, 1000.0, 4), lambda: np.geomspace(1.0, 1000.0, 4).astype(np.float32),
+     ()),
+    ("geomspace-negative", lambda: ops.geomspace(-2.0, -32.0, 5, endpoint=False),
+     lambda: np.geomspace(-2.0, -32.0, 5, endpoint=False).astype(np.float32), ()),
+    ("append-flat", ops.append, np.append, (f32(2, 2), f32(3))),
+    ("append-axis", lambda a, b: ops.append(a, b, axis=1), lambda a, b: np.append(a, b, axis=1),
+     (f32(2, 2), f32(2, 1))),
+    ("delete", lambda a: ops.delete(a, [0, -1], axis=1), lambda a: np.delete(a, [0, -1], axis=1), (f32(2, 4),)),
+    ("delete-flat-slice", lambda a: ops.delete(a, slice(1, None, 2)), lambda a: np.delete(a, slice(1, None, 2)),
+     (f32(2, 3),)),
+    ("insert-scalar-position", lambda a: ops.insert(a, 1, np.float32(9.0), axis=1),
+     lambda a: np.insert(a, 1, np.float32(9.0), axis=1), (f32(2, 3),)),
+    ("insert-column", lambda a, v: ops.insert(a, 1, v, axis=1), lambda a, v: np.insert(a, 1, v, axis=1),
+     (f32(3, 2), f32(3))),
+    ("insert-positions", lambda a, v: ops.insert(a, [3, 0, 3], v), lambda a, v: np.insert(a, [3, 0, 3], v),
+     (f32(4), f32(3))),
+    ("resize", lambda a: ops.resize(a, (3, 3)), lambda a: np.resize(a, (3, 3)), (f32(2, 2),)),
+]
+
+_xs, _ys = np.array([-3.5, -2.0, 0.0, -0.0, 2.0, 5.5, 7.0], np.float32), np.array([2.0, -2.0, 3.0, -3.0, 0.75, -2.5,
+                                                                                    np.inf], np.float32)
+MATH = [
+    ("logaddexp", ops.logaddexp, np.logaddexp, (SPECIALS, SPECIALS[::-1].copy())),
+    ("logaddexp-big", ops.logaddexp, np.logaddexp, (np.float32([100, -100, 1e4]), np.float32([100.5, -99, 1e4]))),
+    ("logaddexp2", ops.logaddexp2, np.logaddexp2, (SPECIALS, SPECIALS[::-1].copy())),
+    ("sinc", ops.sinc, np.sinc, (np.float32([0, 0.5, -1.25, 3, 1e-4]),)),
+    ("fmod", ops.fmod, np.fmod, (_xs, _ys)),
+    ("fmod-int", ops.fmod, np.fmod, (np.int32([-7, 7, -7, 7, 5, 0]), np.int32([2, -2, -2, 2, 0, 3]))),
+    ("fmax", ops.fmax, np.fmax, (SPECIALS, SPECIALS[::-1].copy())),
+    ("fmin", ops.fmin, np.fmin, (SPECIALS, SPECIALS[::-1].copy())),
+    ("heaviside", ops.heaviside, np.heaviside, (SPECIALS, np.float32(0.5))),
+    ("deg2rad-rad2deg", lambda x: (ops.deg2rad(x), ops.rad2deg(x)), lambda x: (np.deg2rad(x), np.rad2deg(x)),
+     (f32(5),)),
+    ("float_power", ops.float_power, np.float_power, (np.float32([2, -2, 0.5]), np.int32([3, 3, -2]))),
+    ("divmod", lambda x, y: ops.divmod(x, y), lambda x, y: np.divmod(x, y), (i32(6), i32(6, low=1, high=5))),
+    ("modf", ops.modf, np.modf, (np.float32([1.5, -2.25, 0, np.inf, -np.inf, 3]),)),
+    ("ldexp", ops.ldexp, np.ldexp, (np.float32([1, 0.75, -3, 1]), np.int32([3, -2, 10, 200]))),
+    ("gcd-lcm", lambda a, b: (ops.gcd(a, b), ops.lcm(a, b)), lambda a, b: (np.gcd(a, b), np.lcm(a, b)),
+     (np.int32([12, -18, 0, 7, 0, 100]), np.int32([18, 12, 5, 13, 0, -75]))),
+    ("isclose", ops.isclose, np.isclose, (SPECIALS, SPECIALS + np.float32(1e-6))),
+    ("isclose-equal-nan", lambda a, b: ops.isclose(a, b, equal_nan=True, atol=0.1),
+     lambda a, b: np.isclose(a, b, equal_nan=True, atol=0.1), (SPECIALS, SPECIALS[::-1].copy())),
+    ("allclose", lambda a, b: (ops.allclose(a, b), ops.allclose(a, a + 1)),
+     lambda a, b: (np.bool_(np.allclose(a, b)), np.bool_(np.allclose(a, a + 1))), (f32(4), f32(4))),
+    ("array_equal", lambda a: (ops.array_equal(a, a), ops.array_equal(a, a, equal_nan=True),
+                               ops.array_equal(a, a[:2])),
+     lambda a: (np.bool_(np.array_equal(a, a)), np.bool_(np.array_equal(a, a, equal_nan=True)),
+                np.bool_(np.array_equal(a, a[:2]))), (SPECIALS,)),
+    ("ptp", lambda a: ops.ptp(a, axis=1), lambda a: np.ptp(a, axis=1), (f32(3, 4),)),
+    ("count_nonzero", lambda a: ops.count_nonzero(a, axis=0),
+     lambda a: np.count_nonzero(a, axis=0).astype(np.int32), (i32(5, 3, low=-1, high=2),)),
+    ("diff", lambda a: ops.diff(a, 2, axis=0), lambda a: np.diff(a, 2, axis=0), (f32(5, 3),)),
+    ("diff-prepend", lambda a: ops.diff(a, prepend=0.0), lambda a: np.diff(a, prepend=np.float32(0.0)), (f32(4),)),
+    ("ediff1d", lambda a: ops.ediff1d(a, to_begin=np.float32(9.0)), lambda a: np.ediff1d(a, to_begin=9.0),
+     (f32(2, 3),)),
+    ("trapezoid", ops.trapezoid, np.trapezoid, (f32(3, 5),)),
+    ("trapezoid-x", lambda y, x: ops.trapezoid(y, x, axis=0), lambda y, x: np.trapezoid(y, x, axis=0),
+     (f32(4, 2), np.float32([0, 0.5, 2, 3]))),
+    ("polyval", ops.polyval, np.polyval, (np.float32([2, -1, 0.5]), f32(5))),
+    ("convolve-full", ops.convolve, np.convolve, (f32(6), f32(3))),
+    ("convolve-same-longer-kernel", lambda a, v: ops.convolve(a, v, "same"), lambda a, v: np.convolve(a, v, "same"),
+     (f32(3), f32(5))),
+    ("correlate-valid", ops.correlate, np.correlate, (f32(6), f32(3))),
+    ("correlate-full-swapped", lambda a, v: ops.correlate(a, v, "full"), lambda a, v: np.correlate(a, v, "full"),
+     (f32(3), f32(5))),
+    ("interp", ops.interp, np.interp,
+     (np.float32([-1, 0, 0.5, 1, 2.5, 3, 4, np.nan]), np.float32([0, 1, 3]), np.float32([10, 20, -5]))),
+    ("interp-left-right", lambda x, xp, fp: ops.interp(x, xp, fp, left=-1.0, right=1.0),
+     lambda x, xp, fp: np.interp(x, xp, fp, left=-1.0, right=1.0),
+     (np.float32([[-1, 0.25], [5, 1]]), np.float32([0, 1]), np.float32([2, 4]))),
+]
+
+GROUPS = {"einsum": EINSUM, "products": PRODUCTS, "building": BUILDING, "math": MATH}
+
+
+def _expected(ref, args):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # numpy 2 deprecates 2-vector cross products
+        return ref(*args)
+
+
+CASES = {g: [(cid, fn, args, _expected(ref, args)) for cid, fn, ref, args in rows] for g, rows in GROUPS.items()}
+_RESULTS: dict = {}
+
+
+def check(actual, expected):
+    if isinstance(expected, (list, tuple)):
+        assert isinstance(actual, (list, tuple)) and len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            check(a, e)
+        return
+    expected = np.asarray(expected)
+    if expected.dtype == np.float64 and np.asarray(actual).dtype == np.float32:
+        expected = expected.astype(np.float32)   # numpy computed a float32 case in float64 (python scalars)
+    assert_close(actual, expected, scale=20)
+
+
+@pytest.mark.parametrize("backend, group, index", [
+    pytest.param(b, g, i, id=f"{b}-{c[0]}") for b in BACKENDS for g, cases in CASES.items()
+    for i, c in enumerate(cases)])
+def test_op(backend, group, index):
+    check(group_result(_RESULTS, backend, group, CASES[group], index), CASES[group][index][3])
+
+
+@pytest.mark.parametrize("group", list(CASES))
+def test_compiles_for_cuda(group):
+    cases = CASES[group]
+    compile_program(hj.jit(group_module(cases)).lower([c[2] for c in cases]).program, cuda())
+
+
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ab,bc,cd,de->ae", [(2, 30), (30, 3), (3, 40), (40, 2)]),
+    ("ij,jk,kl,lm->im", [(64, 8), (8, 256), (256, 4), (4, 128)]),
+    ("bij,bjk,bkl->bil", [(8, 32, 4), (8, 4, 64), (8, 64, 2)]),
+    ("ea,fb,abcd,gc,hd->efgh", [(10, 10)] * 2 + [(10, 10, 10, 10)] + [(10, 10)] * 2),
+    ("ab,ac,ad,ae,af->bcdef", [(3, 4), (3, 5), (3, 6), (3, 2), (3, 3)]),
+])
+def test_einsum_order_is_optimal(subscripts, shapes):
+    """The chosen order's multiply-adds are numpy's optimal path's (within 10%), far below left to right."""
+    labels, output = einsum_module._parse(subscripts, shapes)
+    sizes = einsum_module._sizes(labels, shapes)
+    ours = einsum_module.flop_count(labels, output, sizes, einsum_module.contraction_path(labels, output, sizes))
+    arrays = [np.empty(s, np.float32) for s in shapes]
+    numpy_path = np.einsum_path(subscripts, *arrays, optimize="optimal")[0]
+    theirs = einsum_module.flop_count(labels, output, sizes, numpy_path[1:])
+    assert ours <= 1.1 * theirs
+    path, report = ops.einsum_path(subscripts, *arrays)
+    assert path[0] == "einsum_path" and len(path) == len(shapes) and "Optimized FLOP count" in report
+
+
+def test_einsum_differentiates():
+    a, b = f32(3, 4), f32(4, 2)
+    ga, gb = hj.grad(lambda a, b: ops.sum(ops.einsum("ij,jk->ik", a, b) ** 2), argnums=(0, 1))(a, b)
+    c = a @ b
+    np.testing.assert_allclose(np.asarray(ga), 2 * c @ b.T, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(gb), 2 * a.T @ c, rtol=1e-5)
+
+
+ERRORS = [
+    ("einsum-operand-count", lambda a: ops.einsum("ij,jk->ik", a), ShapeError := hj.ShapeError, "names 2 operands"),
+    ("einsum-rank", lambda a: ops.einsum("ijk->i", a), ShapeError, "do not match its shape"),
+    ("einsum-size", lambda a: ops.einsum("ij,ij->i", a, a[:, :2]), ShapeError, "label 'j' has size"),
+    ("einsum-output-label", lambda a: ops.einsum("ij->k", a), ValueError, "not in any operand"),
+    ("tensordot-axes", lambda a: ops.tensordot(a, a, 3), ShapeError, "out of range"),
+    ("cross-size", lambda a: ops.cross(a, a), ShapeError, "2 or 3 components"),
+    ("delete-out-of-bounds", lambda a: ops.delete(a, 7, axis=0), ShapeError, "out of bounds"),
+    ("convolve-2d", lambda a: ops.convolve(a, a), ShapeError, "1-D arrays"),
+]
+
+
+@pytest.mark.parametrize("fn, error, message", [pytest.param(*e[1:], id=e[0]) for e in ERRORS])
+def test_errors_name_the_op_and_line(fn, error, message):
+    with pytest.raises(error, match=message) as info:
+        hj.jit(fn, backend="reference").lower(np.zeros((4, 4), np.float32))
+    assert "test_ops_numpy.py:" in str(info.value)
