@@ -183,12 +183,118 @@ MATH = [
      (np.float32([[-1, 0.25], [5, 1]]), np.float32([0, 1]), np.float32([2, 4]))),
 ]
 
-GROUPS = {"einsum": EINSUM, "products": PRODUCTS, "building": BUILDING, "math": MATH}
+_sorted = np.float32([-3, -1, -1, 0, 2, 2, 2, 5, np.nan])
+_v = np.float32([-4, -1, 0.5, 2, 6, np.nan, 5])
+_data = np.float32([3, 1, np.nan, 2, 1, 7, -0.0, 0.0, 3, 3])
+_grid = rng.normal(size=(4, 7)).astype(np.float32)
+_with_nan = _grid.copy()
+_with_nan[0, 2] = _with_nan[2, [1, 5]] = np.nan
+_with_nan[3] = np.nan
+
+
+def _np_unique_sized(a, size):
+    values, index, inverse, counts = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    pad = size - len(values)
+    return (np.concatenate([values, np.full(pad, values[0], a.dtype)]),
+            np.concatenate([index, np.zeros(pad, np.int64)]).astype(np.int32), inverse.astype(np.int32),
+            np.concatenate([counts, np.zeros(pad, np.int64)]).astype(np.int32))
+
+
+SEARCHING = [
+    ("searchsorted-left", ops.searchsorted, lambda a, v: np.searchsorted(a, v).astype(np.int32), (_sorted, _v)),
+    ("searchsorted-right", lambda a, v: ops.searchsorted(a, v, side="right"),
+     lambda a, v: np.searchsorted(a, v, side="right").astype(np.int32), (_sorted, _v)),
+    ("searchsorted-int-sorter", lambda a, v: ops.searchsorted(a, v, sorter=np.argsort(np.int32([5, 1, 3, 3]))),
+     lambda a, v: np.searchsorted(a, v, sorter=np.argsort(a)).astype(np.int32),
+     (np.int32([5, 1, 3, 3]), np.int32([[0, 3], [4, 9]]))),
+    ("digitize", ops.digitize, lambda x, b: np.digitize(x, b).astype(np.int32),
+     (_v[:5], np.float32([-1, 0, 2, 5]))),
+    ("digitize-decreasing-right", lambda x, b: ops.digitize(x, b, right=True),
+     lambda x, b: np.digitize(x, b, right=True).astype(np.int32), (_v[:5], np.float32([5, 2, 0, -1]))),
+    ("partition", lambda a: ops.partition(a, 2), lambda a: np.sort(a), (f32(7),)),
+    ("lexsort", lambda a, b: ops.lexsort((a, b)), lambda a, b: np.lexsort((a, b)).astype(np.int32),
+     (np.int32([3, 1, 2, 1, 3, 2]), np.int32([1, 1, 0, 0, 1, 1]))),
+    ("nonzero", lambda a: ops.nonzero(a, size=6, fill_value=-1),
+     lambda a: tuple(np.concatenate([i, -np.ones(6 - len(i), i.dtype)]).astype(np.int32) for i in np.nonzero(a)),
+     (np.int32([[0, 3, 0], [1, 0, 2]]),)),
+    ("where-one-argument", lambda a: ops.where(a > 0, size=2), lambda a: tuple(i[:2].astype(np.int32)
+                                                                              for i in np.nonzero(a > 0)),
+     (np.float32([0, 1, 2, 3]),)),
+    ("argwhere", lambda a: ops.argwhere(a, size=3), lambda a: np.argwhere(a)[:3].astype(np.int32),
+     (np.float32([[0, 1], [2, 3]]),)),
+    ("flatnonzero", lambda a: ops.flatnonzero(a, size=5), lambda a: np.concatenate(
+        [np.flatnonzero(a), np.zeros(5 - np.count_nonzero(a), np.int64)]).astype(np.int32),
+     (np.float32([[0, 1], [2, 0]]),)),
+    ("extract", lambda c, a: ops.extract(c, a, size=4, fill_value=-9.0),
+     lambda c, a: np.concatenate([np.extract(c, a), np.full(4 - np.count_nonzero(c), -9, np.float32)]),
+     (np.bool_([[True, False], [True, False]]), f32(2, 2))),
+    ("compress-axis", lambda c, a: ops.compress(c, a, axis=1, size=2),
+     lambda c, a: np.compress(c, a, axis=1), (np.bool_([False, True, True]), f32(2, 3))),
+    ("unique-all", lambda a: ops.unique(a, True, True, True, size=8), lambda a: _np_unique_sized(a, 8), (_data,)),
+    ("unique-2d-fill", lambda a: ops.unique(a, size=5, fill_value=-1),
+     lambda a: np.concatenate([np.unique(a), [-1, -1]]).astype(np.int32), (np.int32([[4, 1], [4, 2]]),)),
+    ("isin", ops.isin, np.isin, (_data, np.float32([3, 0, np.nan]))),
+    ("isin-invert", lambda a, b: ops.isin(a, b, invert=True), lambda a, b: np.isin(a, b, invert=True),
+     (np.int32([1, 2, 3]), np.int32([[2, 5]]))),
+    ("select", lambda x: ops.select([x < -1, x > 1], [x * 10, x - 100], 7.0),
+     lambda x: np.select([x < -1, x > 1], [x * 10, x - 100], 7.0).astype(np.float32), (f32(8),)),
+    ("piecewise", lambda x: ops.piecewise(x, [x < 0, x > 0.5], [lambda t: -t, 2.0, lambda t: t * 0 + 9]),
+     lambda x: np.piecewise(x, [x < 0, x > 0.5], [lambda t: -t, 2.0, lambda t: t * 0 + 9]), (f32(8),)),
+    ("bincount", lambda x: ops.bincount(x, length=6), lambda x: np.bincount(x, minlength=6).astype(np.int32),
+     (np.int32([0, 1, 1, 3, 5, 5, 5]),)),
+    ("bincount-weights", lambda x, w: ops.bincount(x, w, length=4),
+     lambda x, w: np.bincount(x, w, minlength=4).astype(np.float32), (np.int32([0, 2, 2, 3]), f32(4))),
+    ("histogram", lambda a: ops.histogram(a, 4), lambda a: (np.histogram(a, 4)[0].astype(np.int32),
+                                                            np.histogram(a, 4)[1]),
+     (np.float32([1, 2, 2, 3, 10, 4.25, 7.75]),)),
+    ("histogram-edges-weights-density", lambda a, w: ops.histogram(a, np.float32([0, 1, 3, 6]), weights=w,
+                                                                   density=True),
+     lambda a, w: np.histogram(a, np.float32([0, 1, 3, 6]), weights=w, density=True),
+     (np.float32([0.5, 1, 2, 6, 7, -1]), np.float32([1, 2, 1, 1, 5, 5]))),
+]
+
+QUANTILES = [
+    ("median", ops.median, np.median, (_grid,)),
+    ("median-axis-keepdims", lambda a: ops.median(a, axis=1, keepdims=True),
+     lambda a: np.median(a, axis=1, keepdims=True), (_grid,)),
+    ("median-nan", lambda a: ops.median(a, axis=1), lambda a: np.median(a, axis=1), (_with_nan,)),
+    ("percentile-q-vector", lambda a: ops.percentile(a, [0, 25, 50, 90, 100], axis=0),
+     lambda a: np.percentile(a, [0, 25, 50, 90, 100], axis=0).astype(np.float32), (_grid,)),
+] + [
+    (f"quantile-{m}", lambda a, m=m: ops.quantile(a, np.float32([0.1, 0.5, 0.77]), axis=1, method=m),
+     lambda a, m=m: np.quantile(a, np.float32([0.1, 0.5, 0.77]), axis=1, method=m), (_grid,))
+    for m in ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+              "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+              "normal_unbiased")
+] + [
+    ("nanmedian", lambda a: ops.nanmedian(a, axis=1), lambda a: np.nanmedian(a, axis=1), (_with_nan,)),
+    ("nanquantile", lambda a: ops.nanquantile(a, [0.2, 0.9], axis=1), lambda a: np.nanquantile(a, [0.2, 0.9], axis=1)
+     .astype(np.float32), (_with_nan,)),
+    ("nan-reductions", lambda a: (ops.nansum(a, 1), ops.nanprod(a, 1), ops.nanmean(a, 1), ops.nanvar(a, 1),
+                                  ops.nanstd(a, 1, ddof=1), ops.nanmax(a, 1), ops.nanmin(a, 1)),
+     lambda a: (np.nansum(a, 1), np.nanprod(a, 1), np.nanmean(a, 1), np.nanvar(a, 1), np.nanstd(a, 1, ddof=1),
+                np.nanmax(a, 1), np.nanmin(a, 1)), (_with_nan,)),
+    ("nanargmax-nanargmin", lambda a: (ops.nanargmax(a[:3], 1), ops.nanargmin(a[:3], 1)),
+     lambda a: (np.nanargmax(a[:3], 1).astype(np.int32), np.nanargmin(a[:3], 1).astype(np.int32)), (_with_nan,)),
+    ("nancumsum", lambda a: ops.nancumsum(a, 1), lambda a: np.nancumsum(a, 1), (_with_nan,)),
+    ("average-weights", lambda a, w: ops.average(a, 1, w, returned=True),
+     lambda a, w: np.average(a, 1, w, returned=True), (_grid, np.float32([1, 2, 0, 1, 3, 1, 1]))),
+    ("average-plain", ops.average, np.average, (_grid,)),
+    ("cov", ops.cov, lambda m: np.cov(m).astype(np.float32), (_grid,)),
+    ("cov-columns-weights", lambda m, f, a: ops.cov(m, rowvar=False, fweights=f, aweights=a),
+     lambda m, f, a: np.cov(m, rowvar=False, fweights=f, aweights=a).astype(np.float32),
+     (_grid, np.int32([1, 2, 1, 3]), np.float32([0.5, 1, 2, 1]))),
+    ("corrcoef", ops.corrcoef, lambda m: np.corrcoef(m).astype(np.float32), (_grid,)),
+    ("corrcoef-two", ops.corrcoef, lambda x, y: np.corrcoef(x, y).astype(np.float32), (_grid[0], _grid[1])),
+]
+
+GROUPS = {"einsum": EINSUM, "products": PRODUCTS, "building": BUILDING, "math": MATH, "searching": SEARCHING,
+          "quantiles": QUANTILES}
 
 
 def _expected(ref, args):
     with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)   # numpy 2 deprecates 2-vector cross products
+        warnings.simplefilter("ignore")   # numpy 2 deprecates 2-vector cross products; all-NaN slices warn
         return ref(*args)
 
 

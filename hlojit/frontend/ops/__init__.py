@@ -7,7 +7,7 @@ located at the caller's line.
 from __future__ import annotations
 
 from . import elementwise as _elementwise
-from .elementwise import BINARY, COMPARISONS, UNARY, astype, where
+from .elementwise import BINARY, COMPARISONS, UNARY, astype
 from .linalg import dot, dot_general, matmul
 from .nn import avg_pool, conv, conv_transpose, max_pool
 from .reductions import REDUCTIONS, all, any, max, mean, min, prod, sum
@@ -60,3 +60,9 @@ logistic = sigmoid  # noqa: F821
 # the array API's names for the inverse functions (numpy 2 has both)
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F821
 asinh, acosh, atanh = arcsinh, arccosh, arctanh  # noqa: F821
+from .searching import (argpartition, argwhere, bincount, compress, digitize, extract, flatnonzero, histogram, isin,
+                        lexsort, nonzero, partition, piecewise, searchsorted, select, unique)
+from .searching import numpy_where as where
+from .quantiles import (average, corrcoef, cov, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
+                        nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile,
+                        quantile)
