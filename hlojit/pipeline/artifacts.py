@@ -14,10 +14,10 @@ import json
 import os
 import platform
 import re
-import shlex
-import stat
 import secrets
+import shlex
 import shutil
+import stat
 
 import numpy as np
 
