@@ -328,6 +328,127 @@ def test_missing_or_foreign_files(cpu_artifact, tmp_path):
     assert artifacts.read_manifest(copy).name == "model"            # the manifest alone still reads
 
 
+def _nested(depth):
+    tree = "*"
+    for _ in range(depth):
+        tree = {"tuple": [tree]}
+    return tree
+
+
+def _set(*keys_and_value):
+    """An edit that sets manifest[k0][k1]... to the value (the last argument)."""
+    *keys, value = keys_and_value
+
+    def edit(m):
+        for k in keys[:-1]:
+            m = m[k]
+        m[keys[-1]] = value
+    return edit
+
+
+# (what was edited, the edit, the field the ArtifactError names): each loaded, or crashed, before
+MANIFEST_EDITS = [
+    ("output shape grown", _set("outputs", 0, "shape", [67108864]), r"outputs\[0\]\.shape: .*67108864.*\[2, 4\]"),
+    ("output dtype", _set("outputs", 1, "dtype", "int32"), r"outputs\[1\]\.dtype: .*int32.*float32"),
+    ("input shape", _set("inputs", 2, "shape", [2, 300]), r"inputs\[2\]\.shape"),
+    ("input dtype", _set("inputs", 0, "dtype", "float64"), r"inputs\[0\]\.dtype: .*float64"),
+    ("an output dropped", lambda m: m["outputs"].pop(), r"outputs: the manifest lists 1, the vmfb's main has 2"),
+    ("dtype unknown", _set("inputs", 0, "dtype", "object"), r"inputs\[0\]\.dtype: .*not a dtype"),
+    ("shape negative", _set("inputs", 0, "shape", [-4]), r"inputs\[0\]\.shape\[0\]: expected an integer"),
+    ("weak not a bool", _set("inputs", 3, "weak", "yes"), r"inputs\[3\]\.weak"),
+    ("target missing", lambda m: m.pop("target"), r"target: missing"),
+    ("target a string", _set("target", "cpu"), r"target: expected an object"),
+    ("unknown target", _set("target", "name", "tpu"), r"target\.name: unknown target .*tpu"),
+    ("target vmvx with cpu flags", _set("target", "name", "vmvx"), r"target\.flags: they do not compile for vmvx"),
+    ("driver", _set("target", "driver", None), r"target\.driver"),
+    ("flags a string", _set("target", "flags", "--x"), r"target\.flags: expected a list"),
+    ("flag not a flag", _set("target", "flags", 0, 7), r"target\.flags\[0\]"),
+    ("cpu", _set("target", "cpu", "generic"), r"target\.cpu: .*generic.*host"),
+    ("portable", _set("target", "portable", True), r"target\.portable"),
+    ("host removed from host code", _set("host", None), r"host: expected an object"),
+    ("host a list", _set("host", [1]), r"host: expected an object"),
+    ("host features a string", _set("host", "cpu_features", "avx2"), r"host\.cpu_features: expected a list"),
+    ("host arch", _set("host", "arch", 64), r"host\.arch: expected a string"),
+    ("arguments null", _set("arguments", None), r"arguments: expected a list"),
+    ("argument kind", _set("arguments", 0, "kind", "bogus"), r"arguments\[0\]\.kind"),
+    ("argument name", _set("arguments", 1, "name", "1x"), r"arguments\[1\]\.name"),
+    ("arguments out of order", _set("arguments", 0, "kind", "keyword_only"), r"arguments: they make no Python"),
+    ("deeply nested arguments", _set("arguments", 1, "tree", _nested(150)), r"arguments\[1\]\.tree: nested"),
+    ("arguments tree malformed", _set("arguments", 1, "tree", {"set": []}), r"arguments\[1\]\.tree: not a pytree"),
+    ("arguments hold fewer leaves", _set("arguments", 0, "tree", "*"), r"arguments: .*3 leaves, for 4 inputs"),
+    ("out_tree a leaf", _set("out_tree", "*"), r"out_tree: 1 leaves, for 2 outputs"),
+    ("iree null", _set("iree", None), r"iree: expected an object"),
+    ("iree runtime", _set("iree", "runtime", 3.13), r"iree\.runtime: expected a string"),
+    ("work", _set("work", "big"), r"work: expected an integer"),
+    ("statics", _set("statics", [1]), r"statics: expected an object"),
+    ("rewrites", _set("rewrites", {"x": "1"}), r"rewrites\.x: expected an integer"),
+    ("sha256", _set("vmfb_sha256", 5), r"vmfb_sha256: expected a string"),
+    ("name", _set("name", 3), r"name: expected a string"),
+    ("entry point", _set("entry_point", "nope"), r"entry_point: the vmfb has no function 'nope'"),
+    ("unknown field", _set("extra", 1), r"extra: not a field of this format"),
+    ("a field missing", lambda m: m.pop("rewrites"), r"rewrites: missing"),
+]
+
+
+@pytest.mark.parametrize("edit, field", [pytest.param(e, f, id=i) for i, e, f in MANIFEST_EDITS])
+def test_edited_manifest_is_refused_naming_the_field(cpu_artifact, tmp_path, edit, field):
+    copy = _copy(cpu_artifact[0], tmp_path)
+    _edit_manifest(copy, edit)
+    with pytest.raises(hj.ArtifactError, match=r"copy\.json is damaged or was edited: " + field):
+        hj.load(copy)
+
+
+def test_unreadable_manifests_and_planted_files(cpu_artifact, tmp_path):
+    copy = _copy(cpu_artifact[0], tmp_path)
+    _edit_manifest(copy, _set("arguments", 1, "tree", "DEEP"))     # too deep for json.dump to write it
+    text = (tmp_path / "copy.json").read_text()
+    (tmp_path / "copy.json").write_text(text.replace('"DEEP"', '{"tuple": [' * 400 + '"*"' + ']}' * 400))
+    with pytest.raises(hj.ArtifactError, match=r"arguments\[1\]\.tree: nested more than 200 JSON levels"):
+        hj.load(copy)                                               # was a RecursionError
+    (tmp_path / "copy.json").write_text('{"format": ' + "[" * 100000 + "]" * 100000 + "}")
+    with pytest.raises(hj.ArtifactError, match="nested too deeply"):
+        hj.load(copy)
+    os.remove(copy + ".json")
+    os.mkfifo(copy + ".json")                                       # a FIFO: refused, never waited on
+    with pytest.raises(hj.ArtifactError, match="not a regular file"):
+        hj.load(copy)
+    os.remove(copy + ".json")
+    _edit_manifest(_copy(cpu_artifact[0], tmp_path), _set("vmfb_bytes", 10))
+    with pytest.raises(hj.ArtifactError, match=r"corrupted or was replaced.*the manifest says .*\(10 bytes\)"):
+        hj.load(copy)
+
+
+def test_too_deep_a_pytree_is_refused_at_export(tmp_path):
+    deep = X
+    for _ in range(120):
+        deep = (deep,)
+    with pytest.raises(ValueError, match=r"cannot be exported.*arguments\[0\]\.tree: nested"):
+        hj.export(lambda t: 2.0, deep, path=str(tmp_path / "deep"), target="vmvx")
+
+
+def test_exported_files_have_the_umasks_modes(tmp_path):
+    for umask, mode in ((0o022, 0o644), (0o002, 0o664)):
+        old = os.umask(umask)
+        try:
+            hj.export(lambda x: x + 1, X, path=str(tmp_path / f"f{umask:o}"), target="vmvx")
+        finally:
+            os.umask(old)
+        for suffix in (".vmfb", ".mlir", ".json"):
+            assert os.stat(tmp_path / f"f{umask:o}{suffix}").st_mode & 0o777 == mode, (umask, suffix)
+    assert sorted(os.listdir(tmp_path)) == sorted(f"f{u}{s}" for u in ("22", "2") for s in (".json", ".mlir", ".vmfb"))
+
+
+def test_locations_do_not_carry_this_machines_folders(cpu_artifact, tmp_path):
+    here = os.path.abspath(__file__)
+    path, _ = cpu_artifact
+    mlir = open(path + ".mlir").read()
+    assert os.path.basename(here) + '":' in mlir and here not in mlir and REPO not in mlir
+    assert here.encode() not in open(path + ".vmfb", "rb").read()                   # nor the vmfb's debug info
+    kept = str(tmp_path / "kept")
+    hj.export(model, PARAMS, X, SCALE, path=kept, target="vmvx", absolute_paths=True)
+    assert f'"{here}":' in open(kept + ".mlir").read()
+
+
 # --- the serialisable pytree structure ---
 
 def test_pytree_json_round_trip():

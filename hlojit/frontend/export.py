@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from ..errors import ArtifactError, BackendError, DTypeError, ShapeError, SignatureError
-from ..pipeline import Target, artifacts, targets
+from ..pipeline import Target, artifact_checks, artifacts, targets
 from . import pytree
 from .jit import Exec
 
@@ -25,20 +25,23 @@ def _target(target, portable: bool) -> Target:
     if not isinstance(target, Target):
         raise TypeError(f"target must be a name ({', '.join(targets.TARGETS)}) or a hlojit.pipeline.Target, "
                         f"not {type(target).__name__}")
-    if portable and artifacts._target_cpu(target) == "host":
+    if portable and artifact_checks.target_cpu(target.flags) == "host":
         raise ValueError("portable=True, but the target compiles for this machine's CPU "
                          "(--iree-llvmcpu-target-cpu=host); pass target='cpu' or hlojit.pipeline.cpu('generic')")
     return target
 
 
-def export(f, *example_args, path, target="cpu", portable: bool = False, **example_kwargs) -> artifacts.Manifest:
+def export(f, *example_args, path, target="cpu", portable: bool = False, absolute_paths: bool = False,
+           **example_kwargs) -> artifacts.Manifest:
     """Trace `f` (an `hj.jit` function or a plain one) for the example arguments (arrays, or anything with
     `.shape` and `.dtype`), compile it for `target` and write `path.vmfb`, `path.mlir`, `path.json`.
 
     `target`: "cpu" (this machine's CPU: fastest, runs only on CPUs with its features), "vmvx", "cuda"
     (sm_80; compiles without a GPU), or a `hlojit.pipeline.Target` such as `cpu("generic")`.
-    `portable=True` makes "cpu" code for any CPU of this architecture. Returns the manifest.
-    (`path`, `target` and `portable` are export's own: `f` cannot take keyword arguments of those names.)"""
+    `portable=True` makes "cpu" code for any CPU of this architecture. The source locations in the .mlir
+    and the vmfb are relative to the current directory (file names only for files outside it);
+    `absolute_paths=True` keeps them as they are on this machine. Returns the manifest. (`path`, `target`,
+    `portable` and `absolute_paths` are export's own: `f` cannot take keyword arguments of those names.)"""
     from ..backends import iree as iree_backend  # the runtime loads only when artifacts are used
     exe = f if isinstance(f, Exec) else Exec(f)
     target = _target(target, portable)
@@ -53,7 +56,8 @@ def export(f, *example_args, path, target="cpu", portable: bool = False, **examp
         arguments=[{"name": name, "kind": kinds[name], "tree": pytree.to_json(tree)} for name, tree in treedefs],
         out_tree=pytree.to_json(lowered.out_tree),
         statics={name: repr(value) for name, value in statics},
-        work=iree_backend.work_estimate(lowered.program))  # before compiling: that consumes the module
+        work=iree_backend.work_estimate(lowered.program),  # before compiling: that consumes the module
+        absolute_paths=absolute_paths)
 
 
 def _type(shape, dtype) -> str:
@@ -74,6 +78,39 @@ def _scalar_fits(value, dtype: np.dtype) -> bool:
     return dtype.kind == "f" or dtype.name == "bfloat16"
 
 
+def _structure(tree_json, field: str):
+    """A pytree structure of the manifest, read back, or an ArtifactError naming its field."""
+    try:
+        return pytree.from_json(tree_json)
+    except (TypeError, ValueError) as e:
+        raise ArtifactError(f"{field}: {e}") from None
+
+
+def _leaf_count(trees) -> int:
+    return sum(len(pytree.leaf_paths(tree)) for tree in trees)
+
+
+def _structures(m: artifacts.Manifest) -> tuple[list, inspect.Signature, object]:
+    """([(name, treedef)] of the arguments, their signature, the result's treedef) that the manifest `m`
+    describes, checked against its flat inputs and outputs (read_manifest checked each field's type)."""
+    try:
+        arguments = [(a["name"], _structure(a["tree"], f"arguments[{i}].tree")) for i, a in enumerate(m.arguments)]
+        out_tree = _structure(m.out_tree, "out_tree")
+        if _leaf_count(t for _, t in arguments) != len(m.inputs):
+            raise ArtifactError(f"arguments: their structures hold {_leaf_count(t for _, t in arguments)} "
+                                f"leaves, for {len(m.inputs)} inputs")
+        if _leaf_count([out_tree]) != len(m.outputs):
+            raise ArtifactError(f"out_tree: {_leaf_count([out_tree])} leaves, for {len(m.outputs)} outputs")
+        try:
+            signature = inspect.Signature(
+                [inspect.Parameter(a["name"], getattr(inspect.Parameter, a["kind"].upper())) for a in m.arguments])
+        except ValueError as e:
+            raise ArtifactError(f"arguments: they make no Python signature: {e}") from None
+    except ArtifactError as e:
+        raise ArtifactError(f"{m.path} is damaged or was edited: {e}") from None
+    return arguments, signature, out_tree
+
+
 class Loaded:
     """An exported artifact, callable like the function it was exported from: the same arguments (static
     ones are baked in), checked against the manifest; results as `hj.Array` in the original structure."""
@@ -83,14 +120,7 @@ class Loaded:
         self.manifest, compiled = artifacts.read(path)
         m = self.manifest
         self.name, self.path = m.name, m.path
-        try:
-            self._arguments = [(a["name"], pytree.from_json(a["tree"])) for a in m.arguments]
-            self._signature = inspect.Signature(
-                [inspect.Parameter(a["name"], getattr(inspect.Parameter, a["kind"].upper())) for a in m.arguments])
-            self._out_tree = pytree.from_json(m.out_tree)
-        except (AttributeError, KeyError, TypeError, ValueError) as e:
-            raise ArtifactError(f"{self.path} is damaged: its arguments or result structure do not read: "
-                                f"{type(e).__name__}: {e}") from None
+        self._arguments, self._signature, self._out_tree = _structures(m)
         target = compiled.target
         work = m.work if m.work is not None else iree_backend.SMALL_WORK
         try:

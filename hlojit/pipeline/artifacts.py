@@ -14,16 +14,17 @@ import json
 import os
 import platform
 import re
+import secrets
 import shlex
 import shutil
-import tempfile
+import stat
 
 import numpy as np
 
 from iree.compiler import ir
 
 from ..errors import ArtifactError, BackendError
-from . import quirks
+from . import artifact_checks, quirks
 from .compiler import Compiled, compile_program
 from .program import Program
 from .targets import Target
@@ -31,6 +32,8 @@ from .targets import Target
 FORMAT = "hlojit-artifact/1"
 ENTRY_POINT = "main"
 _SUFFIXES = (".json", ".vmfb", ".mlir")
+# a file location in MLIR's text: `"path":line:col` (the path as MLIR escapes it: `\22` for a quote)
+_FILE_LOCATION = re.compile(r'"((?:[^"\\]|\\.)*)"(:\d+:\d+)')
 # /proc/cpuinfo flags of x86 instruction sets that LLVM may use for `host` (the rest are OS and VM noise)
 _X86_ISA = re.compile(r"^(sse|ssse|avx|fma|f16c|bmi|adx|aes|vaes|pclmul|vpclmul|gfni|sha|movbe|popcnt|abm|"
                       r"lzcnt|amx|cx16|rdrnd|rdrand|rdseed|xop|vnni)")
@@ -165,17 +168,12 @@ def tool(name: str) -> str | None:
     return None
 
 
-def _target_cpu(target: Target) -> str | None:
-    """The CPU llvm-cpu code is compiled for (the last flag wins; IREE's default is generic), else None."""
-    if "--iree-hal-local-target-device-backends=llvm-cpu" not in target.flags:
-        return None
-    named = [f.split("=", 1)[1] for f in target.flags if f.startswith("--iree-llvmcpu-target-cpu=")]
-    return named[-1] if named else "generic"
-
-
 def _write_atomic(path: str, data: bytes):
-    folder = os.path.dirname(path) or "."
-    fd, temp = tempfile.mkstemp(dir=folder, prefix=".tmp-" + os.path.basename(path))
+    """Write `path` whole or not at all: a temp file beside it, renamed over it. The temp file is created
+    exclusively (never through a planted link) with mode 0666, so the umask gives the usual modes."""
+    folder, name = os.path.split(path)
+    temp = os.path.join(folder, f".tmp-{name}-{secrets.token_hex(8)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -197,31 +195,54 @@ def _dumps(obj, indent: str = "", width: int = 110) -> str:
     return "[\n" + ",\n".join(inner + _dumps(v, inner, width) for v in obj) + "\n" + indent + "]"
 
 
-def _as_compiled(program: Program, target: Target) -> tuple[str, dict]:
-    """The module's text as IREE will compile it: with locations (they reach the vmfb's debug info), and
-    with the target's workarounds of IREE bugs (`quirks`, which `compile_program` applies to the module
-    it consumes), counted by name, so that iree-compile on the .mlir compiles the same thing."""
+def _relative_locations(text: str) -> str:
+    """The module's text with each absolute file path of a location (`loc("/home/me/model.py":3:7)`)
+    made relative to the current directory, or reduced to the file's name when it lies outside it: an
+    artifact should not carry the building machine's folders (the .mlir and the vmfb's debug info)."""
+    here = os.getcwd()
+
+    def relative(match):
+        path = match.group(1)
+        if not os.path.isabs(path):
+            return match.group(0)
+        shorter = os.path.relpath(path, here)
+        if shorter == os.pardir or shorter.startswith(os.pardir + os.sep):
+            shorter = os.path.basename(path)
+        return f'"{shorter}"{match.group(2)}'
+    return _FILE_LOCATION.sub(relative, text)
+
+
+def _as_compiled(program: Program, target: Target, absolute_paths: bool) -> tuple[Program, str, dict]:
+    """The program to compile (its locations relative unless `absolute_paths`) and its text as IREE will
+    compile it: with locations (they reach the vmfb's debug info), and with the target's workarounds of IREE
+    bugs (`quirks`, which `compile_program` applies to the module it consumes), counted by name, so that
+    iree-compile on the .mlir compiles the same thing."""
     text = program.module.operation.get_asm(enable_debug_info=True)
+    if not absolute_paths:
+        text = _relative_locations(text)
+        program = dataclasses.replace(program, module=ir.Module.parse(text, context=program.module.context))
     fixes = quirks.QUIRKS.get(target.name, ())
     if not fixes:
-        return text, {}
+        return program, text, {}
     clone = ir.Module.parse(text, context=program.module.context)
     with clone.context:
         counts = {fix.__name__: n for fix in fixes if (n := fix(clone))}   # the rewrites it made
-    return clone.operation.get_asm(enable_debug_info=True), counts
+    return program, clone.operation.get_asm(enable_debug_info=True), counts
 
 
 def export(program: Program, target: Target, path: str, *, inputs: list[Leaf], output_names: list[str],
-           arguments: list, out_tree, statics: dict | None = None, work: int | None = None) -> Manifest:
+           arguments: list, out_tree, statics: dict | None = None, work: int | None = None,
+           absolute_paths: bool = False) -> Manifest:
     """Compile `program` for `target` and write the artifact `path`.{vmfb,mlir,json}.
 
     The .mlir is printed before compiling (compiling consumes the module), and the vmfb is compiled from
     exactly that module, not read from the compile cache: `iree-compile` on the .mlir with the manifest's
-    flags then rebuilds the same vmfb (byte for byte on llvm-cpu and cuda)."""
+    flags then rebuilds the same vmfb (byte for byte on llvm-cpu and cuda). Source locations are relative
+    to the current directory unless `absolute_paths`."""
     paths = files(path)
-    mlir, rewrites = _as_compiled(program, target)
+    program, mlir, rewrites = _as_compiled(program, target, absolute_paths)
     compiled = compile_program(program, target)
-    cpu = _target_cpu(target)
+    cpu = artifact_checks.target_cpu(compiled.target.flags)
     here = host()
     machine = None
     if cpu is not None:  # CPU code runs on this arch only; `host` code on CPUs with these features only
@@ -240,6 +261,10 @@ def export(program: Program, target: Target, path: str, *, inputs: list[Leaf], o
         dispatch_count=compiled.dispatch_count, compile_seconds=round(compiled.seconds, 3),
         reproduce=shlex.join(["iree-compile", names["mlir"], *compiled.target.flags, "-o", names["vmfb"]]),
         path=paths["json"])
+    try:
+        artifact_checks.check_manifest(manifest.to_json())     # what `read` will accept, e.g. pytree depth
+    except artifact_checks.Malformed as e:
+        raise ValueError(f"{program.name} cannot be exported: its manifest would not load: {e}") from None
     os.makedirs(os.path.dirname(paths["json"]) or ".", exist_ok=True)
     _write_atomic(paths["vmfb"], compiled.vmfb)
     _write_atomic(paths["mlir"], mlir.encode())
@@ -251,19 +276,21 @@ def read_manifest(path: str) -> Manifest:
     """The manifest of an artifact, parsed but not checked against this machine (inspecting is fine)."""
     where = files(path)["json"]
     try:
-        with open(where) as f:
-            obj = json.load(f)
+        obj = json.loads(_read_regular(where))
     except FileNotFoundError:
         raise ArtifactError(f"no artifact at {path}: {where} does not exist (hj.export writes it)") from None
     except (OSError, ValueError) as e:
         raise ArtifactError(f"{where} is not a readable manifest: {e}") from None
+    except RecursionError:
+        raise ArtifactError(f"{where} is not a readable manifest: its JSON is nested too deeply to read") from None
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         found = obj.get("format") if isinstance(obj, dict) else type(obj).__name__
         raise ArtifactError(f"{where} is not an hlojit artifact manifest of format {FORMAT} (format: {found!r})")
     try:
-        return Manifest.from_json(obj, where)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ArtifactError(f"{where} is damaged: {type(e).__name__}: {e}") from None
+        artifact_checks.check_manifest(obj)
+    except artifact_checks.Malformed as e:
+        raise ArtifactError(f"{where} is damaged or was edited: {e}") from None
+    return Manifest.from_json(obj, where)
 
 
 def check_runs_here(manifest: Manifest):
@@ -292,19 +319,54 @@ def check_runs_here(manifest: Manifest):
                            "portable=True (or target=hlojit.pipeline.cpu('generic'))")
 
 
+def _declared(vmfb: bytes, entry_point: str, where: str) -> tuple[list, list]:
+    """The (shape, dtype) of each input and output of the vmfb's entry point, as the vmfb itself declares
+    them (IREE's `iree.abi.declaration` reflection attribute), read without running anything."""
+    import iree.runtime as rt   # the runtime loads only when an artifact is read, not with hlojit
+    instance = rt.VmInstance()
+    try:
+        module = rt.VmModule.copy_buffer(instance, vmfb)
+    except RuntimeError as e:
+        raise ArtifactError(f"{where} is not a vmfb this IREE runtime can load: {e}") from None
+    function = module.lookup_function(entry_point)
+    if function is None:
+        raise artifact_checks.Malformed("entry_point", f"the vmfb has no function {entry_point!r}")
+    declaration = function.reflection.get("iree.abi.declaration")   # while `module` lives: it owns the text
+    try:
+        return artifact_checks.declared_types(declaration or "")
+    except (TypeError, ValueError) as e:
+        raise ArtifactError(f"{where}: hlojit cannot read the signature the vmfb declares for {entry_point} "
+                            f"({declaration!r}): {e}") from None
+
+
+def _read_regular(path: str) -> bytes:
+    """A regular file's bytes; never blocks on a FIFO or a device planted under the artifact's name."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        return f.read()
+
+
 def read(path: str) -> tuple[Manifest, Compiled]:
-    """The manifest and the vmfb, checked: the vmfb's sha256, the IREE release, the CPU."""
+    """The manifest and the vmfb, checked: the vmfb's sha256, the IREE release, the CPU, and that the
+    manifest's inputs and outputs are exactly the types the vmfb declares (the runtime trusts them)."""
     manifest = read_manifest(path)
     where = files(path)["vmfb"]
     try:
-        with open(where, "rb") as f:
-            vmfb = f.read()
+        vmfb = _read_regular(where)
     except OSError as e:
         raise ArtifactError(f"the vmfb of {manifest.path} cannot be read: {e}") from None
     digest = hashlib.sha256(vmfb).hexdigest()
-    if digest != manifest.vmfb_sha256:
+    if digest != manifest.vmfb_sha256 or len(vmfb) != manifest.vmfb_bytes:
         raise ArtifactError(f"{where} is corrupted or was replaced: its sha256 is {digest[:16]}... "
                             f"({len(vmfb)} bytes), the manifest says {manifest.vmfb_sha256[:16]}... "
                             f"({manifest.vmfb_bytes} bytes). Export it again")
     check_runs_here(manifest)
+    try:
+        inputs, outputs = _declared(vmfb, manifest.entry_point, where)
+        artifact_checks.check_types(manifest.inputs, inputs, "inputs", manifest.entry_point)
+        artifact_checks.check_types(manifest.outputs, outputs, "outputs", manifest.entry_point)
+    except artifact_checks.Malformed as e:
+        raise ArtifactError(f"{manifest.path} is damaged or was edited: {e}") from None
     return manifest, Compiled(vmfb, manifest.target_object(), 0.0, manifest.dispatch_count)
