@@ -1,5 +1,6 @@
 """The persistent compile cache: hits across Execs and processes, corrupt entries, concurrent writers, the
-size cap, turning it off, what the key ignores (source locations) and what it does not (ops, targets, CPU)."""
+size cap, turning it off, what the key ignores (source locations) and what it does not (ops, targets, CPU).
+What it must never do is run another program's code: tests/test_cache_trust.py."""
 import json
 import logging
 import os
@@ -23,6 +24,7 @@ def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(folder))
     for name in ("HLOJIT_CACHE", "HLOJIT_CACHE_MAX_BYTES", "HLOJIT_LOG"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(cache, "_warned", set())    # each test sees the warnings it causes
     return folder
 
 
@@ -118,16 +120,21 @@ def flip_payload_bytes(data: bytes) -> bytes:
     return data[:middle] + bytes(b ^ 0xFF for b in data[middle:middle + 8]) + data[middle + 8:]
 
 
-def flip_header_byte(data: bytes) -> bytes:
-    sha = data.index(b'"sha256": "') + len(b'"sha256": "')
+def flip_checksum_byte(data: bytes) -> bytes:
+    sha = len(b"HLOJIT-CACHE ")
     return data[:sha] + (b"0" if data[sha:sha + 1] != b"0" else b"1") + data[sha + 1:]
+
+
+def flip_header_byte(data: bytes) -> bytes:      # the checksum covers the header too: here, the key
+    at = data.index(b'"key": "') + len(b'"key": "')
+    return data[:at] + (b"0" if data[at:at + 1] != b"0" else b"1") + data[at + 1:]
 
 
 def truncate(data: bytes) -> bytes:
     return data[:len(data) * 2 // 3]
 
 
-@pytest.mark.parametrize("damage", [flip_payload_bytes, flip_header_byte, truncate])
+@pytest.mark.parametrize("damage", [flip_payload_bytes, flip_checksum_byte, flip_header_byte, truncate])
 def test_a_damaged_entry_is_removed_and_recompiled_never_run(cache_dir, damage):
     x = np.arange(4, dtype=np.float32)
     target = targets.cpu()
@@ -138,7 +145,7 @@ def test_a_damaged_entry_is_removed_and_recompiled_never_run(cache_dir, damage):
     sound = path.read_bytes()
     path.write_bytes(damage(sound))
     compiled, why = cache.read(key, target)
-    assert compiled is None and why.startswith("corrupt entry removed") and not path.exists()
+    assert compiled is None and why.startswith("bad entry removed") and not path.exists()
     path.write_bytes(damage(sound))                     # damaged again: now the jit path finds it
     recompiled = compiled_by_a_fresh_exec(poly, x)      # checks the result is still right
     assert not recompiled.cache_hit
@@ -240,6 +247,12 @@ def test_cache_settings(cache_dir, monkeypatch):
     with pytest.raises(hj.ConfigError, match="HLOJIT_CACHE_MAX_BYTES='lots'") as e:
         cache.max_bytes()
     assert isinstance(e.value, ValueError)
+    for text in ("inf", "nan", "1e400", "-1", "1.5.2", "2T", "0x10"):    # inf was an OverflowError
+        monkeypatch.setenv("HLOJIT_CACHE_MAX_BYTES", text)
+        with pytest.raises(hj.ConfigError, match=f"HLOJIT_CACHE_MAX_BYTES={text!r} is not a size in bytes"):
+            cache.max_bytes()
+    monkeypatch.setenv("HLOJIT_CACHE_MAX_BYTES", "1.5g")
+    assert cache.max_bytes() == 3 << 29
     monkeypatch.delenv("HLOJIT_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", "/somewhere")
     assert cache.folder() == "/somewhere/hlojit"

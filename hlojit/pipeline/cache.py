@@ -1,15 +1,20 @@
 """The persistent compile cache: a second process running the same function skips IREE entirely.
 
-An entry is one file, `<key>.vmfb-entry`: a header line (format, sha256 and size of the vmfb, dispatch
-count, how long the compile took) and the vmfb. The key is the sha256 of the StableHLO without
+An entry is one file, `<key>.vmfb-entry`: a header line (its key, the program's hash, the format, the size
+of the vmfb, dispatch count, how long the compile took, a checksum of all that and the vmfb together) and
+the vmfb (cache_entry.py). The key is the sha256 of the StableHLO without
 locations (editing a comment or moving a line still hits), the IREE compiler version, the target and its
 flags, the source of what compile_program does to a module besides (its own flags, the quirks), and the
 host CPU's features when the target compiles for `host` (a vmfb built for this CPU may not run on another).
 
 Several processes may share the folder: entries are written to a temp file beside them and renamed into
-place, so a reader sees a whole entry or none. A truncated or corrupted entry fails its checksum and is
-removed and recompiled, never run. The folder is capped (least recently used entries go first; a hit
-touches its entry). Any error of the file system makes a miss, never a failed compile.
+place, so a reader sees a whole entry or none. A truncated, corrupted or malformed entry, or one that
+holds another key, is removed and recompiled, never run. A vmfb is machine code: only a folder that this
+user alone can write is used (created 0700; another user's or a group- or world-writable one is refused
+with a CacheWarning, and hlojit compiles without it), and an entry is read only when it is a regular file
+of this user's that nobody else may write, opened without following links or blocking (private_files.py).
+The folder is capped (least recently used entries go first; a hit touches its entry). Any error of the
+file system makes a miss, never a failed compile.
 
     HLOJIT_CACHE_DIR        the folder (default ~/.cache/hlojit, or $XDG_CACHE_HOME/hlojit)
     HLOJIT_CACHE=0          do not read or write it
@@ -25,25 +30,33 @@ import json
 import logging
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
+import warnings
+from decimal import Decimal
 from typing import NamedTuple
 
 from ..dialects.types import short_signature
 from ..errors import ConfigError
+from . import cache_entry as entry
+from . import private_files
 from .compiler import Compiled, compile_program
 from .program import Program
 from .targets import Target
 
-FORMAT = 1                      # bump when the entry layout changes: old entries then never match
 SUFFIX = ".vmfb-entry"
 _TEMP_PREFIX = ".tmp-"
-_MAGIC = b"HLOJIT-CACHE "
 DEFAULT_MAX_BYTES = 1 << 30
 _STALE_TEMP_SECONDS = 3600      # a temp file this old was left by a process that died mid-write
 
 logger = logging.getLogger("hlojit")
+_warned: set[str] = set()       # each refusal is told once per process
+
+
+class CacheWarning(UserWarning):
+    """The compile cache folder, or an entry in it, is not this user's alone to write: it is not used."""
 
 
 # --- settings: read from the environment on every use, so a test or a script can change them ---
@@ -64,15 +77,11 @@ def max_bytes() -> int:
     text = os.environ.get("HLOJIT_CACHE_MAX_BYTES", "").strip()
     if not text:
         return DEFAULT_MAX_BYTES
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    number, unit = (text[:-1], units[text[-1].upper()]) if text[-1].upper() in units else (text, 1)
-    try:
-        value = int(float(number) * unit)
-    except ValueError:
-        value = -1
-    if value < 0:
+    size = re.fullmatch(r"(\d+(?:\.\d*)?)\s*([KMG]?)", text, re.IGNORECASE)   # no sign, no inf or nan, no 1e9
+    if size is None:
         raise ConfigError(f"HLOJIT_CACHE_MAX_BYTES={text!r} is not a size in bytes (e.g. 1073741824, 500M, 2G)")
-    return value
+    number, unit = size.groups()
+    return int(Decimal(number) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[unit.upper()])
 
 
 # --- the key ---
@@ -118,16 +127,26 @@ def host_cpu_features() -> str:
     return f"{platform.machine()} {platform.processor()} {platform.platform()}"  # coarser elsewhere
 
 
+def program_hash(program: Program) -> str:
+    """The sha256 of the StableHLO without locations. Call it before compiling: that consumes the module."""
+    return hashlib.sha256(program.module.operation.get_asm(enable_debug_info=False).encode()).hexdigest()
+
+
 def key(program: Program, target: Target) -> str:
     """The cache key of compiling `program` for `target`. Call it before compiling: that consumes the module."""
+    return key_of(program_hash(program), target)
+
+
+def key_of(program_sha: str, target: Target) -> str:
+    """The cache key of compiling the program whose program_hash is `program_sha` for `target`."""
     digest = hashlib.sha256()
     fallback = ("fallback", *target.fallback.flags) if target.fallback else ()
-    for part in (f"hlojit-cache {FORMAT}", compiler_version(), pipeline_fingerprint(), target.name, *target.flags,
+    for part in (f"hlojit-cache {entry.FORMAT}", compiler_version(), pipeline_fingerprint(), target.name, *target.flags,
                  *fallback):
         digest.update(part.encode() + b"\0")
     if "--iree-llvmcpu-target-cpu=host" in target.flags:
         digest.update(host_cpu_features().encode() + b"\0")
-    digest.update(program.module.operation.get_asm(enable_debug_info=False).encode())
+    digest.update(program_sha.encode())
     return digest.hexdigest()
 
 
@@ -137,59 +156,67 @@ def _path(entry_key: str) -> str:
     return os.path.join(folder(), entry_key + SUFFIX)
 
 
-def read(entry_key: str, target: Target) -> tuple[Compiled | None, str]:
-    """The cached compile of `entry_key`, else None; and what happened (for the log)."""
+def _refused(where: str, why: str) -> str:
+    """Warn (once per process and reason) that the cache folder is not used; what to log."""
+    _warn_once(f"not using the compile cache folder {where}: {why}; compiling without the persistent cache")
+    return f"the folder is refused: {why}"
+
+
+def _warn_once(message: str):
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, CacheWarning, stacklevel=4)
+
+
+def read(entry_key: str, target: Target, program_sha: str | None = None) -> tuple[Compiled | None, str]:
+    """The cached compile of `entry_key` (of the program whose hash is `program_sha`, when given), else None;
+    and what happened (for the log). A bad entry is removed, never run: damaged, another key's or program's,
+    malformed, not a regular file, or writable by someone else."""
+    where = folder()
+    refusal = private_files.folder_problem(where)
+    if refusal:
+        return None, _refused(where, refusal)
     path = _path(entry_key)
     start = time.perf_counter()
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = private_files.read_regular(path)
     except FileNotFoundError:
         return None, "not in the cache"
+    except private_files.Refused as e:
+        _remove(path)
+        _warn_once(f"removed the compile cache entry {path}: {e}")
+        return None, f"entry removed: {e}"
     except OSError as e:
         return None, f"unreadable ({e})"
-    problem = None
     try:
-        newline = data.index(b"\n")
-        if not data.startswith(_MAGIC):
-            raise ValueError("no header")
-        header = json.loads(data[len(_MAGIC):newline])
-        vmfb = data[newline + 1:]
-        if header.get("format") != FORMAT:
-            problem = f"format {header.get('format')}, not {FORMAT}"
-        elif len(vmfb) != header["bytes"]:
-            problem = f"truncated: {len(vmfb)} of {header['bytes']} bytes"
-        elif hashlib.sha256(vmfb).hexdigest() != header["sha256"]:
-            problem = "checksum mismatch"
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
-        problem = f"bad header ({e})"
-    if problem:
+        header, vmfb = entry.decode(data, entry_key, program_sha)
+    except entry.BadEntry as e:
         _remove(path)
-        return None, f"corrupt entry removed: {problem}"
+        return None, f"bad entry removed: {e}"
     try:
         os.utime(path)  # least recently used goes first: a hit makes it the most recent
     except OSError:
         pass
-    if header.get("fell_back") and target.fallback is not None:
+    if header["fell_back"] and target.fallback is not None:
         target = target.fallback   # the flags that made this vmfb
-    compiled = Compiled(vmfb, target, time.perf_counter() - start, header.get("dispatch_count"), cache_hit=True)
-    return compiled, f"compiled in {header.get('compile_seconds', 0):.2f} s by an earlier run"
+    compiled = Compiled(vmfb, target, time.perf_counter() - start, header["dispatch_count"], cache_hit=True)
+    return compiled, f"compiled in {header['compile_seconds']:.2f} s by an earlier run"
 
 
-def write(entry_key: str, compiled: Compiled, cap: int | None = None, fell_back: bool = False) -> str:
-    """Store a compile (atomically), then evict down to the cap. Returns what happened. `fell_back`: the
-    vmfb was made with the target's fallback flags."""
+def write(entry_key: str, compiled: Compiled, *, program_sha: str, cap: int | None = None,
+          fell_back: bool = False) -> str:
+    """Store a compile (atomically, mode 0600, in a folder made 0700), then evict down to the cap. Returns what
+    happened. `fell_back`: the vmfb was made with the target's fallback flags."""
     cap = max_bytes() if cap is None else cap
-    header = {"format": FORMAT, "bytes": len(compiled.vmfb), "sha256": hashlib.sha256(compiled.vmfb).hexdigest(),
-              "dispatch_count": compiled.dispatch_count, "compile_seconds": round(compiled.seconds, 4),
-              "target": compiled.target.name, "iree": compiler_version(), "fell_back": fell_back}
-    data = _MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + compiled.vmfb
+    data = entry.encode(entry.header(entry_key, program_sha, compiled, compiler_version(), fell_back), compiled.vmfb)
     if len(data) > cap:
         return f"not stored: {len(data)} bytes is over the cap of {cap}"
     where = folder()
+    refusal = private_files.private_folder(where)
+    if refusal:
+        return "not stored: " + _refused(where, refusal)
     temp = None
     try:
-        os.makedirs(where, exist_ok=True)
         handle, temp = tempfile.mkstemp(dir=where, prefix=_TEMP_PREFIX, suffix=SUFFIX)
         with os.fdopen(handle, "wb") as f:
             f.write(data)
@@ -218,10 +245,10 @@ def _scan(where: str):
             for e in it:
                 try:
                     if e.name.endswith(SUFFIX) and e.name.startswith(_TEMP_PREFIX):
-                        if now - e.stat().st_mtime > _STALE_TEMP_SECONDS:
+                        if now - e.stat(follow_symlinks=False).st_mtime > _STALE_TEMP_SECONDS:
                             stale.append(e.name)
                     elif e.name.endswith(SUFFIX):
-                        st = e.stat()
+                        st = e.stat(follow_symlinks=False)
                         entries.append((e.name, st.st_size, st.st_mtime_ns))
                 except OSError:
                     continue
@@ -255,13 +282,14 @@ def compile_cached(program: Program, target: Target) -> Compiled:
         log_compile(program, compiled, "cache off (HLOJIT_CACHE=0)")
         return compiled
     cap = max_bytes()  # a bad HLOJIT_CACHE_MAX_BYTES raises now, not after compiling
-    entry_key = key(program, target)
-    compiled, why = read(entry_key, target)
+    program_sha = program_hash(program)
+    entry_key = key_of(program_sha, target)
+    compiled, why = read(entry_key, target, program_sha)
     if compiled is not None:
         log_compile(program, compiled, f"disk cache hit ({why})")
         return compiled
     compiled = compile_program(program, target)
-    stored = write(entry_key, compiled, cap, fell_back=compiled.target != target)
+    stored = write(entry_key, compiled, program_sha=program_sha, cap=cap, fell_back=compiled.target != target)
     log_compile(program, compiled, f"disk cache miss ({why}; {stored})")
     return compiled
 

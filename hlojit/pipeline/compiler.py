@@ -19,7 +19,7 @@ import time
 from iree.compiler.api import Output
 
 from ..errors import CompileError
-from . import quirks, sessions
+from . import private_files, quirks, sessions
 from .program import Program
 from .targets import Target
 
@@ -40,11 +40,18 @@ class Compiled:
 
 
 def _save_failed_ir(program: Program) -> str:
+    """Save the module IREE could not compile, for the error message, where nobody else can plant a link or
+    read it: a folder of this user's made 0700 under the temp folder (a fresh one when that is someone else's,
+    a link, or writable by others), a file created with O_EXCL under a name nobody can guess (mkstemp)."""
     text = program.module.operation.get_asm(enable_debug_info=True)
-    folder = os.path.join(tempfile.gettempdir(), "hlojit")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, f"failed-{program.name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.mlir")
-    with open(path, "w") as f:
+    user = private_files.user_id()
+    folder = os.path.join(tempfile.gettempdir(), f"hlojit-{user}")
+    if private_files.private_folder(folder, follow_links=False):
+        folder = tempfile.mkdtemp(prefix=f"hlojit-{user}-")
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in program.name)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    handle, path = tempfile.mkstemp(dir=folder, prefix=f"failed-{name}-{digest}-", suffix=".mlir")
+    with os.fdopen(handle, "w") as f:
         f.write(text)
     return path
 

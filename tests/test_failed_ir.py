@@ -1,0 +1,91 @@
+"""The StableHLO of a failed compile is saved where nobody else can plant a link or read it (issue 10): in a
+0700 folder of this user's under the temp folder, in a file created O_EXCL under a name nobody can guess."""
+import os
+import stat
+import tempfile
+
+import pytest
+
+import hlojit as hj
+from hlojit.pipeline import private_files
+
+CHOLESKY = """func.func @main(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %0 = stablehlo.cholesky %x, lower = true : tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}"""
+
+
+@pytest.fixture
+def temp_root(tmp_path, monkeypatch):
+    """The temp folder of this test's own (tempfile.gettempdir() answers it)."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    monkeypatch.setenv("HLOJIT_CACHE", "0")      # failed compiles only: the cache's own checks stay out of it
+    return root
+
+
+def saved_ir() -> str:
+    """Where a compile IREE cannot do (cholesky, on iree:cpu) saved its StableHLO."""
+    with pytest.raises(hj.CompileError, match="cholesky") as e:
+        hj.from_mlir(CHOLESKY, backend="iree:cpu")
+    assert e.value.ir_path and e.value.ir_path in str(e.value)
+    with open(e.value.ir_path) as f:
+        assert "stablehlo.cholesky" in f.read()
+    return e.value.ir_path
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_the_ir_is_saved_in_a_folder_of_this_users_own(temp_root):
+    umask = os.umask(0o022)
+    try:
+        path = saved_ir()
+    finally:
+        os.umask(umask)
+    folder = temp_root / f"hlojit-{os.geteuid()}"
+    assert os.path.dirname(path) == str(folder) and (mode(folder), mode(path)) == (0o700, 0o600)
+
+
+def test_a_link_planted_at_the_last_name_is_not_followed(temp_root, tmp_path):
+    first = saved_ir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    os.remove(first)
+    os.symlink(victim, first)            # the name was predictable: the same IR, the same path
+    second = saved_ir()
+    assert second != first and victim.read_text() == "precious" and os.path.islink(first)
+
+
+def plant_links(temp_root, tmp_path, monkeypatch):
+    """The shared and the per-user folder names as links to folders of someone else's choosing."""
+    for name in ("hlojit", f"hlojit-{os.geteuid()}"):
+        (tmp_path / f"chosen-{name}").mkdir()
+        os.symlink(tmp_path / f"chosen-{name}", temp_root / name)
+    return temp_root / f"hlojit-{os.geteuid()}"
+
+
+def open_to_everyone(temp_root, tmp_path, monkeypatch):
+    folder = temp_root / f"hlojit-{os.geteuid()}"
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o777)
+    return folder
+
+
+def owned_by_another_user(temp_root, tmp_path, monkeypatch):
+    folder = temp_root / f"hlojit-{os.geteuid()}"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setattr(private_files, "user_id", lambda: os.geteuid() + 1)
+    return folder
+
+
+@pytest.mark.parametrize("plant", [plant_links, open_to_everyone, owned_by_another_user])
+def test_a_folder_someone_else_could_write_is_not_used(temp_root, tmp_path, monkeypatch, plant):
+    refused = plant(temp_root, tmp_path, monkeypatch)
+    path = saved_ir()
+    fresh = os.path.dirname(path)
+    assert fresh != str(refused) and os.path.dirname(fresh) == str(temp_root) and mode(fresh) == 0o700
+    assert mode(path) == 0o600 and list(refused.iterdir()) == []
+    assert not [p for p in tmp_path.glob("chosen-*/*")]
