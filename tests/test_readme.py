@@ -42,7 +42,7 @@ def test_python_block_runs_as_written(text, line, tmp_path):
 
 
 def test_shell_commands_of_the_cli_section_run(tmp_path):
-    """The sh block after `# model.py`, line by line, with its own compile cache (it runs `cache clear`)."""
+    """The sh block after `# model.py`, line by line, in a fresh folder with an empty compile cache of its own."""
     (tmp_path / "model.py").write_text(_block_named("# model.py"))
     after_model = README[README.index("# model.py\n"):]
     commands = [line for line in _BLOCK.search(after_model, after_model.index("```sh"))[2].splitlines()
