@@ -1,17 +1,20 @@
 """hlojit: trace Python array functions into StableHLO, JIT-compile them with IREE, run them fast.
 
     import hlojit as hj
-    from hlojit import ops
+    from hlojit import ops          # or: import hlojit.ops
 
     @hj.jit
     def f(x):
         return ops.relu(2 * x + 1)
 """
+import sys
+
 from . import errors
 from .errors import (ArtifactError, BackendError, CheckpointError, CompileError, ConfigError, DifferentiationError,
                      DTypeError, HlojitError, ShapeError, SignatureError, TracingError)
 from .backends import Array, device_put, set_cpu_threads   # set_cpu_threads: local-task's workers
 from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
+sys.modules[__name__ + ".ops"] = ops     # `import hlojit.ops` and `from hlojit.ops import exp` name the same module
 from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
                               uint16, uint32, uint64)
 from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, entry="main", backend=None)

@@ -256,7 +256,7 @@ class Exec:
             warnings.warn(f"hlojit: {self.name} has been traced and compiled {self._misses} times; the last "
                           f"time because {reason}. Shapes or static values that change on every call defeat "
                           "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
-                          RecompileWarning, stacklevel=4)
+                          RecompileWarning, stacklevel=_trace.user_stacklevel())
         start = time.perf_counter()
         program, out_tree = self._trace(key, bound)
         program.why = reason

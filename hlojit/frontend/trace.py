@@ -32,6 +32,14 @@ def user_frame():
     return frame
 
 
+def user_stacklevel() -> int:
+    """`warnings.warn`'s stacklevel, from its caller, that makes a warning name the user's line."""
+    frame, level, user = sys._getframe(1), 1, user_frame()
+    while frame is not None and frame is not user:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def user_site() -> str:
     """`file.py:12` of the user's line, for error messages."""
     frame = user_frame()
