@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import elementwise as _elementwise
 from .elementwise import BINARY, COMPARISONS, UNARY, astype
-from .linalg import dot, dot_general, matmul
+from .matmul import dot, dot_general, matmul
 from .nn import avg_pool, conv, conv_transpose, max_pool
 from .reductions import REDUCTIONS, all, any, max, mean, min, prod, sum
 from .shape import (arange, broadcast_to, expand_dims, full, full_like, iota, ones, ones_like, reshape, squeeze,

@@ -19,7 +19,7 @@ from ...errors import ShapeError
 from ..tensor import Tensor
 from . import _core
 from ._core import fail
-from .linalg import dot_general
+from .matmul import dot_general
 from .reductions import sum as _sum
 from .shape import diagonal, transpose
 

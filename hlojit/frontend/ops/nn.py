@@ -151,7 +151,7 @@ def im2col(x, window, strides, pads, dilations) -> Tensor:
 def _im2col_conv(x, w, strides, pads, dilations) -> Tensor:
     """x [N, *spatial, C] * w [*window, C, O] -> [N, *out, O]: the patches times the kernel flattened to
     [window * C, O]."""
-    from .linalg import matmul
+    from .matmul import matmul
     from .shape import reshape
     cols = im2col(x, w.shape[:len(strides)], strides, pads, dilations)
     rows = int(np.prod(cols.shape[:-1], dtype=np.int64))

@@ -17,7 +17,7 @@ from .elementwise import binary, compare, unary, where
 from ..control import while_loop
 from .indexing import take
 from .joining import concatenate, pad, stack
-from .linalg import dot_general
+from .matmul import dot_general
 from .reductions import all as _all, any as _any, max as _max, min as _min, sum as _sum
 from .shape import flip as reverse, ravel, reshape, slice_axis, static_int
 

@@ -13,7 +13,7 @@ from . import _core
 from ._core import as_tensor, describe, fail
 from .elementwise import where
 from .joining import pad, stack
-from .linalg import dot_general
+from .matmul import dot_general
 from .reductions import sum as _sum
 from .shape import diagonal, eye, moveaxis, ravel, reshape, static_int
 

@@ -16,7 +16,7 @@ from . import _core
 from ._core import as_tensor, describe, fail
 from .elementwise import binary, compare, unary, where
 from .indexing import take_along_axis
-from .linalg import dot_general
+from .matmul import dot_general
 from .joining import concatenate
 from .reductions import all as _all, max as _max, mean as _mean, min as _min, prod as _prod, sum as _sum
 from .shape import diagonal, moveaxis, reshape, transpose
