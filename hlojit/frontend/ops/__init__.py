@@ -28,7 +28,8 @@ from .building import (append, atleast_1d, atleast_2d, atleast_3d, broadcast_arr
                        diag_indices, dstack, geomspace, hstack, identity, indices, insert, logspace, meshgrid, resize,
                        rot90, row_stack, tril_indices, triu_indices, vstack)
 from .numeric import (allclose, array_equal, array_equiv, conj, conjugate, convolve, correlate, count_nonzero,
-                      deg2rad, degrees, diff, divmod, ediff1d, float_power, fmax, fmin, fmod, gcd, heaviside, imag,
+                      deg2rad, degrees, diff, divmod, ediff1d, float_power, fmax, fmin, fmod, frexp, gcd, heaviside, i0,
+                      imag,
                       interp, isclose, lcm, ldexp, logaddexp, logaddexp2, modf, polyval, positive, ptp, rad2deg,
                       radians, real, sinc, trapezoid)
 

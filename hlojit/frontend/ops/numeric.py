@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..tensor import Tensor
@@ -15,6 +17,7 @@ from . import _core
 from ._core import as_tensor, describe, fail
 from .elementwise import binary, compare, unary, where
 from ..control import while_loop
+from .math import FORMATS, bitcast
 from .indexing import take
 from .joining import concatenate, pad, stack
 from .matmul import dot_general
@@ -165,6 +168,71 @@ def ldexp(x, n) -> Tensor:
     second = binary("power", _core.broadcast_to(_core.constant(2.0, x.dtype), n.shape, "ldexp"),
                     _core.convert(n - half, x.dtype))
     return x * first * second
+
+
+def frexp(x) -> tuple[Tensor, Tensor]:
+    """(mantissa in [0.5, 1) with x's sign, int32 exponent) with x = mantissa * 2**exponent; zeros, infinities
+    and NaN give (x, 0). All from the bits, in integers (IREE flushes subnormal floats to zero)."""
+    (x,) = _floats("frexp", x)
+    fmt = FORMATS[x.dtype]
+    exponent_bits = fmt.bits - fmt.mantissa - 1
+    bits = bitcast(x, fmt.uint)
+    u = lambda v: _core.constant(v, fmt.uint)   # noqa: E731
+    field = _core.convert((bits >> fmt.mantissa) & u((1 << exponent_bits) - 1), dtypes.int32)
+    fraction = bits & u((1 << fmt.mantissa) - 1)
+    sign = bits & u(1 << (fmt.bits - 1))
+    # a subnormal's leading bit is at position p < mantissa: shift it up to the implicit bit's place
+    top = _core.broadcast_to(_core.constant(0, dtypes.int32), x.shape, "frexp")
+    for k in range(1, fmt.mantissa):
+        top = top + _core.convert(compare("greater_equal", fraction, u(1 << k)), dtypes.int32)
+    subnormal = compare("equal", field, 0)
+    shift = _core.convert(where(subnormal, fmt.mantissa - top, 0), fmt.uint)
+    fraction = (fraction << shift) & u((1 << fmt.mantissa) - 1)
+    mantissa = bitcast(sign | u((fmt.bias - 1) << fmt.mantissa) | fraction, x.dtype)
+    exponent = where(subnormal, top + 2 - fmt.bias - fmt.mantissa, field - (fmt.bias - 1))
+    magnitude = bits & u((1 << (fmt.bits - 1)) - 1)      # zero tests on bits: IREE compares subnormals as 0
+    special = compare("equal", magnitude, u(0)) | compare("equal", field, (1 << exponent_bits) - 1)
+    return where(special, x, mantissa), where(special, 0, exponent)
+
+
+# numpy.i0's Chebyshev coefficients (Cephes): [0, 8] in exp(x) i0(x) of x/2 - 2, and (8, inf) of 32/x - 2
+_I0_SMALL = (-4.4153416464793395e-18, 3.3307945188222384e-17, -2.431279846547955e-16, 1.715391285555133e-15,
+             -1.1685332877993451e-14, 7.676185498604936e-14, -4.856446783111929e-13, 2.95505266312964e-12,
+             -1.726826291441556e-11, 9.675809035373237e-11, -5.189795601635263e-10, 2.6598237246823866e-09,
+             -1.300025009986248e-08, 6.046995022541919e-08, -2.670793853940612e-07, 1.1173875391201037e-06,
+             -4.4167383584587505e-06, 1.6448448070728896e-05, -5.754195010082104e-05, 0.00018850288509584165,
+             -0.0005763755745385824, 0.0016394756169413357, -0.004324309995050576, 0.010546460394594998,
+             -0.02373741480589947, 0.04930528423967071, -0.09490109704804764, 0.17162090152220877,
+             -0.3046826723431984, 0.6767952744094761)
+_I0_LARGE = (-7.233180487874754e-18, -4.830504485944182e-18, 4.46562142029676e-17, 3.461222867697461e-17,
+             -2.8276239805165836e-16, -3.425485619677219e-16, 1.7725601330565263e-15, 3.8116806693526224e-15,
+             -9.554846698828307e-15, -4.150569347287222e-14, 1.54008621752141e-14, 3.8527783827421426e-13,
+             7.180124451383666e-13, -1.7941785315068062e-12, -1.3215811840447713e-11, -3.1499165279632416e-11,
+             1.1889147107846439e-11, 4.94060238822497e-10, 3.3962320257083865e-09, 2.266668990498178e-08,
+             2.0489185894690638e-07, 2.8913705208347567e-06, 6.889758346916825e-05, 0.0033691164782556943,
+             0.8044904110141088)
+
+
+def _chebyshev(x: Tensor, coefficients) -> Tensor:
+    """Cephes' chbevl: the Chebyshev series at x (Clenshaw's recurrence)."""
+    b0 = _core.broadcast_to(_core.constant(coefficients[0], x.dtype), x.shape, "i0")
+    b1 = b0 * 0.0
+    b2 = b1
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + c
+    return (b0 - b2) * 0.5
+
+
+def i0(x) -> Tensor:
+    """The modified Bessel function of the first kind, order 0 (numpy.i0's Chebyshev expansions)."""
+    (x,) = _floats("i0", x)
+    a = unary("abs", x)
+    small = compare("less_equal", a, 8.0)
+    near = unary("exp", a) * _chebyshev(a * 0.5 - 2.0, _I0_SMALL)
+    safe = where(small, 8.0, a)
+    far = unary("exp", safe) * _chebyshev(32.0 / safe - 2.0, _I0_LARGE) / unary("sqrt", safe)
+    return where(small, near, far)
 
 
 def gcd(x, y) -> Tensor:
@@ -382,5 +450,5 @@ def interp(x, xp, fp, left=None, right=None) -> Tensor:
 
 __all__ = ["allclose", "array_equal", "array_equiv", "conj", "conjugate", "convolve", "correlate",
            "count_nonzero", "deg2rad", "degrees", "diff", "divmod", "ediff1d", "float_power", "fmax", "fmin",
-           "fmod", "gcd", "heaviside", "imag", "interp", "isclose", "lcm", "ldexp", "logaddexp", "logaddexp2",
+           "fmod", "frexp", "gcd", "i0", "heaviside", "imag", "interp", "isclose", "lcm", "ldexp", "logaddexp", "logaddexp2",
            "modf", "polyval", "positive", "ptp", "rad2deg", "radians", "real", "sinc", "trapezoid"]
