@@ -15,6 +15,8 @@ from . import elementwise, nn, shape, structural  # noqa: F401  (they register t
 from . import control  # noqa: F401  (if, case, while)
 from . import indexing  # noqa: F401  (gather, scatter)
 from . import math  # noqa: F401  (bitcast_convert, sort)
+from . import bits, calls, dynamic, linalg  # noqa: F401  (popcnt ... clamp; composite, custom_call; dynamic_*)
+from . import chlo  # noqa: F401  (JAX's client ops: special functions, broadcasting binaries, top_k)
 from .interpreter import Functions, supported_ops
 
 __all__ = ["Executable", "ReferenceBackend", "supported_ops"]

@@ -24,6 +24,21 @@ def _shift_right_logical(a, b):
     return np.right_shift(a.view(unsigned) if a.ndim else a.astype(unsigned), b.astype(unsigned)).astype(a.dtype)
 
 
+def _power(a, b):
+    """Integer powers as StableHLO defines them for negative exponents (numpy raises): 1 ** -n is 1,
+    (-1) ** -n is +-1, any other base gives 0 (the truncated reciprocal); 0 ** -n is 0 too."""
+    if a.dtype.kind not in "iu" or b.dtype.kind == "u":
+        return np.power(a, b)
+    negative = b < 0
+    if not np.any(negative):
+        return np.power(a, b)
+    with np.errstate(over="ignore"):
+        result = np.power(a, np.where(negative, 0, b))
+    odd = (b % 2) != 0
+    reciprocal = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, reciprocal, result).astype(a.dtype)
+
+
 def _logistic(x):
     return (1 / (1 + np.exp(-x.astype(np.float64) if x.dtype.itemsize < 4 else -x))).astype(x.dtype)
 
@@ -52,7 +67,7 @@ _BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
     "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
     "atan2": np.arctan2, "shift_left": np.left_shift, "shift_right_arithmetic": np.right_shift,
-    "shift_right_logical": _shift_right_logical, "power": np.power,
+    "shift_right_logical": _shift_right_logical, "power": _power,
     "divide": lambda a, b: _int_divide(a, b) if a.dtype.kind in "iu" else np.true_divide(a, b),
     "remainder": np.fmod,
 }

@@ -64,8 +64,21 @@ def _axis_iota(size: int, position: int, rank: int) -> np.ndarray:
 
 
 def _gather(op):
+    return gather_with(op, attr_ints(op, "slice_sizes"))
+
+
+def static_slice_sizes(op) -> list[int]:
+    """A (dynamic_)gather's slice sizes as its static result type fixes them: 1 for collapsed and batching
+    dimensions, the offset dimensions' sizes for the others."""
     dn = _dimension_numbers(op, "dimension_numbers")
-    slice_sizes = attr_ints(op, "slice_sizes")
+    dropped = set(dn["collapsed_slice_dims"]) | set(dn["operand_batching_dims"])
+    result_shape = shape_of(op.result.type)
+    offsets = iter(dn["offset_dims"])
+    return [1 if d in dropped else result_shape[next(offsets)] for d in range(len(shape_of(op.operands[0].type)))]
+
+
+def gather_with(op, slice_sizes):
+    dn = _dimension_numbers(op, "dimension_numbers")
     operand_shape, result_shape = shape_of(op.operands[0].type), shape_of(op.result.type)
     rank, ivd = len(result_shape), dn["index_vector_dim"]
     offset_dims = dn["offset_dims"]

@@ -40,13 +40,14 @@ def _pad(x, pads, value):
     return x[crop]
 
 
-def _dilate(x, factors, axes):
+def _dilate(x, factors, axes, fill=0):
+    """Holes of `factor - 1` elements (`fill`) between neighbours along `axes`."""
     if all(f == 1 for f in factors):
         return x
     shape = list(x.shape)
     for f, a in zip(factors, axes):
         shape[a] = (shape[a] - 1) * f + 1 if shape[a] else 0
-    out = np.zeros(shape, x.dtype)
+    out = np.full(shape, fill, x.dtype)
     out[tuple(slice(None, None, factors[axes.index(a)]) if a in axes else slice(None) for a in range(x.ndim))] = x
     return out
 
@@ -101,16 +102,19 @@ def _reduce_window(op):
     n_inputs = len(op.results)
     rank = len(shape_of(op.operands[0].type))
     window, strides = _ints(op, "window_dimensions", 1, rank), _ints(op, "window_strides", 1, rank)
-    if any(d != 1 for d in _ints(op, "base_dilations", 1, rank) + _ints(op, "window_dilations", 1, rank)):
-        raise BackendError(f"the reference backend does not implement dilated reduce_window (at {op.location})")
+    base, spacing = _ints(op, "base_dilations", 1, rank), _ints(op, "window_dilations", 1, rank)
     pads = _padding(op, rank)
     body = op.regions[0].blocks[0]
     body_ops = list(body.operations)
     dtypes = [dtype_of(r.type) for r in op.results]
-    take = tuple(slice(None, None, s) for s in strides)
+    take = tuple(slice(None, None, s) for s in strides) + tuple(slice(None, None, d) for d in spacing)
+    extent = [(w - 1) * d + 1 for w, d in zip(window, spacing)]   # a dilated window's reach
 
     def windows(x, init):
-        return sliding_window_view(_pad(x, pads, init), window)[take]
+        """Every window: base dilation and padding filled with the init value (the spec's), then windows of
+        `extent` every stride, of which every window-dilation-th element."""
+        x = _pad(_dilate(x, base, list(range(rank)), init), pads, init)
+        return sliding_window_view(x, extent)[take]
 
     name = body_ops[0].operation.name.removeprefix("stablehlo.") if len(body_ops) == 2 else None
     if n_inputs == 1 and name in _REDUCERS:
@@ -131,4 +135,102 @@ def _reduce_window(op):
     return run
 
 
-OPS.update({"stablehlo.convolution": _convolution, "stablehlo.reduce_window": _reduce_window})
+def _select_and_scatter(op, functions):
+    """For each window of the padded operand, the element the `select` region prefers (the first when it says
+    the current one is no worse), and into it the matching source element, combined by `scatter` starting
+    from the init value; then the padding is cut off."""
+    rank = len(shape_of(op.operands[0].type))
+    window, strides = _ints(op, "window_dimensions", 1, rank), _ints(op, "window_strides", 1, rank)
+    pads = _padding(op, rank)
+    select = compile_block(op.regions[0].blocks[0], "select", functions)
+    scatter = compile_block(op.regions[1].blocks[0], "scatter", functions)
+    dtype = dtype_of(op.result.type)
+
+    def run(operand, source, init):
+        padded = _pad(operand, pads, 0)
+        result = np.full(padded.shape, init, dtype)
+        for out_index in np.ndindex(*source.shape):
+            start = [i * s for i, s in zip(out_index, strides)]
+            best, best_value = None, None
+            for offset in np.ndindex(*window):
+                position = tuple(a + b for a, b in zip(start, offset))
+                if _in_padding(position, pads, padded.shape):      # padding is never selected (XLA's rule)
+                    continue
+                value = padded[position]
+                if best is None or not bool(np.asarray(select(best_value, value)[0])):
+                    best, best_value = position, value
+            if best is not None:
+                result[best] = np.asarray(scatter(result[best], source[out_index])[0], dtype)
+        crop = tuple(slice(max(lo, 0), n - max(hi, 0)) for (lo, hi), n in zip(pads, padded.shape))
+        return np.ascontiguousarray(result[crop])
+    return run
+
+
+_select_and_scatter.takes_functions = True
+
+
+def _in_padding(position, pads, shape) -> bool:
+    return any(p < max(lo, 0) or p >= n - max(hi, 0) for p, (lo, hi), n in zip(position, pads, shape))
+
+
+def _feature(op) -> int:
+    return _int_attr(op, "feature_index", 0)
+
+
+def _stats_shape(x, axis):
+    return [1 if d != axis else x.shape[d] for d in range(x.ndim)]
+
+
+def _batch_norm_inference(op):
+    epsilon, axis = float(ir.FloatAttr(op.attributes["epsilon"]).value), _feature(op)
+    dtype = dtype_of(op.result.type)
+
+    def run(x, scale, offset, mean, variance):
+        shape = _stats_shape(x, axis)
+        normal = (x - mean.reshape(shape)) / np.sqrt(variance.reshape(shape) + epsilon)
+        return (normal * scale.reshape(shape) + offset.reshape(shape)).astype(dtype)
+    return run
+
+
+def _batch_norm_training(op):
+    epsilon, axis = float(ir.FloatAttr(op.attributes["epsilon"]).value), _feature(op)
+    dtype = dtype_of(op.results[0].type)
+
+    def run(x, scale, offset):
+        axes = tuple(d for d in range(x.ndim) if d != axis)
+        mean, variance = np.mean(x, axis=axes), np.var(x, axis=axes)
+        shape = _stats_shape(x, axis)
+        normal = (x - mean.reshape(shape)) / np.sqrt(variance.reshape(shape) + epsilon)
+        out = normal * scale.reshape(shape) + offset.reshape(shape)
+        return out.astype(dtype), mean.astype(dtype), variance.astype(dtype)
+    return run
+
+
+def _batch_norm_grad(op):
+    """The spec's gradients of batch_norm_training's output by x, scale and offset."""
+    epsilon, axis = float(ir.FloatAttr(op.attributes["epsilon"]).value), _feature(op)
+    dtype = dtype_of(op.results[0].type)
+
+    def run(x, scale, mean, variance, grad_output):
+        axes = tuple(d for d in range(x.ndim) if d != axis)
+        shape = _stats_shape(x, axis)
+        n = x.size // x.shape[axis]
+        inv = 1 / np.sqrt(variance.reshape(shape) + epsilon)
+        centred = x - mean.reshape(shape)
+        grad_offset = np.sum(grad_output, axis=axes)
+        grad_scale = np.sum(grad_output * centred * inv, axis=axes)
+        grad_x = scale.reshape(shape) * inv / n * (
+            n * grad_output - grad_offset.reshape(shape) - centred * inv * inv * np.sum(
+                grad_output * centred, axis=axes).reshape(shape))
+        return grad_x.astype(dtype), grad_scale.astype(dtype), grad_offset.astype(dtype)
+    return run
+
+
+OPS.update({
+    "stablehlo.convolution": _convolution,
+    "stablehlo.reduce_window": _reduce_window,
+    "stablehlo.select_and_scatter": _select_and_scatter,
+    "stablehlo.batch_norm_inference": _batch_norm_inference,
+    "stablehlo.batch_norm_training": _batch_norm_training,
+    "stablehlo.batch_norm_grad": _batch_norm_grad,
+})

@@ -25,7 +25,11 @@ def _pad(op):
     low/high add padding, negative ones crop."""
     low, high, interior = attr_ints(op, "edge_padding_low"), attr_ints(op, "edge_padding_high"), \
         attr_ints(op, "interior_padding")
-    shape = shape_of(op.operands[0].type)
+    return pad_with(shape_of(op.operands[0].type), low, high, interior)
+
+
+def pad_with(shape, low, high, interior):
+    """The padding closure for an operand of `shape` (dynamic_pad makes one per call)."""
     spread = [d + max(d - 1, 0) * i for d, i in zip(shape, interior)]
     strided = tuple(slice(None, None, i + 1) for i in interior)
     grow = [(max(lo, 0), max(hi, 0)) for lo, hi in zip(low, high)]

@@ -106,7 +106,32 @@ def _reduce(op):
     return run
 
 
+def _dot(op):
+    """The deprecated stablehlo.dot: vector/matrix products of rank-1 and rank-2 operands."""
+    dtype = dtype_of(op.result.type)
+    return lambda x, y: np.asarray(np.dot(x, y), dtype=dtype)
+
+
+def _broadcast(op):
+    """The deprecated stablehlo.broadcast: `broadcast_sizes` new leading dimensions."""
+    shape = shape_of(op.result.type)
+    return lambda x: np.broadcast_to(x, shape)
+
+
+def _einsum(op):
+    """The deprecated stablehlo.einsum / unary_einsum: numpy's einsum of `einsum_config`."""
+    config = str(ir.StringAttr(op.attributes["einsum_config"]).value).replace(" ", "")
+    dtype = dtype_of(op.result.type)
+    if config.startswith("->") or config.startswith(","):    # unary_einsum's configs read ",ab->a" in old exports
+        config = config.lstrip(",")
+    return lambda *xs: np.asarray(np.einsum(config, *xs), dtype=dtype)
+
+
 OPS.update({
+    "stablehlo.dot": _dot,
+    "stablehlo.broadcast": _broadcast,
+    "stablehlo.einsum": _einsum,
+    "stablehlo.unary_einsum": _einsum,
     "stablehlo.constant": _constant,
     "stablehlo.iota": _iota,
     "stablehlo.broadcast_in_dim": _broadcast_in_dim,

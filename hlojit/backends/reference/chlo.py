@@ -1,0 +1,132 @@
+"""CHLO ops, the "client HLO" that JAX's exports contain beside StableHLO: the special functions, the
+broadcasting binary ops, top_k, and the small elementwise helpers; as numpy (float64 inside, the result
+type outside) for an oracle, not for speed.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from iree.compiler import ir
+
+from ...dialects.types import dtype_of, shape_of
+from .elementwise import _BINARY, _COMPARE
+from .interpreter import OPS, attr_ints, enum_attr
+
+
+def _vectorized(fn):
+    return np.vectorize(fn, otypes=[np.float64])
+
+
+def _lgamma(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _digamma(x: float) -> float:
+    """psi(x) by the recurrence up to x >= 10, then the asymptotic series; reflection for x <= 0."""
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    if x <= 0:
+        if x == math.floor(x):
+            return math.nan
+        return _digamma(1 - x) - math.pi / math.tan(math.pi * x)
+    total = 0.0
+    while x < 10:
+        total -= 1 / x
+        x += 1
+    inverse = 1 / (x * x)
+    series = inverse * (1 / 12 - inverse * (1 / 120 - inverse * (1 / 252 - inverse * (1 / 240 - inverse / 132))))
+    return total + math.log(x) - 0.5 / x - series
+
+
+def _erf_inv(y: float) -> float:
+    """erf^-1 by Newton's method on math.erf from a rational first guess (Giles' approximation)."""
+    if math.isnan(y) or abs(y) > 1:
+        return math.nan
+    if abs(y) == 1:
+        return math.copysign(math.inf, y)
+    w = -math.log((1 - y) * (1 + y))
+    x = math.copysign(math.sqrt(w) * 0.88, y) if w > 5 else y * (0.886 + 0.23 * y * y)
+    for _ in range(60):
+        step = (math.erf(x) - y) / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        x -= step
+        if abs(step) <= 1e-17 * max(1.0, abs(x)):
+            break
+    return x
+
+
+_UNARY = {
+    "erf": _vectorized(math.erf), "erfc": _vectorized(math.erfc), "erf_inv": _vectorized(_erf_inv),
+    "lgamma": _vectorized(_lgamma), "digamma": _vectorized(_digamma),
+    "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "square": np.square, "conj": np.conj,
+    "is_inf": np.isinf, "is_neg_inf": np.isneginf, "is_pos_inf": np.isposinf,
+}
+
+
+def _unary(fn):
+    def build(op):
+        dtype = dtype_of(op.result.type)
+        return lambda x: np.asarray(fn(x.astype(np.float64) if x.dtype.kind == "f" and dtype != np.bool_ else x),
+                                    dtype=dtype)
+    return build
+
+
+def _broadcasting(fn):
+    """chlo.broadcast_*: numpy broadcasting, or `broadcast_dimensions` mapping the lower-rank operand's axes."""
+    def build(op):
+        dtype = dtype_of(op.result.type)
+        ranks = [len(shape_of(v.type)) for v in op.operands]
+        dims = attr_ints(op, "broadcast_dimensions") if "broadcast_dimensions" in op.attributes else None
+
+        def place(x, rank):
+            if dims is None or x.ndim == max(ranks):
+                return x
+            shape = [1] * max(ranks)
+            for axis, d in zip(dims, x.shape):
+                shape[axis] = d
+            return x.reshape(shape)
+        return lambda a, b: np.asarray(fn(place(a, ranks[0]), place(b, ranks[1])), dtype=dtype)
+    return build
+
+
+def _broadcast_compare(op):
+    direction = enum_attr(op, "comparison_direction")
+    return _broadcasting(_COMPARE[direction])(op)
+
+
+def _next_after(op):
+    dtype = dtype_of(op.result.type)
+    return lambda x, y: np.nextafter(x, y).astype(dtype)
+
+
+def _top_k(op):
+    k = int(ir.IntegerAttr(op.attributes["k"]).value)
+
+    def run(x):
+        order = np.argsort(-x if x.dtype.kind != "u" else np.iinfo(x.dtype).max - x, axis=-1, kind="stable")[..., :k]
+        return np.take_along_axis(x, order, -1), order.astype(np.int32)
+    return run
+
+
+def _constant_like(op):
+    value = np.array(op.attributes["value"])
+    shape, dtype = shape_of(op.result.type), dtype_of(op.result.type)
+    return lambda x: np.full(shape, value, dtype)
+
+
+OPS.update({f"chlo.{name}": _unary(fn) for name, fn in _UNARY.items()})
+OPS.update({f"chlo.broadcast_{name}": _broadcasting(fn) for name, fn in _BINARY.items()})
+OPS.update({
+    "chlo.broadcast_compare": _broadcast_compare,
+    "chlo.broadcast_select": lambda op: (lambda dtype: lambda p, a, b: np.asarray(np.where(p, a, b), dtype))(
+        dtype_of(op.result.type)),
+    "chlo.next_after": _next_after,
+    "chlo.top_k": _top_k,
+    "chlo.constant_like": _constant_like,
+})

@@ -1,0 +1,243 @@
+"""Run StableHLO test files in the style of openxla/stablehlo's interpreter tests on hlojit's backends.
+
+Two styles are read:
+- the interpreter's own tests: `// -----`-separated chunks of `func.func @name()` test functions that end in
+  check-dialect ops (`check.expect_eq %a, %b : T`, `check.expect_eq_const %a, dense<...> : T`,
+  `check.expect_almost_eq[_const]`, `check.expect_close %a, %b, max_ulp_difference = N`);
+- the generated `testdata/` files: an `@main` that compares with `stablehlo.custom_call @check.expect_*`
+  (or `@check.eq`) against an `@expected()` function.
+
+Each test function becomes a module whose entry returns every checked value beside what it is checked
+against; `hj.from_mlir` runs it on a backend, and the pairs are compared here: `eq` exactly (NaN equals NaN),
+`almost_eq` within 1e-4 (the interpreter's tolerance), `close` within the ULP distance (default 3).
+`python tools/stablehlo_conformance.py FOLDER` prints a per-op pass/fail table.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import re
+
+import numpy as np
+from iree.compiler import ir
+
+from .errors import HlojitError
+from .frontend.from_mlir import from_mlir
+
+# check.expect_xxx_const %v, dense<...> : T   |   check.expect_xxx %a, %b[, max_ulp_difference = N] : T[, T]
+_CONST_CHECK = re.compile(r"^(\s*)check\.expect_(\w+?)_const\s+(%[\w#]+)\s*,\s*(.+?)\s*:\s*(\S.*?)\s*$")
+_PAIR_CHECK = re.compile(r"^(\s*)check\.expect_(\w+?)\s+(%[\w#]+)\s*,\s*(%[\w#]+)\s*(?:,\s*max_ulp_difference\s*="
+                         r"\s*(\d+))?\s*:\s*([^,]+?)(?:\s*,\s*\S.*)?\s*$")
+_CHECK_CALL = re.compile(r"stablehlo\.custom_call\s+@check\.(\w+)\(")
+ALMOST_EQ_TOLERANCE = 1e-4
+DEFAULT_MAX_ULP = 3
+
+
+@dataclasses.dataclass
+class Check:
+    kind: str              # "eq", "almost_eq" or "close"
+    max_ulp: int = DEFAULT_MAX_ULP
+
+
+@dataclasses.dataclass
+class Case:
+    name: str              # the test function
+    module: str            # the rewritten module text: its entry returns (value, expected) per check
+    entry: str
+    checks: list
+    ops: list              # the StableHLO/CHLO ops the test exercises (not constants, calls or checks)
+
+
+def _kind(name: str) -> str:
+    name = name.removeprefix("expect_")
+    return {"eq": "eq", "almost_eq": "almost_eq", "close": "close"}.get(name, name)
+
+
+def split_chunks(text: str) -> list[str]:
+    return [chunk for chunk in re.split(r"^// -----\s*$", text, flags=re.M) if "func.func" in chunk]
+
+
+def _rewrite_check_dialect(chunk: str) -> str:
+    """check-dialect ops as `stablehlo.custom_call @check.*` ops (which the MLIR bindings parse), constants
+    of the `_const` forms as stablehlo.constant."""
+    out, counter = [], 0
+    for line in chunk.splitlines():
+        const = _CONST_CHECK.match(line)
+        pair = None if const else _PAIR_CHECK.match(line)
+        if const:
+            indent, kind, value, literal, type_ = const.groups()
+            name = f"%__expected{counter}"
+            counter += 1
+            out.append(f"{indent}{name} = stablehlo.constant {literal} : {type_}")
+            out.append(f"{indent}stablehlo.custom_call @check.expect_{kind}({value}, {name}) "
+                       f"{{has_side_effect = true}} : ({type_}, {type_}) -> ()")
+        elif pair:
+            indent, kind, a, b, ulp, type_ = pair.groups()
+            attrs = f"has_side_effect = true, max_ulp_difference = {ulp} : i64" if ulp else "has_side_effect = true"
+            out.append(f"{indent}stablehlo.custom_call @check.expect_{kind}({a}, {b}) {{{attrs}}} : "
+                       f"({type_}, {type_}) -> ()")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _function_ops(func) -> list:
+    return [op.operation for op in func.regions[0].blocks[0].operations]
+
+
+def _exercised(func) -> list[str]:
+    skip = {"stablehlo.constant", "stablehlo.custom_call", "func.return", "func.call", "stablehlo.return"}
+    names = []
+
+    def walk(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    name = inner.operation.name
+                    if name not in skip and name not in names:
+                        names.append(name)
+                    walk(inner.operation)
+    walk(func.operation)
+    return names
+
+
+def _functions(module) -> list:
+    return [op for op in module.body.operations if op.operation.name == "func.func"]
+
+
+def _name(func) -> str:
+    return str(func.attributes["sym_name"]).strip('"')
+
+
+def cases_of(text: str) -> list[Case]:
+    """Every test function of a file's text, each in a module of its own (with the helpers it calls, without the
+    other tests, which IREE would compile too) rewritten to return what it checks."""
+    cases = []
+    for chunk in split_chunks(text):
+        source = _rewrite_check_dialect(chunk)
+        with ir.Context() as context:
+            context.allow_unregistered_dialects = True
+            tests = [_name(f) for f in _functions(ir.Module.parse(source)) if _CHECK_CALL.search(str(f))]
+            for test in tests:
+                module = ir.Module.parse(source)
+                for func in _functions(module):
+                    if _name(func) != test and _CHECK_CALL.search(str(func)):
+                        func.operation.erase()
+                cases.append(_case(module, next(f for f in _functions(module) if _name(f) == test)))
+    return cases
+
+
+def _case(module, func) -> Case:
+    name = _name(func)
+    checks, returned, types = [], [], []
+    block = func.regions[0].blocks[0]
+    for op in _function_ops(func):
+        if op.name == "stablehlo.custom_call":
+            target = str(ir.StringAttr(op.attributes["call_target_name"]).value)
+            if target.startswith("check."):
+                ulp = op.attributes["max_ulp_difference"] if "max_ulp_difference" in op.attributes else None
+                checks.append(Check(_kind(target.removeprefix("check.")),
+                                    int(ir.IntegerAttr(ulp).value) if ulp is not None else DEFAULT_MAX_ULP))
+                returned += list(op.operands)
+                types += [v.type for v in op.operands]
+                if op.results and list(op.results[0].uses):
+                    raise HlojitError(f"{name}: the result of {target} is used; only its comparison is supported")
+                op.erase()
+    terminator = _function_ops(func)[-1]
+    with ir.InsertionPoint(block), terminator.location:
+        terminator.erase()
+        ir.Operation.create("func.return", operands=returned)
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([], types))
+    for attr in ("res_attrs", "arg_attrs"):
+        if attr in func.attributes:
+            del func.attributes[attr]
+    return Case(name, str(module), name, checks, _exercised(func))
+
+
+def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance in representable floats (as integers in the sign-magnitude order of IEEE floats)."""
+    bits = np.dtype(f"i{a.dtype.itemsize}")
+
+    def ordered(x):
+        i = np.ascontiguousarray(x).view(bits).astype(np.int64)
+        return np.where(i < 0, np.iinfo(bits).min - i, i)
+    return np.abs(ordered(a) - ordered(b))
+
+
+def agree(check: Check, actual: np.ndarray, expected: np.ndarray) -> bool:
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        return False
+    real = actual.dtype.kind == "f" or actual.dtype.name == "bfloat16"
+    if not real and actual.dtype.kind != "c":
+        return bool(np.array_equal(actual, expected))
+    wide = np.float64 if real else np.complex128
+    a, e = actual.astype(wide), expected.astype(wide)
+    both_nan = np.isnan(a) & np.isnan(e)
+    if check.kind == "eq":
+        return bool(np.all((a == e) | both_nan))
+    if check.kind == "close" and real:
+        return bool(np.all((_ulp_distance(actual, expected) <= check.max_ulp) | both_nan | (a == e)))
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.isclose(a, e, rtol=ALMOST_EQ_TOLERANCE, atol=ALMOST_EQ_TOLERANCE) | both_nan))
+
+
+@dataclasses.dataclass
+class Outcome:
+    case: Case
+    backend: str
+    passed: bool
+    detail: str = ""
+
+
+def run_case(case: Case, backend: str) -> Outcome:
+    """Run one case on `backend`: every check must agree; an error is a failure with its first line."""
+    try:
+        module = from_mlir(case.module, entry=case.entry, backend=backend)
+        outputs = module()
+    except Exception as e:  # the table reports every failure, whatever raised it
+        return Outcome(case, backend, False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    values = [np.asarray(o) for o in outputs]
+    for i, check in enumerate(case.checks):
+        if not agree(check, values[2 * i], values[2 * i + 1]):
+            return Outcome(case, backend, False, f"check {i} ({check.kind}) differs")
+    return Outcome(case, backend, True)
+
+
+def run_folder(folder: str, backends, pattern: str = ".mlir") -> list[Outcome]:
+    outcomes = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(pattern):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            text = f.read()
+        try:
+            cases = cases_of(text)
+        except Exception as e:  # an unreadable file fails on every backend
+            cases = []
+            for backend in backends:
+                outcomes.append(Outcome(Case(name, "", "", [], [name]), backend, False,
+                                        f"unreadable: {str(e).splitlines()[0][:200]}"))
+        for case in cases:
+            for backend in backends:
+                outcomes.append(run_case(case, backend))
+    return outcomes
+
+
+def table(outcomes: list[Outcome], backends) -> str:
+    """A markdown table: per op, passed/total cases on each backend; then the totals."""
+    counts = collections.defaultdict(lambda: collections.Counter())
+    for o in outcomes:
+        for op in o.case.ops or ["(none)"]:
+            counts[op][(o.backend, "total")] += 1
+            counts[op][(o.backend, "pass")] += o.passed
+    lines = ["| op | " + " | ".join(backends) + " |", "|---|" + "---|" * len(backends)]
+    for op in sorted(counts):
+        c = counts[op]
+        lines.append(f"| {op} | " + " | ".join(f"{c[(b, 'pass')]}/{c[(b, 'total')]}" for b in backends) + " |")
+    totals = [sum(o.passed for o in outcomes if o.backend == b) for b in backends]
+    cases = [sum(1 for o in outcomes if o.backend == b) for b in backends]
+    lines.append("| **all cases** | " + " | ".join(f"**{p}/{n}**" for p, n in zip(totals, cases)) + " |")
+    return "\n".join(lines)
