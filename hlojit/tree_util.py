@@ -8,8 +8,13 @@ from .tree import map as tree_map
 from .tree import reduce as tree_reduce
 from .tree import structure as tree_structure
 from .tree import unflatten as tree_unflatten
-from .frontend.pytree import is_leaf as treedef_is_leaf
+from .frontend import pytree
 
 __all__ = ["TreeDef", "register_dataclass", "register_pytree_node", "register_pytree_node_class", "tree_all",
            "tree_flatten", "tree_leaves", "tree_map", "tree_reduce", "tree_structure", "tree_unflatten",
            "treedef_is_leaf"]
+
+
+def treedef_is_leaf(treedef) -> bool:
+    """jax's: true for a structure of one node without children (a leaf, None, an empty tuple...)."""
+    return not pytree.children_of(treedef)

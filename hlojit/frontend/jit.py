@@ -319,8 +319,11 @@ class Exec:
             return "first call: " + ", ".join(f"{p}: {s}" for p, s in zip(paths, specs)) if specs else "first call"
         same_tree = [k for k in self._entries if k[0] == treedef]
         if not same_tree:
+            last = next(reversed(self._entries))[0]
+            changed = [f"{name}: {pytree.describe(old)} before, now {pytree.describe(new)}"
+                       for (name, old), (_, new) in zip(last, treedef) if old != new]
             return "the structure of the arguments (their containers, or a registered class's static fields) " \
-                "differs from every cached entry"
+                "differs from every cached entry" + (f"; {changed[0]}" if changed else "")
 
         def differences(other):
             diffs = [f"{p}: {old} before, now {new}" for p, old, new in zip(paths, other[1], specs) if old != new]

@@ -284,6 +284,14 @@ def kind_of(treedef) -> str:
 _JSON_KEYS = (str, int, float, bool, type(None))
 
 
+def has_classes(treedef) -> bool:
+    """Whether a structure holds namedtuples or registered classes (OrderedDict aside): what `to_json`
+    cannot write."""
+    if treedef[0] == "namedtuple" or (treedef[0] == "node" and treedef[1] is not collections.OrderedDict):
+        return True
+    return any(has_classes(c) for c in children_of(treedef))
+
+
 def to_json(treedef, where: str = ""):
     """A JSON-ready form of a treedef: `"*"` a leaf, `null` None, `{"tuple": [...]}`, `{"list": [...]}`,
     `{"dict": [[key, child], ...]}`, `{"OrderedDict": [[key, child], ...]}`. Namedtuples and registered
