@@ -59,7 +59,7 @@ def trees():
         Point(1, [2, None]),
         collections.OrderedDict([("z", 1), ("a", (2, 3))]),
         collections.defaultdict(list, {"b": 1, "a": 2}),
-        {"b": Params(1, 2, "relu"), "a": [Layer(3, 0.5)], "c": {10: 4, 9: 5}},
+        {"b": Params(1, 2, "relu"), "a": [Layer(3, 0.5)], "c": {"y": 4, "x": 5}},
         Pair(1, Point(2, 3), "t"),
         Box([1, {"k": 2}, None]),
         [None, (), {}],
@@ -76,6 +76,8 @@ def test_leaves_order_and_round_trip():
         rebuilt = hj.tree.unflatten(treedef, leaves)
         assert type(rebuilt) is type(tree) and hj.tree.structure(rebuilt) == treedef
         assert hash(treedef) == hash(hj.tree.structure(tree)) and treedef.num_leaves == len(leaves)
+    # dict keys sort by repr, as hlojit's files always have (JAX sorts by value: 9 before 10)
+    assert hj.tree.leaves({10: "ten", 9: "nine", "a": "a"}) == ["a", "ten", "nine"]
     ordered = hj.tree.unflatten(hj.tree.structure(trees()[1]), [0, 0, 0])
     assert list(ordered) == ["z", "a"]                      # an OrderedDict keeps its insertion order
     assert hj.tree.unflatten(hj.tree.structure(trees()[3]), range(5))["b"].activation == "relu"
@@ -235,6 +237,22 @@ def test_jit_messages_name_fields_and_unhashable_static_parts():
     with pytest.raises(hj.SignatureError, match=r"p is a Params \(registered with register_dataclass\) whose "
                                                 r"static part \(\['x'\],\) cannot be hashed"):
         f(Params(np.ones(2), np.ones(2), ["x"]))
+
+
+def test_control_flow_carries_namedtuples():
+    @hj.jit(backend="reference")
+    def f(xs):
+        def body(c, x):
+            return Point(c.x + x, c.y + 1), Point(x * 2, c.y)
+        carry, ys = hj.ops.scan(body, Point(hj.ops.zeros((), np.float32), hj.ops.zeros((), np.int32)), xs)
+        doubled = hj.ops.fori_loop(0, 3, lambda i, c: Point(c.x * 2, c.y), carry)
+        flipped = hj.ops.cond(carry.x > 100, lambda c: c, lambda c: Point(-c.x, c.y), carry)
+        return carry, ys, doubled, flipped
+    carry, ys, doubled, flipped = f(np.arange(4, dtype=np.float32))
+    assert all(type(t) is Point for t in (carry, ys, doubled, flipped))
+    assert (float(carry.x), int(carry.y), float(doubled.x), float(flipped.x)) == (6.0, 4, 48.0, -6.0)
+    np.testing.assert_array_equal(np.asarray(ys.x), [0, 2, 4, 6])
+    np.testing.assert_array_equal(np.asarray(ys.y), [0, 1, 2, 3])
 
 
 # --- autodiff, optimizers, checkpoints, export, hj.testing ---

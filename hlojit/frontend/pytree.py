@@ -1,6 +1,6 @@
 """Pytrees: containers around leaves (arrays, scalars, Tensors), with one registry of node types.
 
-Nodes: tuple, list, dict (keys sorted), None (a node without children), every namedtuple (a tuple
+Nodes: tuple, list, dict (keys sorted by repr), None (a node without children), every namedtuple (a tuple
 subclass with `_fields`), and the classes in the registry: OrderedDict and defaultdict (insertion order,
 sorted keys, as JAX), dataclasses given to `register_dataclass`, and any class given to
 `register_pytree_node` (JAX's convention: `flatten(x) -> (children, aux_data)`, `unflatten(aux_data,
@@ -99,10 +99,10 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
 
 
 def _sorted_keys(d) -> tuple:
-    try:
-        return tuple(sorted(d))
-    except TypeError:              # keys of types that do not compare (1 and 'a'): a stable order all the same
-        return tuple(sorted(d, key=repr))
+    """A dict's keys in flatten order: sorted by repr, as hlojit always has (files written before keep
+    their leaf order). JAX sorts by value: the same for identifier-like str keys, but not for ints of
+    different lengths (repr puts 10 before 9), and JAX refuses keys that do not compare (1 and 'a')."""
+    return tuple(sorted(d, key=repr))
 
 
 def _keyed(keys: tuple) -> tuple:
