@@ -46,8 +46,8 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func):
     """Make `nodetype` a pytree node (JAX's signature): `flatten_func(x)` returns `(children, aux_data)`
     (aux_data hashable: it is part of the treedef and so of jit's cache key), `unflatten_func(aux_data,
     children)` rebuilds it."""
-    _register(nodetype, _Node(lambda x: flatten_func(x), lambda aux, children: unflatten_func(aux, children),
-                              None, f"a {nodetype.__qualname__} (registered with register_pytree_node)"))
+    name = getattr(nodetype, "__qualname__", repr(nodetype))   # _register says what is wrong with a non-class
+    _register(nodetype, _Node(flatten_func, unflatten_func, None, f"a {name} (registered with register_pytree_node)"))
 
 
 def register_pytree_node_class(cls):
@@ -116,10 +116,6 @@ _REGISTRY[collections.defaultdict] = _Node(
     lambda d: (tuple(d[k] for k in _sorted_keys(d)), (d.default_factory, _sorted_keys(d))),
     lambda aux, children: collections.defaultdict(aux[0], zip(aux[1], children)),
     lambda aux: _keyed(aux[1]), "a defaultdict")
-
-
-def is_namedtuple(x) -> bool:
-    return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
 # --- flattening ---
@@ -245,21 +241,30 @@ def _describe(treedef, leaves) -> str:
         return f"({inner[0]},)" if len(inner) == 1 else f"({', '.join(inner)})"
     if tag == "list":
         return f"[{', '.join(inner)}]"
+    keys = _dict_keys(treedef)
+    if keys is not None:
+        items = "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(keys, inner)) + "}"
+        return items if tag == "dict" else f"{treedef[1].__name__}({items})"
+    named = all(k.startswith(".") for k in _keys_of(treedef))
+    parts = [f"{k[1:]}={c}" if named else c for k, c in zip(_keys_of(treedef), inner)]
+    head = treedef[1].__qualname__
+    if tag == "node":   # the static part: a dataclass's meta fields by name, other aux data in brackets
+        meta, aux = _REGISTRY[treedef[1]].meta, treedef[2]
+        parts += [f"{k}={v!r}" for k, v in zip(meta, aux)] if meta else []
+        head += f"[{aux!r}]" if not meta and not named and aux is not None else ""
+    return f"{head}({', '.join(parts)})"
+
+
+def _dict_keys(treedef):
+    """The keys of a dict-like node (dict, OrderedDict, defaultdict) in flatten order, else None."""
+    tag = treedef[0]
     if tag == "dict":
-        return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(treedef[1], inner)) + "}"
-    keys = _keys_of(treedef)
-    named = all(k.startswith(".") for k in keys)
-    parts = [f"{k[1:]}={c}" if named else c for k, c in zip(keys, inner)]
+        return treedef[1]
     if tag == "node" and treedef[1] is collections.OrderedDict:
-        parts = [f"{k!r}: {c}" for k, c in zip(treedef[2], inner)]
-        return "OrderedDict({" + ", ".join(parts) + "})"
-    if tag == "node":
-        node = _REGISTRY[treedef[1]]
-        if node.meta:
-            parts += [f"{k}={v!r}" for k, v in zip(node.meta, treedef[2])]
-        elif not named and treedef[2] is not None:
-            return f"{treedef[1].__qualname__}[{treedef[2]!r}]({', '.join(parts)})"
-    return f"{treedef[1].__qualname__}({', '.join(parts)})"
+        return treedef[2]
+    if tag == "node" and treedef[1] is collections.defaultdict:
+        return treedef[2][1]
+    return None
 
 
 def kind_of(treedef) -> str:
