@@ -268,7 +268,8 @@ class Exec:
             try:
                 entry = self._entries.get(key)
             except TypeError:   # the statics hash (checked in _bind): a registered node's aux data does not
-                why = "; ".join(filter(None, (pytree.unhashable(t, name) for name, t in treedef)))
+                why = "; ".join(filter(None, (pytree.unhashable(t, name) for name, t in treedef))) or \
+                    "the structure of the arguments cannot be hashed"
                 raise SignatureError(f"{self.name}(): {why} ({self._where()})") from None
             if entry is not None:
                 self._hits += 1
