@@ -164,8 +164,7 @@ def test_treedef_is_leaf():
 def test_matches_jax_tree_util():
     jax = pytest.importorskip("jax")
     jtu = jax.tree_util
-    for cls in (Params,):
-        jtu.register_dataclass(cls)
+    jtu.register_dataclass(Params)
     jtu.register_dataclass(Layer, data_fields=["kernel"], meta_fields=["scale"])
     jtu.register_pytree_node_class(Pair)
     jtu.register_pytree_node(Box, lambda b: (b.items, len(b.items)), lambda n, children: Box(children))
