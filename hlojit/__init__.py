@@ -22,6 +22,7 @@ from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/
 from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
 from .pipeline import cache                     # hj.cache.info(), hj.cache.clear(): the persistent compile cache
 from . import testing                           # hj.testing.assert_targets_agree(fn, *args)
+from . import tree, tree_util                   # hj.tree.map / flatten / register_dataclass ...; jax.tree_util's names
 from . import random                            # hj.random.key(0), split, fold_in, uniform, normal, randint ...
 from . import nn                                # hj.nn.dense, conv2d, batch_norm, attention, losses, initialisers
 from . import optim                             # hj.optim.sgd / adam / adamw and learning-rate schedules
@@ -39,6 +40,8 @@ __all__ = [
     "int64", "uint8", "uint16", "uint32", "uint64",
     # the pipeline: StableHLO in, artifacts out, the compile cache, cross-target checks
     "from_mlir", "export", "load", "Loaded", "cache", "testing",
+    # pytrees
+    "tree", "tree_util",
     # autodiff, randomness and training
     "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp", "random", "nn", "optim",
     "checkpoint", "load_checkpoint", "save_checkpoint",

@@ -53,11 +53,12 @@ def _leaf_array(path: str, leaf) -> tuple[np.ndarray, str | None]:
 
 
 def save(path, tree) -> None:
-    """Write `tree` (dicts, lists, tuples, None around arrays and Python scalars) to `path` atomically."""
+    """Write `tree` (any pytree of arrays and Python scalars) to `path` atomically. A tree with namedtuples
+    or registered classes in it loads back with `like=` (a file cannot rebuild Python classes)."""
     paths: list = []
     leaves, treedef = pytree.flatten(tree, paths=paths)
-    try:
-        structure = pytree.to_json(treedef)
+    try:   # a tree with classes in it is written as its picture: loading it takes like= to rebuild them
+        structure = None if pytree.has_classes(treedef) else pytree.to_json(treedef)
     except ValueError as e:
         raise CheckpointError(f"save_checkpoint: {e}") from None
     arrays, described = {}, []
@@ -72,6 +73,8 @@ def save(path, tree) -> None:
         arrays[f"leaf_{i:05d}"] = array
         described.append(entry)
     meta = {"format": _FORMAT, "version": _VERSION, "tree": structure, "leaves": described}
+    if pytree.has_classes(treedef):
+        meta["classes"] = pytree.describe(treedef)
     arrays[_META] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -118,17 +121,20 @@ def _restore(entry: dict, array: np.ndarray, path) -> np.ndarray:
     return _PYTHON[entry["python"]](array.item()) if "python" in entry else array
 
 
-def _check_like(path, leaves: list, treedef, like) -> None:
+def _check_like(path, meta: dict, treedef, leaves: list, like):
+    """like's treedef, once like matches the file's structure (`treedef`, or for a tree with classes the
+    picture in meta["classes"]), shapes and dtypes."""
     like_paths: list = []
     like_leaves, like_def = pytree.flatten(like, paths=like_paths)
-    if like_def != treedef:
-        saved = pytree.leaf_paths(treedef)
+    classes = meta.get("classes")
+    if (like_def != treedef) if classes is None else (pytree.describe(like_def) != classes):
+        saved = [entry["path"] for entry in meta["leaves"]]
         missing = [p for p in like_paths if p not in saved]
         extra = [p for p in saved if p not in like_paths]
         detail = (f"; missing from the file: {', '.join(missing[:5])}" if missing else "") + \
                  (f"; in the file but not in like: {', '.join(extra[:5])}" if extra else "")
-        raise CheckpointError(f"load_checkpoint: {path} holds {pytree.describe(treedef)} but like is "
-                              f"{pytree.describe(like_def)}{detail or ' (the containers differ)'}")
+        raise CheckpointError(f"load_checkpoint: {path} holds {classes or pytree.describe(treedef)} but like "
+                              f"is {pytree.describe(like_def)}{detail or ' (the containers differ)'}")
     for leaf_path, expected, got in zip(like_paths, like_leaves, leaves):
         want_shape, want_dtype = np.shape(expected), getattr(expected, "dtype", None)
         if want_dtype is None:
@@ -140,6 +146,7 @@ def _check_like(path, leaves: list, treedef, like) -> None:
         if np.dtype(want_dtype) != got_dtype and not isinstance(expected, (bool, int, float)):
             raise CheckpointError(f"load_checkpoint: leaf {leaf_path or '(root)'} is {got_dtype} in {path} "
                                   f"but like has {np.dtype(want_dtype)}")
+    return like_def
 
 
 def load(path, like=None):
@@ -149,15 +156,21 @@ def load(path, like=None):
     path = os.fspath(path)
     meta, arrays = _read(path)
     try:
-        treedef = pytree.from_json(meta["tree"])
+        treedef = None if "classes" in meta else pytree.from_json(meta["tree"])
         leaves = [_restore(entry, array, path) for entry, array in zip(meta["leaves"], arrays)]
     except (KeyError, TypeError, ValueError) as e:
         if isinstance(e, CheckpointError):
             raise
         raise CheckpointError(f"load_checkpoint: {path} has a damaged description: {e}") from None
+    if "classes" in meta:
+        if like is None:
+            raise CheckpointError(f"load_checkpoint: {path} holds {meta['classes']}, with classes in it (namedtuples "
+                                  "or registered pytree classes) that a file cannot rebuild; pass like= a tree of "
+                                  "that structure (its leaves may be arrays or anything with .shape and .dtype)")
+        return pytree.unflatten(_check_like(path, meta, None, leaves, like), leaves)
     if len(pytree.leaf_paths(treedef)) != len(leaves):
         raise CheckpointError(f"load_checkpoint: {path} is damaged: its tree has {len(pytree.leaf_paths(treedef))} "
                               f"leaves but it stores {len(leaves)}")
     if like is not None:
-        _check_like(path, leaves, treedef, like)
+        _check_like(path, meta, treedef, leaves, like)
     return pytree.unflatten(treedef, leaves)

@@ -53,8 +53,8 @@ def export(f, *example_args, path, target="cpu", portable: bool = False, absolut
         lowered.program, target, path,
         inputs=[artifacts.Leaf(p, s.shape, s.dtype, s.weak) for p, s in zip(paths, specs)],
         output_names=pytree.leaf_paths(lowered.out_tree, "result"),
-        arguments=[{"name": name, "kind": kinds[name], "tree": pytree.to_json(tree)} for name, tree in treedefs],
-        out_tree=pytree.to_json(lowered.out_tree),
+        arguments=[{"name": name, "kind": kinds[name], "tree": pytree.to_json(tree, name)} for name, tree in treedefs],
+        out_tree=pytree.to_json(lowered.out_tree, "result"),
         statics={name: repr(value) for name, value in statics},
         work=iree_backend.work_estimate(lowered.program),  # before compiling: that consumes the module
         absolute_paths=absolute_paths)

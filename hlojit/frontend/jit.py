@@ -11,6 +11,7 @@ reuses them). The worker-thread count of local-task is process-wide: `hj.set_cpu
 from __future__ import annotations
 
 import collections
+import collections.abc
 import functools
 import inspect
 import operator
@@ -48,20 +49,45 @@ class LeafSpec(NamedTuple):
         return short_signature(self.shape, self.dtype) + (" (weak)" if self.weak else "")
 
 
-def _leaf_spec(fn_name: str, path: str, x) -> LeafSpec:
+class _NotALeaf(Exception):
+    """A leaf jit cannot take; the caller names its path in the SignatureError."""
+
+
+def _leaf_spec(x) -> LeafSpec:
     if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic):
         dtype, weak = dtypes.python_scalar_dtype(x)
         return LeafSpec((), dtype, weak)
     if isinstance(x, Tensor):
-        raise SignatureError(f"{fn_name}(): argument {path} is a traced Tensor from another trace")
+        raise _NotALeaf("is a traced Tensor from another trace")
     shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
     if shape is None or dtype is None:
-        raise SignatureError(f"{fn_name}(): argument {path} is a {type(x).__name__}; arguments must be arrays, "
-                             "Python scalars, or tuples/lists/dicts of them (mark other values static)")
+        raise _NotALeaf(f"is a {type(x).__name__}; arguments must be arrays, Python scalars, or pytrees of them "
+                        "(tuples, lists, dicts, namedtuples, classes registered with hj.tree.register_dataclass "
+                        "or register_pytree_node); mark other values static")
     try:
         return LeafSpec(tuple(shape), dtypes.canonical(dtype), False)
     except TypeError as e:
-        raise SignatureError(f"{fn_name}(): argument {path}: {e}") from None
+        raise _NotALeaf(f"has an unsupported dtype: {e}") from None
+
+
+class _Paths(collections.abc.Sequence):
+    """The path of each leaf of a call's arguments (`params['w']`, `p.w`), worked out only when a miss
+    or a message needs them: the cached call path does not pay for the strings."""
+    __slots__ = ("treedefs", "_paths")
+
+    def __init__(self, treedefs):
+        self.treedefs, self._paths = treedefs, None
+
+    def _all(self) -> list:
+        if self._paths is None:
+            self._paths = [p for name, t in self.treedefs for p in pytree.leaf_paths(t, name)]
+        return self._paths
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __len__(self):
+        return len(self._all())
 
 
 class _Entry:
@@ -212,12 +238,20 @@ class Exec:
         return bound, tuple(statics), dynamic
 
     def _signature_of(self, dynamic):
-        leaves, paths, treedefs = [], [], []
+        leaves, treedefs = [], []
         for name, value in dynamic:
-            _, treedef = pytree.flatten(value, leaves, name, paths)
-            treedefs.append((name, treedef))
-        specs = tuple(_leaf_spec(self.name, path, x) for path, x in zip(paths, leaves))
-        return leaves, paths, tuple(treedefs), specs
+            treedefs.append((name, pytree.flatten(value, leaves)[1]))
+        paths = _Paths(tuple(treedefs))
+        try:
+            specs = tuple([_leaf_spec(x) for x in leaves])
+        except _NotALeaf:
+            for path, x in zip(paths, leaves):   # again, to name the leaf that does not fit
+                try:
+                    _leaf_spec(x)
+                except _NotALeaf as e:
+                    raise SignatureError(f"{self.name}(): argument {path} {e}") from None
+            raise
+        return leaves, paths, paths.treedefs, specs
 
     def _call_slow(self, args, kwargs):
         if _trace.current() is not None:       # called inside another trace: inline, as JAX does
@@ -231,7 +265,12 @@ class Exec:
         leaves, paths, treedef, specs = self._signature_of(dynamic)
         key = (treedef, specs, statics, dtypes.promotion_mode())
         with self._lock:
-            entry = self._entries.get(key)
+            try:
+                entry = self._entries.get(key)
+            except TypeError:   # the statics hash (checked in _bind): a registered node's aux data does not
+                why = "; ".join(filter(None, (pytree.unhashable(t, name) for name, t in treedef))) or \
+                    "the structure of the arguments cannot be hashed"
+                raise SignatureError(f"{self.name}(): {why} ({self._where()})") from None
             if entry is not None:
                 self._hits += 1
                 self._entries.move_to_end(key)
@@ -281,7 +320,11 @@ class Exec:
             return "first call: " + ", ".join(f"{p}: {s}" for p, s in zip(paths, specs)) if specs else "first call"
         same_tree = [k for k in self._entries if k[0] == treedef]
         if not same_tree:
-            return "the structure of the arguments (tuples, lists, dicts, None) differs from every cached entry"
+            last = next(reversed(self._entries))[0]
+            changed = [f"{name}: {pytree.describe(old)} before, now {pytree.describe(new)}"
+                       for (name, old), (_, new) in zip(last, treedef) if old != new]
+            return "the structure of the arguments (their containers, or a registered class's static fields) " \
+                "differs from every cached entry" + (f"; {changed[0]}" if changed else "")
 
         def differences(other):
             diffs = [f"{p}: {old} before, now {new}" for p, old, new in zip(paths, other[1], specs) if old != new]
