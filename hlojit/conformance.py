@@ -118,7 +118,8 @@ def cases_of(text: str) -> list[Case]:
         source = _rewrite_check_dialect(chunk)
         with ir.Context() as context:
             context.allow_unregistered_dialects = True
-            tests = [_name(f) for f in _functions(ir.Module.parse(source)) if _CHECK_CALL.search(str(f))]
+            whole = ir.Module.parse(source)          # (held: its ops die with it)
+            tests = [_name(f) for f in _functions(whole) if _CHECK_CALL.search(str(f))]
             for test in tests:
                 module = ir.Module.parse(source)
                 for func in _functions(module):

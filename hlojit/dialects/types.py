@@ -6,6 +6,7 @@ unsigned `ui` types; booleans are `i1`.
 """
 from __future__ import annotations
 
+import collections
 import re
 
 import ml_dtypes
@@ -80,3 +81,15 @@ def dot_dimensions(op) -> tuple[list[int], list[int], list[int], list[int]]:
         found = re.search(name + r" = \[([\d, ]*)\]", text)
         return [int(v) for v in found.group(1).split(",") if v.strip()] if found else []
     return tuple(dims(f"{side}_{kind}_dimensions") for kind in ("batching", "contracting") for side in ("lhs", "rhs"))
+
+
+def dimension_numbers(text: str) -> dict:
+    """A gather's or scatter's dimension numbers, from the attribute's text (`#stablehlo.gather<offset_dims =
+    [1], ..., index_vector_dim = 1>`), as {field: [ints] or int}; what MLIR leaves out (empty lists,
+    index_vector_dim = 0) reads as [] and 0. The one reader of these attributes, for every stage."""
+    fields = collections.defaultdict(list)
+    fields.update({name: [int(v) for v in values.split(",") if v.strip()]
+                   for name, values in re.findall(r"(\w+) = \[([-\d, ]*)\]", text)})
+    found = re.search(r"index_vector_dim = (\d+)", text)
+    fields["index_vector_dim"] = int(found.group(1)) if found else 0
+    return fields

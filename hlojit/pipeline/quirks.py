@@ -11,6 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
+from . import legalize
 from .targets import Target
 
 
@@ -171,8 +172,11 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-QUIRKS = {"vmvx": [truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
-          "cpu": [vector_products_as_reductions]}
+# The spec's meaning first (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own.
+QUIRKS = {"vmvx": legalize.ALL_TARGETS + legalize.CPU + [truncate_before_float_to_int,
+                                          nan_aware_float_compares, narrow_int_to_f64_by_bits],
+          "cpu": legalize.ALL_TARGETS + legalize.CPU + [vector_products_as_reductions],
+          "cuda": legalize.ALL_TARGETS}
 
 
 def apply(module: ir.Module, target: Target) -> None:

@@ -8,12 +8,10 @@ of bounds implementation-defined; here an update element that would land outside
 """
 from __future__ import annotations
 
-import collections
-import re
 
 import numpy as np
 
-from ...dialects.types import dtype_of, shape_of
+from ...dialects.types import dimension_numbers, dtype_of, shape_of
 from .interpreter import OPS, attr_ints, compile_block, free_values
 
 _UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
@@ -21,15 +19,7 @@ _UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "max
 
 
 def _dimension_numbers(op, attr: str) -> dict:
-    """`#stablehlo.gather<offset_dims = [1], ..., index_vector_dim = 1>` -> {name: [ints] or int};
-    what MLIR leaves out (empty lists, index_vector_dim = 0) reads as [] and 0."""
-    text = str(op.attributes[attr])
-    fields = collections.defaultdict(list)
-    fields.update({name: [int(v) for v in values.split(",") if v.strip()]
-                   for name, values in re.findall(r"(\w+) = \[([-\d, ]*)\]", text)})
-    found = re.search(r"index_vector_dim = (\d+)", text)   # left out when 0
-    fields["index_vector_dim"] = int(found.group(1)) if found else 0
-    return fields
+    return dimension_numbers(str(op.attributes[attr]))
 
 
 def _index_vectors(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:

@@ -5,14 +5,13 @@ the values equal to the result; sort sorts an iota along to learn the permutatio
 cotangent back by it."""
 from __future__ import annotations
 
-import collections
-import re
 from typing import Callable, NamedTuple
 
 import numpy as np
 from iree.compiler import ir
 
 from ...dialects import stablehlo as hlo
+from ...dialects.types import dimension_numbers as parse_dimension_numbers
 from .. import dtypes, ops
 from ..ops._core import constant, emit
 from ..tensor import Tensor
@@ -22,13 +21,7 @@ from .rules_shape import op_result
 
 
 def dimension_numbers(p, attr: str) -> dict:
-    text = p.text(attr)
-    fields = collections.defaultdict(list)
-    fields.update({name: [int(v) for v in values.split(",") if v.strip()]
-                   for name, values in re.findall(r"(\w+) = \[([-\d, ]*)\]", text)})
-    found = re.search(r"index_vector_dim = (\d+)", text)
-    fields["index_vector_dim"] = int(found.group(1)) if found else 0
-    return fields
+    return parse_dimension_numbers(p.text(attr))
 
 
 def _gather(x, indices, *, offset_dims, collapsed, start_index_map, index_vector_dim, slice_sizes,

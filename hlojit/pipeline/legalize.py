@@ -1,0 +1,206 @@
+"""Target rewrites that give any StableHLO module (traced, `from_mlir`, loaded) the spec's meaning on IREE 3.13,
+where IREE's lowering of an op disagrees with the spec. StableHLO -> StableHLO, run by `quirks.apply` just
+before compiling, on the compiler's copy of the module.
+
+- boolean add/multiply/maximum/minimum: IREE adds i1 as XOR; the spec's i1 arithmetic is OR/AND.
+- floor/ceil of subnormals: IREE's CPU code flushes them to zero first (floor(-1e-40) gave -0, not -1): the
+  sign and the "tiny" test are read from the bits, in integers.
+- float power: llvm-cpu's powf is exp(y log x), NaN for every negative base and for 1 ** inf: the power of
+  |x| with the sign and C99's exact cases set around it.
+- reduce_precision: IREE's gets zero mantissa bits wrong; this is XLA's algorithm in integer ops.
+- cbrt and atan2 of infinities: llvm-cpu gives NaN for cbrt(+-inf) and atan2(+-inf, +-inf); the spec's
+  (IEEE's) values are set where an operand is infinite.
+- gather: the spec clamps each start so the slice fits in the operand; IREE reads out of bounds: the starts
+  are clamped before the gather.
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..dialects import stablehlo as hlo
+from ..dialects.types import dimension_numbers, dtype_of, shape_of
+
+_UNSIGNED = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
+_LAYOUT = {"float16": (5, 10), "bfloat16": (8, 7), "float32": (8, 23), "float64": (11, 52)}
+_BOOL_AS = {"stablehlo.add": "or", "stablehlo.multiply": "and", "stablehlo.maximum": "or",
+            "stablehlo.minimum": "and"}
+
+
+def _walk(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in list(block.operations):
+                yield inner.operation
+                yield from _walk(inner.operation)
+
+
+def _replace(op, new: ir.Value) -> int:
+    op.result.replace_all_uses_with(new)
+    op.erase()
+    return 1
+
+
+def _splat(value, dtype, shape) -> ir.Value:
+    return hlo.broadcast_in_dim(hlo.constant(np.array(value, dtype)), shape, [])
+
+
+def _is_float(dtype) -> bool:
+    return dtype.name in _UNSIGNED
+
+
+def bool_arithmetic_as_logic(module: ir.Module) -> int:
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name in _BOOL_AS and dtype_of(op.results[0].type) == np.bool_:
+            with ir.InsertionPoint(op), op.location:
+                count += _replace(op, hlo.binary(_BOOL_AS[op.name], op.operands[0], op.operands[1]))
+    return count
+
+
+def _bits(x: ir.Value):
+    """(unsigned bits of x, its dtype, shape, (exponent bits, mantissa bits), unsigned dtype)."""
+    dtype = dtype_of(x.type)
+    unsigned = np.dtype(_UNSIGNED[dtype.name])
+    return hlo.bitcast_convert(x, unsigned), dtype, shape_of(x.type), _LAYOUT[dtype.name], unsigned
+
+
+def floor_ceil_of_subnormals(module: ir.Module) -> int:
+    """floor(s) of a subnormal s is -1 below zero and +0 above; ceil(s) is -0 below and 1 above. Everything
+    else (zeros included) keeps IREE's floor and ceil."""
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name not in ("stablehlo.floor", "stablehlo.ceil") or not _is_float(dtype_of(op.operands[0].type)):
+            continue
+        x = op.operands[0]
+        with ir.InsertionPoint(op), op.location:
+            bits, dtype, shape, (_, mantissa), unsigned = _bits(x)
+            width = 8 * unsigned.itemsize
+            magnitude = hlo.binary("and", bits, _splat((1 << (width - 1)) - 1, unsigned, shape))
+            subnormal = hlo.binary("and",
+                                   hlo.compare(magnitude, _splat(1 << mantissa, unsigned, shape), "LT"),
+                                   hlo.compare(magnitude, _splat(0, unsigned, shape), "NE"))
+            negative = hlo.compare(hlo.bitcast_convert(bits, np.dtype(f"i{unsigned.itemsize}")),
+                                   _splat(0, np.dtype(f"i{unsigned.itemsize}"), shape), "LT")
+            if op.name == "stablehlo.floor":
+                tiny = hlo.select(negative, _splat(-1.0, dtype, shape), _splat(0.0, dtype, shape))
+            else:
+                tiny = hlo.select(negative, _splat(-0.0, dtype, shape), _splat(1.0, dtype, shape))
+            rounded = hlo.unary(op.name.removeprefix("stablehlo."), x)
+            count += _replace(op, hlo.select(subnormal, tiny, rounded))
+    return count
+
+
+def power_by_magnitude(module: ir.Module) -> int:
+    """x ** y as |x| ** y, negated for a negative x (or -0) and odd integer y, NaN for a negative x and a
+    non-integer y; x ** 0 and 1 ** y are 1 (C99), whatever the other operand."""
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name != "stablehlo.power" or not _is_float(dtype_of(op.results[0].type)):
+            continue
+        x, y = op.operands
+        with ir.InsertionPoint(op), op.location:
+            dtype, shape = dtype_of(x.type), shape_of(x.type)
+            one, zero = _splat(1.0, dtype, shape), _splat(0.0, dtype, shape)
+            p = hlo.binary("power", hlo.unary("abs", x), y)
+            whole = hlo.compare(hlo.unary("floor", y), y, "EQ")
+            half = hlo.binary("multiply", y, _splat(0.5, dtype, shape))
+            odd = hlo.binary("and", whole, hlo.compare(hlo.unary("floor", half), half, "NE"))
+            bits, _, _, _, unsigned = _bits(x)
+            signed = np.dtype(f"i{unsigned.itemsize}")
+            negative = hlo.compare(hlo.bitcast_convert(bits, signed), _splat(0, signed, shape), "LT")
+            is_nan = hlo.compare(x, x, "NE")
+            sign_applies = hlo.binary("and", negative, hlo.unary("not", is_nan))
+            signed_power = hlo.select(odd, hlo.unary("negate", p), p)
+            nan = _splat(np.nan, dtype, shape)
+            below_zero = hlo.compare(x, zero, "LT")
+            result = hlo.select(sign_applies, hlo.select(
+                hlo.binary("or", whole, hlo.unary("not", below_zero)), signed_power, nan), p)
+            exact_one = hlo.binary("or", hlo.compare(y, zero, "EQ"), hlo.compare(x, one, "EQ"))
+            count += _replace(op, hlo.select(exact_one, one, result))
+    return count
+
+
+def reduce_precision_by_bits(module: ir.Module) -> int:
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name != "stablehlo.reduce_precision":
+            continue
+        x = op.operands[0]
+        exponent_bits = ir.IntegerAttr(op.attributes["exponent_bits"]).value
+        mantissa_bits = ir.IntegerAttr(op.attributes["mantissa_bits"]).value
+        with ir.InsertionPoint(op), op.location:
+            bits, dtype, shape, (source_exponent, source_mantissa), u = _bits(x)
+            width = 8 * u.itemsize
+
+            def k(value):
+                return _splat(value, u, shape)
+            if mantissa_bits < source_mantissa:
+                drop = source_mantissa - mantissa_bits
+                last = hlo.binary("shift_right_logical", hlo.binary("and", bits, k(1 << drop)), k(drop))
+                bias = hlo.binary("add", last, k((1 << (drop - 1)) - 1))
+                keep = ((1 << width) - 1) ^ ((1 << drop) - 1)
+                bits = hlo.binary("and", hlo.binary("add", bits, bias), k(keep))
+            if exponent_bits < source_exponent:
+                sign = hlo.binary("and", bits, k(1 << (width - 1)))
+                exponent_mask = ((1 << source_exponent) - 1) << source_mantissa
+                source_bias, reduced_bias = (1 << (source_exponent - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+                exponent = hlo.binary("and", bits, k(exponent_mask))
+                overflow = hlo.compare(exponent, k((source_bias + reduced_bias) << source_mantissa), "GT")
+                underflow = hlo.compare(exponent, k((source_bias - reduced_bias) << source_mantissa), "LE")
+                bits = hlo.select(overflow, hlo.binary("or", sign, k(exponent_mask)),
+                                  hlo.select(underflow, sign, bits))
+            rounded = hlo.bitcast_convert(bits, dtype)
+            count += _replace(op, hlo.select(hlo.compare(x, x, "NE"), x, rounded))
+    return count
+
+
+def _is_inf(x: ir.Value, dtype, shape) -> ir.Value:
+    return hlo.compare(hlo.unary("abs", x), _splat(np.inf, dtype, shape), "EQ")
+
+
+def infinities_of_cbrt_and_atan2(module: ir.Module) -> int:
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name not in ("stablehlo.cbrt", "stablehlo.atan2") or not _is_float(dtype_of(op.results[0].type)):
+            continue
+        dtype, shape = dtype_of(op.results[0].type), shape_of(op.results[0].type)
+        with ir.InsertionPoint(op), op.location:
+            if op.name == "stablehlo.cbrt":
+                x = op.operands[0]
+                new = hlo.select(_is_inf(x, dtype, shape), x, hlo.unary("cbrt", x))
+            else:   # atan2(y, x) with both infinite: +-pi/4 for x = +inf, +-3pi/4 for x = -inf, y's sign
+                y, x = op.operands
+                both = hlo.binary("and", _is_inf(y, dtype, shape), _is_inf(x, dtype, shape))
+                angle = hlo.select(hlo.compare(x, _splat(0.0, dtype, shape), "GT"), _splat(np.pi / 4, dtype, shape),
+                                   _splat(3 * np.pi / 4, dtype, shape))
+                signed = hlo.select(hlo.compare(y, _splat(0.0, dtype, shape), "LT"), hlo.unary("negate", angle), angle)
+                new = hlo.select(both, signed, hlo.binary("atan2", y, x))
+            count += _replace(op, new)
+    return count
+
+
+def gather_clamped_starts(module: ir.Module) -> int:
+    count = 0
+    for op in list(_walk(module.operation)):
+        if op.name != "stablehlo.gather":
+            continue
+        dn = dimension_numbers(str(op.attributes["dimension_numbers"]))
+        sizes = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])]
+        operand, indices = op.operands
+        operand_shape, index_shape, dtype = shape_of(operand.type), shape_of(indices.type), dtype_of(indices.type)
+        highs = [operand_shape[d] - sizes[d] for d in dn["start_index_map"]]
+        with ir.InsertionPoint(op), op.location:
+            if dn["index_vector_dim"] == len(index_shape):      # one implicit component
+                high = _splat(highs[0], dtype, index_shape)
+            else:
+                high = hlo.broadcast_in_dim(hlo.constant(np.array(highs, dtype)), index_shape, [dn["index_vector_dim"]])
+            clamped = hlo.binary("minimum", hlo.binary("maximum", indices, _splat(0, dtype, index_shape)), high)
+        op.operands[1] = clamped
+        count += 1
+    return count
+
+
+# every IREE target needs these (vmvx and cuda lower the same ops the same way)
+ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts]
+CPU = [floor_ceil_of_subnormals, power_by_magnitude, infinities_of_cbrt_and_atan2]     # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
