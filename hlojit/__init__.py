@@ -14,7 +14,14 @@ from .errors import (ArtifactError, BackendError, CheckpointError, CompileError,
                      DTypeError, HlojitError, ShapeError, SignatureError, TracingError)
 from .backends import Array, device_put, set_cpu_threads   # set_cpu_threads: local-task's workers
 from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
-sys.modules[__name__ + ".ops"] = ops     # `import hlojit.ops` and `from hlojit.ops import exp` name the same module
+# `import hlojit.ops`, `from hlojit.ops import exp` and `import hlojit.numpy as hnp` (jax.numpy's role) name the one
+# module, and its namespaces of numpy's (ops.linalg, ops.fft, where present) import under those names too
+numpy = ops
+for _name in ("ops", "numpy"):
+    sys.modules[f"{__name__}.{_name}"] = ops
+    for _sub in ("linalg", "fft"):
+        if hasattr(ops, _sub):
+            sys.modules[f"{__name__}.{_name}.{_sub}"] = getattr(ops, _sub)
 from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
                               uint16, uint32, uint64)
 from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, entry="main", backend=None)

@@ -378,3 +378,13 @@ def test_errors_name_the_op_and_line(fn, error, message):
     with pytest.raises(error, match=message) as info:
         hj.jit(fn, backend="reference").lower(np.zeros((4, 4), np.float32))
     assert "test_ops_numpy.py:" in str(info.value)
+
+
+def test_namespaces_import_by_name():
+    """`import hlojit.numpy as hnp` is hlojit.ops (jax.numpy's role); both import in a fresh interpreter."""
+    import subprocess
+    import sys
+    code = ("import hlojit.numpy as hnp, hlojit.ops, hlojit as hj; from hlojit.numpy import einsum, median; "
+            "assert hnp is hj.ops is hj.numpy and einsum is hj.ops.einsum; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
