@@ -126,10 +126,6 @@ COMPARISONS = {  # numpy name -> StableHLO comparison direction
 # wrap(composite, *operands): filled by frontend/autodiff/composites.py with each one's derivative.
 DIFFERENTIABLE: dict = {}
 
-# bool arithmetic is logic: StableHLO's add/multiply/max/min on i1 are not numpy's (IREE adds i1 as XOR)
-_BOOL_AS = {"add": "or", "multiply": "and", "maximum": "or", "minimum": "and"}
-
-
 def _check_kinds(name: str, row: Elementwise, operands):
     for x in operands:
         if _kind(x.dtype) not in row.kinds:
@@ -177,8 +173,9 @@ def binary(name: str, x, y) -> Tensor:
     tensors, dtype, weak = _prepare(name, row, x, y)
     if name == "power" and dtypes.is_float(dtype):
         return _float_power(tensors, dtype, weak)
-    op = _BOOL_AS.get(name, row.hlo) if dtype == dtypes.bool_ else row.hlo
-    return _emit_same(op, tensors, dtype, weak)
+    # bools: the spec's i1 add/multiply/maximum/minimum are numpy's OR/AND (IREE's XOR add is the pipeline's
+    # to mend: legalize.bool_arithmetic_as_logic)
+    return _emit_same(row.hlo, tensors, dtype, weak)
 
 
 def compare(name: str, x, y) -> Tensor:

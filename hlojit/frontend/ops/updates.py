@@ -18,7 +18,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, constant, convert, describe, emit, fail, wrap
-from .elementwise import _BOOL_AS, binary
+from .elementwise import binary
 from .indexing import (broadcast_indices, getitem, index_components, index_dtype, index_grid, layout_of, parse,
                        reshape_to, stack_indices, view_shape)
 
@@ -43,8 +43,7 @@ def _update_values(op: str, values, x: Tensor, view: tuple) -> Tensor:
 def _combine(mode: str, dtype) -> str | None:
     if mode == "set":
         return None
-    name = _COMBINE[mode]
-    return _BOOL_AS.get(name, name) if dtype == dtypes.bool_ else name
+    return _COMBINE[mode]     # on bools the spec's add/multiply/max/min are OR/AND (the pipeline mends IREE's)
 
 
 def _update_block(x: Tensor, entries, v: Tensor, mode: str) -> Tensor:
