@@ -1,11 +1,12 @@
 """Functional updates `x.at[index].set(v)` (and .add, .multiply, .min, .max, .get): x with x[index] replaced
 or combined with v, as a new value (traced arrays are values; `x[index] = v` cannot trace).
 
-The index is getitem's (indexing.py parses it; static parts are checked while tracing, traced indices
-clamp into range). Ints and unit-step slices name a block: it is read (for add ...), combined and written
-back with dynamic_update_slice. Any other index is one stablehlo.scatter whose region holds the combining
-op, so an element indexed twice gets every value combined (numpy's np.add.at); `.set` keeps one of
-them, which one is unspecified.
+The index is getitem's (indexing.py parses it; static parts are checked while tracing). Traced indices
+follow JAX: negative ones in range (-n..-1) count from the end, and an update at any other index out of
+range is dropped (`.get`, a gather, clamps instead). Ints and unit-step slices name a block: it is read
+(for add ...), combined and written back with dynamic_update_slice. Any other index is one
+stablehlo.scatter whose region holds the combining op, so an element indexed twice gets every value
+combined (numpy's np.add.at); `.set` keeps one of them, which one is unspecified.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, constant, convert, describe, emit, fail, wrap
-from .elementwise import _BOOL_AS, binary
+from .elementwise import _BOOL_AS, binary, where
 from .indexing import (broadcast_indices, getitem, index_components, index_dtype, index_grid, layout_of, parse,
                        reshape_to, stack_indices, view_shape)
 
@@ -84,13 +85,14 @@ def _update_scatter(x: Tensor, entries, advanced: bool, adjacent: bool, batch: t
     n = math.prod(grid.shape)
     updates = reshape_to(updates, (n,) + updates.shape[len(grid.shape):])
     dtype = index_dtype(x, [e.index for e in indexed if isinstance(e.index, Tensor)])
-    components = index_components(indexed, grid, batch, dtype, x)
+    indexed, spare = _dropping_out_of_range(x, indexed, dtype)
+    operand = _padded(x, spare)
+    components = index_components(indexed, grid, batch, dtype, operand)
     indices = reshape_to(stack_indices(components, grid.shape, dtype), (n, len(components)))
     perm = [e.axis for e in indexed] + whole
-    operand = x
     if perm != sorted(perm):
-        shape = tuple(x.shape[a] for a in perm)
-        operand = wrap(emit(hlo.transpose, x.value, perm), shape, x.dtype, x.weak)
+        shape = tuple(operand.shape[a] for a in perm)
+        operand = wrap(emit(hlo.transpose, operand.value, perm), shape, x.dtype, x.weak)
     body = _combine(mode, x.dtype) or (lambda current, update: [update])
     k = len(indexed)
     value = emit(hlo.scatter, operand.value, indices.value, updates.value, body,
@@ -98,7 +100,41 @@ def _update_scatter(x: Tensor, entries, advanced: bool, adjacent: bool, batch: t
                  scatter_dims_to_operand_dims=range(k), index_vector_dim=1)
     if perm != sorted(perm):
         value = emit(hlo.transpose, value, [perm.index(a) for a in range(x.ndim)])
+    if spare:   # cut the spare elements off, with what landed there
+        value = emit(hlo.slice, value, [0] * x.ndim, list(x.shape), [1] * x.ndim)
     return wrap(value, x.shape, x.dtype, x.weak)
+
+
+def _dropping_out_of_range(x: Tensor, indexed, dtype) -> tuple[list, list]:
+    """(entries, axes): each traced index made non-negative in `dtype`, negatives in range counting from
+    the end and every other index out of range sent to n, one spare element past the end of its axis (the
+    returned axes), where the scatter writes what JAX drops (StableHLO leaves out-of-bounds scatter indices
+    to the implementation: IREE 3.13 writes out of bounds). Static indices were checked while tracing."""
+    entries, spare = [], []
+    for e in indexed:
+        if e.kind != "array" or not isinstance(e.index, Tensor):
+            entries.append(e)
+            continue
+        n = x.shape[e.axis]
+        if e.index.dtype.kind == "i":
+            t = convert(e.index, dtype)
+            t = where(t < 0, t + n, t)
+            t = where((t < 0) | (t > n - 1), n, t)
+        else:   # compared before converting: a uint64 past 2**63 is not negative
+            t = where(e.index > n - 1, n, convert(e.index, dtype))
+        entries.append(e._replace(index=t))
+        spare.append(e.axis)
+    return entries, spare
+
+
+def _padded(x: Tensor, axes) -> Tensor:
+    """x with one more element at the end of each of `axes` (zeros; they are cut off again)."""
+    if not axes:
+        return x
+    high = [1 if a in axes else 0 for a in range(x.ndim)]
+    shape = tuple(d + h for d, h in zip(x.shape, high))
+    value = emit(hlo.pad, x.value, constant(0, x.dtype).value, [0] * x.ndim, high)
+    return wrap(value, shape, x.dtype, x.weak)
 
 
 def update(x, index, values, mode: str) -> Tensor:
