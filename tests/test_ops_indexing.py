@@ -316,8 +316,13 @@ def out_of_range_cases():
          pair),
         ("scatter-set-uint8-drops", lambda x, i: x.at[i].set(-1.0), (X, small), unsigned),
         ("scatter-add-int64-drops", lambda x, i: x.at[i].add(1.0), (X, wide), wide_out),
+        ("scatter-add-int8-into-300", lambda x, i: x.at[i].add(1.0), (np.zeros(300, np.float32), LONG_AXIS_I8),
+         np.bincount(LONG_AXIS_I8.astype(int) % 300, minlength=300).astype(np.float32)),   # every int8 is in range
         ("take-clamps", lambda x, i: ops.take(x, i), (X, np.array([100, -100], I32)), X.reshape(-1)[[59, 0]]),
     ]
+
+
+LONG_AXIS_I8 = np.array([-128, 127, -1, 5], np.int8)
 
 
 def test_out_of_range_rule_is_jaxs():

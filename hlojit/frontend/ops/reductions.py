@@ -19,13 +19,13 @@ from ..tensor import Tensor
 from ._core import as_tensor, constant, convert, emit, fail, normalize_axes, wrap
 
 
-def _lowest(dtype):
+def lowest(dtype):
     if dtype == dtypes.bool_:
         return False
     return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
 
 
-def _highest(dtype):
+def highest(dtype):
     if dtype == dtypes.bool_:
         return True
     return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
@@ -34,8 +34,8 @@ def _highest(dtype):
 REDUCTIONS = {  # name -> (body op, body op for bool, init(dtype), numpy reference)
     "sum": ("add", "or", lambda d: 0, np.sum),
     "prod": ("multiply", "and", lambda d: 1, np.prod),
-    "max": ("maximum", "or", _lowest, np.max),
-    "min": ("minimum", "and", _highest, np.min),
+    "max": ("maximum", "or", lowest, np.max),
+    "min": ("minimum", "and", highest, np.min),
     "any": ("or", "or", lambda d: False, np.any),
     "all": ("and", "and", lambda d: True, np.all),
 }

@@ -99,7 +99,7 @@ def _arg_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
         fail(ShapeError, op, f"attempt to get {op} of an empty sequence ({describe(x)}, axis {axis})")
     index_dtype = dtypes.DEFAULT_INT
     indices = iota(index_dtype, x.shape, axis)
-    lowest = reductions._lowest(x.dtype) if op == "argmax" else reductions._highest(x.dtype)
+    lowest = reductions.lowest(x.dtype) if op == "argmax" else reductions.highest(x.dtype)
     is_float = dtypes.is_float(x.dtype)
 
     def body(best, best_index, value, index):
