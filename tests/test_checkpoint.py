@@ -2,6 +2,9 @@
 leaf, atomic writes, damaged and foreign files. No compiling: only hj.Array.from_numpy leaves."""
 import json
 import os
+import subprocess
+import sys
+import time
 import zipfile
 
 import ml_dtypes
@@ -9,6 +12,7 @@ import numpy as np
 import pytest
 
 import hlojit as hj
+from hlojit import checkpoint
 
 TREE = {
     "params": [{"w": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.zeros(3, np.float32)},
@@ -109,3 +113,59 @@ def test_foreign_and_damaged_files(tmp_path):
              __hlojit__=np.frombuffer(json.dumps(meta).encode(), np.uint8))
     with pytest.raises(hj.CheckpointError, match=r"damaged: leaf \['w'\] should be float32\[4\]"):
         hj.load_checkpoint(tmp_path / "bad.npz")
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(proc.stdout)
+
+
+def _temp_files(folder, base="ck.npz"):
+    return sorted(n for n in os.listdir(folder) if n.startswith(f".{base}.") and n.endswith(".tmp"))
+
+
+def test_a_save_killed_mid_write_leaves_nothing_after_the_next_save(tmp_path):
+    """SIGKILL during the write (the child stops inside fsync, with its temp file on disk): the next save of
+    the same checkpoint removes the dead writer's temp file, and the checkpoint loads."""
+    path = tmp_path / "ck.npz"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import os, sys, time, numpy as np, hlojit as hj\n"
+         "os.fsync = lambda fd: (print('writing', flush=True), time.sleep(60))\n"
+         f"hj.save_checkpoint({str(path)!r}, {{'w': np.ones(1 << 20, np.float32)}})"],
+        stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=root))
+    try:
+        assert child.stdout.readline().strip() == "writing"
+    finally:
+        child.kill()
+        child.wait()
+    left = _temp_files(tmp_path)
+    assert len(left) == 1 and f".{child.pid}." in left[0] and not path.exists()
+    hj.save_checkpoint(path, {"w": np.zeros(3, np.float32)})
+    assert os.listdir(tmp_path) == ["ck.npz"]
+    np.testing.assert_array_equal(hj.load_checkpoint(path)["w"], np.zeros(3, np.float32))
+
+
+def test_only_stale_temp_files_of_the_same_checkpoint_are_removed(tmp_path):
+    """Removed: a dead pid's on this host, a day-old one of another host, a day-old one of the older naming.
+    Kept: a live writer's (this process), a fresh one of another host, another checkpoint's."""
+    host, dead, live = checkpoint._HOST, _dead_pid(), os.getpid()
+    day_ago = time.time() - checkpoint.STALE_AFTER_S - 60
+    planted = {
+        f".ck.npz.{host}.{dead}.abc_123.tmp": (None, False),
+        f".ck.npz.{host}.{live}.def456gh.tmp": (None, True),
+        f".ck.npz.elsewhere.{dead}.xyz98765.tmp": (None, True),
+        f".ck.npz.elsewhere.{live}.old12345.tmp": (day_ago, False),
+        ".ck.npz.k3j_x9q2.tmp": (day_ago, False),
+        f".ck.npz.bak.{host}.{dead}.abc_123.tmp": (day_ago, True),
+        f".other.npz.{host}.{dead}.abc_123.tmp": (None, True),
+    }
+    for name, (mtime, _) in planted.items():
+        (tmp_path / name).write_bytes(b"half a checkpoint")
+        if mtime is not None:
+            os.utime(tmp_path / name, (mtime, mtime))
+    hj.save_checkpoint(tmp_path / "ck.npz", {"w": np.ones(2, np.float32)})
+    kept = sorted(name for name, (_, keep) in planted.items() if keep)
+    assert sorted(n for n in os.listdir(tmp_path) if n.endswith(".tmp")) == kept
+    np.testing.assert_array_equal(hj.load_checkpoint(tmp_path / "ck.npz")["w"], np.ones(2, np.float32))

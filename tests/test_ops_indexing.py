@@ -1,7 +1,7 @@
 """Indexing on every backend against numpy: `x[...]` (ints, slices with any step, None, `...`, integer arrays
 static and traced, broadcast together), take, take_along_axis, one_hot, dynamic_slice, dynamic_update_slice,
 and `x.at[...].set/add/multiply/min/max` (repeated indices accumulate as numpy's np.add.at); then what
-traced out-of-range indices do (clamp, as StableHLO defines; numpy would raise), StableHLO gather/scatter
+traced out-of-range indices do (JAX's rule: gathers clamp, scatters drop; numpy would raise), StableHLO gather/scatter
 from JAX (batching dimensions, other update bodies) on the reference interpreter, and the trace-time errors.
 
 A case is (id, fn, numpy inputs, numpy's answer). Each group is ONE jitted module per backend returning
@@ -250,23 +250,91 @@ def combine_cases():
     return cases
 
 
-# --- traced indices out of range: clamped (StableHLO's rule), where numpy would raise ------------------
+# --- traced indices out of range: JAX's rule, where numpy would raise ---------------------------------
+# Gathers (x[i], .at[].get, take) clamp: a negative index counts from the end, then clamps into [0, n).
+# Scatters (.at[].set/add/multiply/min/max) drop an update whose index is out of range after a negative one
+# in range (-n..-1) counted from the end (JAX 0.10.2; test_out_of_range_rule_is_jaxs checks these helpers).
 
-def clamp_cases():
-    wild = np.array([5, -7, 1, -1], I32)          # for an axis of 3: 5 -> 2, -7 -> -4 -> 0, -1 -> 2
-    clamped = np.clip(np.where(wild < 0, wild + 3, wild), 0, 2)
+WILD = np.array([0, 4, 5, -1, -5, -6, 100, -100, 2**31 - 1, -2**31], I32)   # for an axis of 5
+AT_MODES = {"set": None, "add": np.add, "multiply": np.multiply, "min": np.minimum, "max": np.maximum}
+
+
+def _gathered(i, n):
+    return int(np.clip(i + n if i < 0 else i, 0, n - 1))
+
+
+def _scattered(i, n):
+    """The element a scatter index lands on, or None: the update is dropped."""
+    i = i + n if i < 0 else i
+    return i if 0 <= i < n else None
+
+
+def _scatter_by_jax_rule(x, mode, index, value):
+    out = x.copy()
+    if index is not None:
+        out[index] = value if mode == "set" else AT_MODES[mode](out[index], value)
+    return out
+
+
+def _one_index_everywhere(x, wild, lib=ops):
+    """For every index of `wild` (traced, one at a time): x.at[i].<mode>(7) for every mode, x.at[i].get()
+    and x[i] (broadcast to x's shape), stacked: (len(wild) * 7, n). `lib`: ops, or jax.numpy."""
+    out = []
+    for k in range(wild.shape[0]):
+        i = wild[k]
+        out += [getattr(x.at[i], mode)(7.0) for mode in AT_MODES]
+        out += [lib.broadcast_to(x.at[i].get(), x.shape), lib.broadcast_to(x[i], x.shape)]
+    return lib.stack(out)
+
+
+def _one_index_expected(x, wild):
+    out = []
+    for i in wild.tolist():
+        out += [_scatter_by_jax_rule(x, mode, _scattered(i, x.shape[0]), 7.0) for mode in AT_MODES]
+        out += [np.full(x.shape, x[_gathered(i, x.shape[0])])] * 2
+    return np.stack(out)
+
+
+def out_of_range_cases():
+    x5 = np.arange(5, dtype=np.float32) - 2
+    rows, cols = np.array([0, 3, -4, 2], I32), np.array([9, 4, 1, -5], I32)   # X (3, 4, 5): rows of 3, cols of 5
+    pair = X.copy()
+    for k, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
+        if _scattered(r, 3) is not None and _scattered(c, 5) is not None:
+            pair[_scattered(r, 3), :, _scattered(c, 5)] += k
+    small = np.array([[7, 1], [0, 3]], np.uint8)           # uint8 past the end of an axis of 3 (no negatives)
+    unsigned = X.copy()
+    unsigned[[0, 1]] = -1.0
+    wide = np.array([2**40, -2**40, -1, 1], np.int64)       # int64 far out of range both ways
+    wide_out = X.copy()
+    wide_out[[2, 1]] += 1.0
     return [
-        ("gather-clamps", lambda x, i: x[i], (X, wild), X[clamped]),
-        ("gather-clamps-pair", lambda x, i, j: x[i, :, j], (X, wild, np.array([9, -9, 4, 0], I32)),
-         X[clamped, :, np.array([4, 0, 4, 0])]),
-        ("scatter-set-clamps", lambda x, i, v: x.at[i[:2]].set(v), (X, wild, V245), _at(clamped[:2], V245)),
-        ("scatter-add-clamps", lambda x, i: x.at[i].add(1.0), (X, wild), _at(clamped, 1.0, np.add)),
+        ("every-mode-one-index", _one_index_everywhere, (x5, WILD), _one_index_expected(x5, WILD)),
+        ("gather-clamps-pair", lambda x, i, j: x[i, :, j], (X, rows, cols),
+         X[[_gathered(r, 3) for r in rows.tolist()], :, [_gathered(c, 5) for c in cols.tolist()]]),
+        ("scatter-add-drops-pairs", lambda x, i, j: x.at[i, :, j].add(ops.arange(4.0)[:, None]), (X, rows, cols),
+         pair),
+        ("scatter-set-uint8-drops", lambda x, i: x.at[i].set(-1.0), (X, small), unsigned),
+        ("scatter-add-int64-drops", lambda x, i: x.at[i].add(1.0), (X, wide), wide_out),
+        ("scatter-add-int8-into-300", lambda x, i: x.at[i].add(1.0), (np.zeros(300, np.float32), LONG_AXIS_I8),
+         np.bincount(LONG_AXIS_I8.astype(int) % 300, minlength=300).astype(np.float32)),   # every int8 is in range
         ("take-clamps", lambda x, i: ops.take(x, i), (X, np.array([100, -100], I32)), X.reshape(-1)[[59, 0]]),
     ]
 
 
+LONG_AXIS_I8 = np.array([-128, 127, -1, 5], np.int8)
+
+
+def test_out_of_range_rule_is_jaxs():
+    """The helpers above are JAX's rule: every mode, every index of WILD, against jax itself."""
+    jax = pytest.importorskip("jax")
+    x5 = np.arange(5, dtype=np.float32) - 2
+    theirs = jax.jit(lambda x, i: _one_index_everywhere(x, i, jax.numpy))(x5, WILD)
+    np.testing.assert_array_equal(np.asarray(theirs), _one_index_expected(x5, WILD))
+
+
 GROUPS = {"getitem": getitem_cases(), "dtypes": dtype_cases(), "take-one_hot-dynamic": gather_family_cases(),
-          "at-set": set_cases(), "at-combine": combine_cases(), "clamp": clamp_cases()}
+          "at-set": set_cases(), "at-combine": combine_cases(), "out-of-range": out_of_range_cases()}
 for _cases in GROUPS.values():
     assert len({c[0] for c in _cases}) == len(_cases), "duplicate case ids"
 
@@ -292,7 +360,7 @@ def test_op(backend, group, index):
         np.testing.assert_array_equal(actual, expected)
 
 
-@pytest.mark.parametrize("group", ["dtypes", "at-combine", "clamp"])
+@pytest.mark.parametrize("group", ["dtypes", "at-combine", "out-of-range"])
 def test_compiles_for_cuda(group):
     """No GPU here: gathers, slices and scatters must at least compile for CUDA (sm_80). These groups hold
     every kind of op the others do (getitem's module alone takes ~10 s to compile for CUDA)."""
@@ -517,3 +585,20 @@ def test_static_indexing_emits_no_gather():
     text = _trace(lambda x: [x[1, ::-2, None, 1:4], x.at[1:, 2].add(1.0)], X).mlir
     assert "gather" not in text and "scatter" not in text
     assert text.count("stablehlo.reverse") == 1 and "stablehlo.dynamic_update_slice" in text
+
+
+def test_gradients_of_dropped_updates(backend):
+    """A dropped update (traced index out of range) gets no gradient, and what it did not overwrite keeps
+    its own: the VJP rules see the scatter into the padded operand and the slice cutting it back."""
+    i = np.array([1, 7, -1, -9], I32)             # an axis of 5: 1 and 4 written, 7 and -9 dropped
+    w = np.arange(1, 6, dtype=np.float32)
+
+    def loss(x, v, i, mode):
+        return ops.sum(getattr(x.at[i], mode)(v) * w)
+    grads = hj.jit(lambda x, v, i: [hj.grad(lambda x, v: loss(x, v, i, mode), argnums=(0, 1))(x, v)
+                                    for mode in ("set", "add")], backend=backend)
+    (sx, sv), (ax, av) = grads(np.ones(5, np.float32), np.ones(4, np.float32), i)
+    np.testing.assert_array_equal(np.asarray(sx), [1, 0, 3, 4, 0])
+    np.testing.assert_array_equal(np.asarray(sv), [2, 0, 5, 0])
+    np.testing.assert_array_equal(np.asarray(ax), w)
+    np.testing.assert_array_equal(np.asarray(av), [2, 0, 5, 0])

@@ -253,11 +253,17 @@ def _stat_inputs():
 
 
 def _log_softmax(x, axis):
-    """x - logsumexp(x) with the max taken out where it is finite (what the op computes, in f64)."""
+    """JAX's log_softmax, in f64: x - max - log(sum(exp(x - max))), so an inf makes its slice NaN
+    (inf - inf), as jax.nn.log_softmax gives (JAX 0.10.2: [inf, 1, 2] -> [nan, nan, nan])."""
     x = x.astype(np.float64)
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    return x - m - np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softmax(x, axis):
+    """JAX's softmax, in f64: exp(x - max) / sum (jax.nn.softmax([inf, 1, 2]) is [nan, nan, nan])."""
+    e = np.exp(x.astype(np.float64) - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def statistics_cases():
@@ -295,6 +301,9 @@ def statistics_cases():
             ("softmax-f64-axis0", lambda x: ops.softmax(x * 200, axis=0), (d,), np.exp(d * 200 - (d * 200).max(0)) /
              np.exp(d * 200 - (d * 200).max(0)).sum(0), F64),
             ("log_softmax-f32-infs", lambda x: ops.log_softmax(x, axis=1), (infs,), _log_softmax(infs, 1), F32),
+            ("softmax-f32-infs", lambda x: ops.softmax(x, axis=1), (infs,), _softmax(infs, 1), F32),
+            ("logsumexp-f32-infs", lambda x: ops.logsumexp(x, axis=1), (infs,),
+             [1.0 + np.log1p(np.e ** -1), np.inf, -np.inf, np.nan], F32),
             ("log_softmax-f64", lambda x: ops.log_softmax(x, axis=(1, 2)), (d,),
              d - np.log(np.sum(np.exp(d), axis=(1, 2), keepdims=True)), F64),
             ("cumsum-all", lambda x: ops.cumsum(x), (i,), np.cumsum(i).astype(I32), I32),
@@ -368,6 +377,51 @@ def half_cases():
     return cases
 
 
+def accumulation_cases():
+    """16-bit floats accumulate in f32 and round once (as JAX): a float16 accumulator stops counting at
+    2048 (sum(ones(4096)) was 2048 on iree:cpu, its mean 0.5), a bfloat16 one at 256 (on the reference
+    backend too). Closed forms: sums of ones, products near 1, a variance of 1 around a large mean."""
+    return [case for dtype in (F16, BF16) for case in _accumulation_cases(dtype)]
+
+
+def _accumulation_cases(dtype):
+    """One dtype's cases (a function of its own: the lambdas close over this dtype's n)."""
+    dt = SHORT[dtype]
+    n = 4096 if dtype == F16 else 1024
+    ones = np.ones(n, dtype)
+    tiny = 2.0 ** (-10 if dtype == F16 else -7)      # 1 + tiny: the next number after 1
+    near_one = np.full(int(1 / tiny), 1 + tiny, dtype)
+    spread = np.tile(np.array([199, 201], dtype), 2048)   # mean 200, variance 1; sum 819200
+    img, kernel = np.ones((1, 1, 64, 64), dtype), np.ones((1, 1, 64, 64), dtype)
+    wide_img, wide_kernel = np.ones((1, 8, 8, 128), dtype), np.ones((8, 8, 128, 2), dtype)  # im2col
+    cumsum = np.cumsum(ones.astype(F64)).astype(dtype)
+    specs = [
+        ("sum-ones", ops.sum, (ones,), n, "exact"),
+        ("sum-ones-axis1", lambda x: ops.sum(ops.broadcast_to(x, (3, n)), axis=1), (ones,), [n] * 3, "exact"),
+        ("mean-ones", ops.mean, (ones,), 1.0, "exact"),
+        ("prod-near-one", ops.prod, (near_one,), np.prod(near_one.astype(F64)), "tol"),
+        ("var-around-200", ops.var, (spread,), 1.0, "exact"),
+        ("std-around-200", ops.std, (spread,), 1.0, "exact"),
+        ("matmul-ones", lambda x: ops.matmul(ops.broadcast_to(x, (2, n)), ops.broadcast_to(x[:, None], (n, 3))),
+         (ones,), np.full((2, 3), n), "exact"),
+        ("matmul-vector-matrix", lambda x: ops.matmul(x, ops.broadcast_to(x[:, None], (n, 3))), (ones,),
+         [n] * 3, "exact"),
+        ("dot-vectors", ops.dot, (ones, ones), n, "exact"),
+        ("dot_general-batch", lambda x: ops.dot_general(ops.broadcast_to(x, (2, n)), ops.broadcast_to(x, (2, n)),
+                                                       ((1,), (1,)), ((0,), (0,))), (ones,), [n] * 2, "exact"),
+        ("cumsum-ones", ops.cumsum, (ones,), cumsum, "exact"),
+        ("logsumexp-zeros", lambda x: ops.logsumexp(x - 1), (ones,), np.log(n), "tol"),
+        ("softmax-zeros", lambda x: ops.softmax(x - 1), (ones,), np.full(n, 1 / n), "exact"),
+        ("log_softmax-zeros", lambda x: ops.log_softmax(x - 1), (ones,), np.full(n, -np.log(n)), "tol"),
+        ("avg_pool-64x64", lambda x: ops.avg_pool(x, (64, 64)), (img,), np.ones((1, 1, 1, 1)), "exact"),
+        ("conv-64x64", lambda x, w: ops.conv(x, w), (img, kernel), np.full((1, 1, 1, 1), 4096), "exact"),
+        ("conv-im2col-8x8x128", lambda x, w: ops.conv(x, w, layout="NHWC"), (wide_img, wide_kernel),
+         np.full((1, 1, 1, 2), 8192), "exact"),
+    ]
+    return [Case(f"{name}-{dt}", fn, args, np.asarray(expected, F64).astype(dtype), dtype, rule=rule)
+            for name, fn, args, expected, rule in specs]
+
+
 # --- groups: one compiled module per (backend, group) -----------------------------------------------
 
 def _groups():
@@ -380,6 +434,7 @@ def _groups():
             "statistics": statistics_cases(),
             "sort": sort_cases(),
             "half": half_cases(),
+            "accumulate": accumulation_cases(),
         }
 
 
@@ -405,7 +460,7 @@ def _params():
     for backend in BACKENDS:
         for group, cases in GROUPS.items():
             marks = []
-            if group == "half" and backend == "iree:vmvx":
+            if group in ("half", "accumulate") and backend == "iree:vmvx":
                 marks.append(pytest.mark.xfail(reason=VMVX_HALF, raises=hj.CompileError, strict=True))
             for case in cases:
                 yield pytest.param(backend, group, case, id=f"{backend}-{case.id}", marks=marks)
@@ -510,3 +565,16 @@ def test_errors_name_the_op_and_the_users_line(fn, inputs, error, pattern):
     with pytest.raises(error, match=pattern) as info:
         _lower(fn, *inputs)
     assert "test_ops_math.py:" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "iree:vmvx"])   # vmvx: no f16 at all
+def test_half_gradients_accumulate_in_f32(backend):
+    """The VJP rules of the f32-accumulating forms (dot_general f16 x f16 -> f32, reduce in f32): the
+    kernel's cotangent sums 4096 rows, which a float16 accumulator stops counting at 2048."""
+    def loss(x, w):
+        return ops.sum(ops.matmul(x, w)) + ops.mean(x) * 8192
+    x, w = np.ones((4096, 2), np.float16), np.ones((2, 3), np.float16)
+    value, (gx, gw) = hj.jit(hj.value_and_grad(loss, argnums=(0, 1)), backend=backend)(x, w)
+    assert np.asarray(value).dtype == np.float16 and float(value) == 4096 * 2 * 3 + 8192
+    np.testing.assert_array_equal(np.asarray(gw), np.full((2, 3), 4096, np.float16))
+    np.testing.assert_array_equal(np.asarray(gx), np.full((4096, 2), 3 + 1, np.float16))

@@ -7,8 +7,9 @@ go where the first one stood when they are adjacent, else in front, as numpy put
 (ints, slices, numpy arrays) are checked while tracing: out of range is an IndexOutOfRangeError (an
 IndexError) naming the index and the shape. Traced indices cannot be checked: negative ones count from the
 end, then they clamp into range, as StableHLO's gather and dynamic_slice define (numpy would raise; hlojit
-clamps gather and scatter indices itself, as IREE 3.13 does not). Boolean masks are refused: the result's
-shape would depend on the data.
+clamps gather and scatter indices itself, as IREE 3.13 does not); `.at[]` updates at out-of-range ones
+are dropped, as JAX does (updates.py). Boolean masks are refused: the result's shape would depend on the
+data.
 
 Lowering: an index of ints, slices, None and ... is one reverse + slice + reshape; one with integer arrays
 is one stablehlo.gather straight from x (see _gather for why nothing slices x first).
@@ -181,7 +182,8 @@ def index_dtype(x: Tensor, traced) -> np.dtype:
 def _traced_index(t: Tensor, n: int, dtype, clamp: bool = True) -> Tensor:
     """A traced index made an index of `dtype`: negatives count from the end, then `clamp` keeps it in
     [0, n). Gather and scatter need it: IREE 3.13 neither clamps a gather's starts (as StableHLO says;
-    it reads out of bounds) nor checks a scatter's (it writes out of bounds). Dynamic slices clamp."""
+    it reads out of bounds) nor checks a scatter's (it writes out of bounds); updates.py makes the updates
+    whose index was out of range change nothing (JAX drops them). Dynamic slices clamp."""
     signed = t.dtype.kind == "i"
     t = convert(t, dtype)
     if signed:

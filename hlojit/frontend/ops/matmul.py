@@ -1,4 +1,10 @@
-"""Contractions: matmul (numpy semantics: 1-D operands, broadcast batch dimensions), dot, dot_general."""
+"""Contractions: matmul (numpy semantics: 1-D operands, broadcast batch dimensions), dot, dot_general.
+
+16-bit float operands are contracted into a float32 result that is rounded once (JAX's
+preferred_element_type=float32 form, which XLA uses for them): a float16 accumulator stops counting at
+2048. On IREE's llvm-cpu the mixed form is also the fast one (512x512x512, measured: f16 158 ms with a
+float16 result, 7.6 ms with a float32 one; bf16 65 against 1.4 ms).
+"""
 from __future__ import annotations
 
 from ...dialects import stablehlo as hlo
@@ -7,6 +13,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import emit, fail, promote, wrap
+from .reductions import computation_dtype
 
 
 def dot_general(x, y, contracting, batch=((), ()), dtype=None) -> Tensor:
@@ -27,9 +34,10 @@ def dot_general(x, y, contracting, batch=((), ()), dtype=None) -> Tensor:
     if any(x.shape[a] == 0 for a in xc):  # empty sums: IREE's compiler dies (SIGFPE) on a 0-long contraction
         zeros = _core.broadcast_to(_core.constant(0, out), shape, "dot_general")
         return wrap(zeros.value, shape, out, weak)
+    accumulator = computation_dtype(out)
     value = emit(hlo.dot_general, x.value, y.value, lhs_batch=xb, rhs_batch=yb, lhs_contract=xc,
-                 rhs_contract=yc, dtype=out)
-    return wrap(value, shape, out, weak)
+                 rhs_contract=yc, dtype=accumulator)
+    return _core.convert(wrap(value, shape, accumulator, weak), out, weak)
 
 
 def matmul(x, y) -> Tensor:

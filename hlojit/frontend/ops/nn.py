@@ -4,7 +4,8 @@ feature groups), `conv_transpose`, `max_pool`, `avg_pool`.
 Layouts follow lax.conv: channels first ("NCW", "NCHW", "NCDHW": the default, by rank) with an OI...
 kernel, or channels last ("NWC", "NHWC", "NDHWC") with a ...IO kernel; the output has the input's layout.
 Padding is "VALID", "SAME" (output = ceil(input / stride)), an int, or a
-(low, high) pair per spatial dimension.
+(low, high) pair per spatial dimension. 16-bit floats accumulate in float32 (a convolution's result type,
+avg_pool's window sums) and are rounded once, as dot_general does.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, constant, emit, fail, promote, wrap
+from .reductions import computation_dtype, widened
 
 _LAYOUTS = {"NCW": 1, "NCHW": 2, "NCDHW": 3, "NWC": 1, "NHWC": 2, "NDHWC": 3}
 
@@ -105,9 +107,11 @@ def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: s
         out = _im2col_conv(x, w, strides, pads, dilations)
     else:
         spec = "{}x{}->{}".format(*_specs("NHWC", n))
+        accumulator = computation_dtype(dtype)
         value = emit(hlo.convolution, x.value, w.value, dimension_numbers=spec, strides=strides, padding=pads,
-                     lhs_dilation=lhs_dilations, rhs_dilation=dilations, feature_group_count=groups)
-        out = wrap(value, shape_of(value.type), dtype, weak)
+                     lhs_dilation=lhs_dilations, rhs_dilation=dilations, feature_group_count=groups,
+                     dtype=accumulator)
+        out = _core.convert(wrap(value, shape_of(value.type), accumulator, weak), dtype, weak)
     return transpose(out, (0, n + 1, *range(1, n + 1))) if first else out
 
 
@@ -212,5 +216,5 @@ def avg_pool(x, window, strides=None, padding="VALID", layout: str | None = None
     x = as_tensor(x, "avg_pool")
     if not dtypes.is_float(x.dtype):
         x = _core.convert(x, dtypes.DEFAULT_FLOAT, x.weak)
-    total, size = _pool("avg_pool", x, window, strides, padding, layout, "add", lambda d: 0)
-    return total / size
+    total, size = _pool("avg_pool", widened(x), window, strides, padding, layout, "add", lambda d: 0)
+    return _core.convert(total / size, x.dtype, x.weak)

@@ -11,6 +11,9 @@ sums/products/extrema, sort, argsort, top_k.
   different order than numpy's left-to-right loop.
 - sort/argsort/top_k are stablehlo.sort with a comparator that puts NaNs last (numpy's order) and breaks
   ties by position, so the result is stable on every target (IREE's sort ignores is_stable).
+- var/std, logsumexp/softmax/log_softmax and cumsum/cumprod of 16-bit floats are computed in f32 and
+  rounded once (reductions.computation_dtype). softmax/log_softmax subtract the plain max, as JAX does:
+  an inf in a slice makes it NaN; logsumexp takes out only a finite max (an inf gives inf).
 Indices are int32, hlojit's default int (numpy gives int64).
 """
 from __future__ import annotations
@@ -45,11 +48,22 @@ def _count(x: Tensor, axes) -> int:
 
 def var(x, axis=None, ddof=0, keepdims=False) -> Tensor:
     """numpy's var: mean squared deviation from the mean, divided by n - ddof (inf or nan when that is
-    not positive, as numpy's division by zero gives)."""
+    not positive, as numpy's division by zero gives). 16-bit floats are computed in f32 and rounded once."""
     x = _float_input("var", x)
+    return _rounded(_wide_var(x, axis, ddof, keepdims), x)
+
+
+def std(x, axis=None, ddof=0, keepdims=False) -> Tensor:
+    x = _float_input("std", x)
+    return _rounded(ew.unary("sqrt", _wide_var(x, axis, ddof, keepdims)), x)
+
+
+def _wide_var(x: Tensor, axis, ddof, keepdims) -> Tensor:
+    """var of x in its computation dtype (f32 for 16-bit floats), not rounded back."""
     axes = normalize_axes("var", axis, x.ndim)
     if isinstance(ddof, bool) or not isinstance(ddof, (int, float, np.integer, np.floating)):
         fail(TypeError, "var", f"ddof must be a number, not {type(ddof).__name__}")
+    x = reductions.widened(x)
     n = _count(x, axes)
     mean = reductions.mean(x, axes, keepdims=True)
     deviation = x - mean
@@ -59,8 +73,9 @@ def var(x, axis=None, ddof=0, keepdims=False) -> Tensor:
     return total / (n - ddof)
 
 
-def std(x, axis=None, ddof=0, keepdims=False) -> Tensor:
-    return ew.unary("sqrt", var(x, axis, ddof, keepdims))
+def _rounded(result: Tensor, x: Tensor) -> Tensor:
+    """A result computed in x's computation dtype, rounded to x's dtype."""
+    return convert(result, x.dtype, x.weak)
 
 
 # --- argmax / argmin ---------------------------------------------------------------------------------
@@ -84,7 +99,7 @@ def _arg_reduce(op: str, x, axis, keepdims: bool) -> Tensor:
         fail(ShapeError, op, f"attempt to get {op} of an empty sequence ({describe(x)}, axis {axis})")
     index_dtype = dtypes.DEFAULT_INT
     indices = iota(index_dtype, x.shape, axis)
-    lowest = reductions._lowest(x.dtype) if op == "argmax" else reductions._highest(x.dtype)
+    lowest = reductions.lowest(x.dtype) if op == "argmax" else reductions.highest(x.dtype)
     is_float = dtypes.is_float(x.dtype)
 
     def body(best, best_index, value, index):
@@ -120,44 +135,48 @@ def argmin(x, axis=None, keepdims=False) -> Tensor:
 
 # --- log-sum-exp and softmax ------------------------------------------------------------------------
 
-def _shifted(op: str, x, axis):
-    """(x, axes, m) with m the max over axes (keepdims) where finite, else 0: exp(x - m) cannot overflow,
-    and all -inf (or an inf) stays well defined."""
-    x = _float_input(op, x)
-    axes = normalize_axes(op, axis, x.ndim)
-    if _count(x, axes) == 0:
-        return x, axes, None
-    m = reductions.max(x, axes, keepdims=True)
-    return x, axes, ew.where(ew.unary("isfinite", m), m, 0.0)
-
-
 def logsumexp(x, axis=None, keepdims=False) -> Tensor:
-    """log(sum(exp(x))) without overflow; -inf over nothing."""
-    x, axes, m = _shifted("logsumexp", x, axis)
-    if m is None:
-        return ew.unary("log", reductions.sum(x, axes, keepdims))
-    total = reductions.sum(ew.unary("exp", x - m), axes, keepdims=True)
+    """log(sum(exp(x))) without overflow: the max over axes is taken out where it is finite (an inf
+    stays inf, all -inf stays -inf); -inf over nothing. 16-bit floats in f32, rounded once."""
+    x = _float_input("logsumexp", x)
+    wide = reductions.widened(x)
+    axes = normalize_axes("logsumexp", axis, x.ndim)
+    if _count(x, axes) == 0:
+        return _rounded(ew.unary("log", reductions.sum(wide, axes, keepdims)), x)
+    m = reductions.max(wide, axes, keepdims=True)
+    m = ew.where(ew.unary("isfinite", m), m, 0.0)
+    total = reductions.sum(ew.unary("exp", wide - m), axes, keepdims=True)
     out = ew.unary("log", total) + m
     if not keepdims:
         out = reshape(out, tuple(d for i, d in enumerate(x.shape) if i not in axes))
-    return out
+    return _rounded(out, x)
+
+
+def _shifted(op: str, x, axis):
+    """(x, x widened minus its max over axes, axes), JAX's form: exp of it cannot overflow, and an inf
+    in x makes the whole slice NaN (inf - inf), as jax.nn.softmax gives; None over nothing."""
+    x = _float_input(op, x)
+    axes = normalize_axes(op, axis, x.ndim)
+    if _count(x, axes) == 0:
+        return x, None, axes
+    wide = reductions.widened(x)
+    return x, wide - reductions.max(wide, axes, keepdims=True), axes
 
 
 def softmax(x, axis=-1) -> Tensor:
-    """exp(x) / sum(exp(x)) over axis, computed from x - max."""
-    x, axes, m = _shifted("softmax", x, axis)
-    if m is None:
+    """exp(x) / sum(exp(x)) over axis, computed from x - max (16-bit floats in f32, rounded once)."""
+    x, shifted, axes = _shifted("softmax", x, axis)
+    if shifted is None:
         return x
-    e = ew.unary("exp", x - m)
-    return e / reductions.sum(e, axes, keepdims=True)
+    e = ew.unary("exp", shifted)
+    return _rounded(e / reductions.sum(e, axes, keepdims=True), x)
 
 
 def log_softmax(x, axis=-1) -> Tensor:
-    x, axes, m = _shifted("log_softmax", x, axis)
-    if m is None:
+    x, shifted, axes = _shifted("log_softmax", x, axis)
+    if shifted is None:
         return x
-    shifted = x - m
-    return shifted - ew.unary("log", reductions.sum(ew.unary("exp", shifted), axes, keepdims=True))
+    return _rounded(shifted - ew.unary("log", reductions.sum(ew.unary("exp", shifted), axes, keepdims=True)), x)
 
 
 # --- cumulative ops --------------------------------------------------------------------------------
@@ -196,12 +215,13 @@ def _cumulative(op: str, combine: str, reduction: str):
     def run(x, axis=None, dtype=None) -> Tensor:
         x = as_tensor(x, op)
         target = reductions._accumulator_dtype(reduction, x.dtype) if dtype is None else dtypes.canonical(dtype)
-        x = convert(x, target, x.weak)
+        wide = reductions.computation_dtype(target) if reduction in ("sum", "prod") else target
         _, _, init, _ = reductions.REDUCTIONS[reduction]
-        return _scan(op, combine, x, axis, init)
+        return convert(_scan(op, combine, convert(x, wide, x.weak), axis, init), target, x.weak)
     run.__name__ = run.__qualname__ = op
     run.__doc__ = (f"numpy's {op} along axis (None: the flattened array); small ints accumulate as in "
-                   f"`{reduction}`" + (", `dtype=` overrides" if reduction in ("sum", "prod") else ""))
+                   f"`{reduction}`" + (", 16-bit floats in f32 (rounded once), `dtype=` overrides"
+                                       if reduction in ("sum", "prod") else ""))
     return run
 
 

@@ -1,26 +1,29 @@
 """Functional updates `x.at[index].set(v)` (and .add, .multiply, .min, .max, .get): x with x[index] replaced
 or combined with v, as a new value (traced arrays are values; `x[index] = v` cannot trace).
 
-The index is getitem's (indexing.py parses it; static parts are checked while tracing, traced indices
-clamp into range). Ints and unit-step slices name a block: it is read (for add ...), combined and written
-back with dynamic_update_slice. Any other index is one stablehlo.scatter whose region holds the combining
-op, so an element indexed twice gets every value combined (numpy's np.add.at); `.set` keeps one of
-them, which one is unspecified.
+The index is getitem's (indexing.py parses it; static parts are checked while tracing). Traced indices
+follow JAX: negative ones in range (-n..-1) count from the end, and an update at any other index out of
+range is dropped (`.get`, a gather, clamps instead). Ints and unit-step slices name a block: it is read
+(for add ...), combined and written back with dynamic_update_slice. Any other index is one
+stablehlo.scatter whose region holds the combining op, so an element indexed twice gets every value
+combined (numpy's np.add.at); `.set` keeps one of them, which one is unspecified.
 """
 from __future__ import annotations
 
 import math
 
+import numpy as np
 
 from ...dialects import stablehlo as hlo
 from ...errors import ShapeError
 from .. import dtypes
 from ..tensor import Tensor
-from . import _core
+from . import _core, reductions
 from ._core import as_tensor, constant, convert, describe, emit, fail, wrap
-from .elementwise import binary
-from .indexing import (broadcast_indices, getitem, index_components, index_dtype, index_grid, layout_of, parse,
-                       reshape_to, stack_indices, view_shape)
+from .elementwise import binary, where
+from .indexing import (broadcast_indices, dynamic_slice, getitem, index_components, index_dtype, index_grid,
+                       layout_of, parse, reshape_to, stack_indices, view_shape)
+from .shape import iota
 
 
 _COMBINE = {"add": "add", "multiply": "multiply", "min": "minimum", "max": "maximum"}
@@ -83,13 +86,18 @@ def _update_scatter(x: Tensor, entries, advanced: bool, adjacent: bool, batch: t
     n = math.prod(grid.shape)
     updates = reshape_to(updates, (n,) + updates.shape[len(grid.shape):])
     dtype = index_dtype(x, [e.index for e in indexed if isinstance(e.index, Tensor)])
-    components = index_components(indexed, grid, batch, dtype, x)
+    components = index_components(indexed, grid, batch, dtype, x)   # traced indices clamped into range
     indices = reshape_to(stack_indices(components, grid.shape, dtype), (n, len(components)))
     perm = [e.axis for e in indexed] + whole
     operand = x
     if perm != sorted(perm):
         shape = tuple(x.shape[a] for a in perm)
         operand = wrap(emit(hlo.transpose, x.value, perm), shape, x.dtype, x.weak)
+    valid = _in_range(x, indexed, grid, batch)
+    if valid is not None:
+        indices, updates = _without_dropped(mode, operand, indices, updates, reshape_to(valid, (n,)))
+        # IREE 3.13's cuda codegen cannot fuse the mask of an 8-bit index into the scatter's updates
+        updates = _core.barrier(updates)
     body = _combine(mode, x.dtype) or (lambda current, update: [update])
     k = len(indexed)
     value = emit(hlo.scatter, operand.value, indices.value, updates.value, body,
@@ -98,6 +106,62 @@ def _update_scatter(x: Tensor, entries, advanced: bool, adjacent: bool, batch: t
     if perm != sorted(perm):
         value = emit(hlo.transpose, value, [perm.index(a) for a in range(x.ndim)])
     return wrap(value, x.shape, x.dtype, x.weak)
+
+
+def _index_in_range(t: Tensor, n: int) -> Tensor | None:
+    """Where a traced index is in range by JAX's rule, -n <= t < n (None: always, by its dtype)."""
+    info = np.iinfo(t.dtype)
+    checks = []
+    if -n >= info.min:
+        checks.append(t >= -n)
+    if n - 1 <= info.max:
+        checks.append(t <= n - 1)
+    if not checks:
+        return None
+    return checks[0] if len(checks) == 1 else checks[0] & checks[1]
+
+
+def _in_range(x: Tensor, indexed, grid, batch) -> Tensor | None:
+    """Bool over the grid: whether every traced index of the update there is in range (None: all are)."""
+    end = grid.adv_start + len(batch)
+    valid = None
+    for e in indexed:
+        if e.kind != "array" or not isinstance(e.index, Tensor):
+            continue   # static indices were checked while tracing
+        ok = _index_in_range(e.index, x.shape[e.axis])
+        if ok is None:
+            continue
+        ok = wrap(emit(hlo.broadcast_in_dim, ok.value, grid.shape, list(range(end - ok.ndim, end))), grid.shape,
+                  dtypes.bool_)
+        valid = ok if valid is None else valid & ok
+    return valid
+
+
+def _without_dropped(mode: str, operand: Tensor, indices: Tensor, updates: Tensor, valid: Tensor):
+    """(indices, updates) where the updates out of range (`valid` False; their indices were clamped) change
+    nothing: StableHLO leaves out-of-bounds scatter indices to the implementation (IREE 3.13 writes out of
+    bounds), JAX drops them. A combining update becomes the identity of its op; a replacing one a copy of
+    the first valid update (a repeated (index, value) pair writes the same value), or, when none is valid,
+    a write of the operand's own value. Nothing is copied but the updates."""
+    n, k = indices.shape
+    keep = _core.broadcast_to(reshape_to(valid, (n,) + (1,) * (updates.ndim - 1)), updates.shape)
+    if mode != "set":
+        identity = _IDENTITY[mode](operand.dtype)
+        return indices, where(keep, updates, constant(identity, updates.dtype))
+    first = reductions.min(where(valid, iota(dtypes.int32, (n,)), n - 1))   # n - 1 when none is valid
+    index = dynamic_slice(indices, (first, 0), (1, k))
+    value = dynamic_slice(updates, (first,) + (0,) * (updates.ndim - 1), (1,) + updates.shape[1:])
+    any_valid = reshape_to(dynamic_slice(valid, (first,), (1,)), (1,) * updates.ndim)
+    own = emit(hlo.gather, operand.value, index.value, offset_dims=range(1, updates.ndim),
+               collapsed_slice_dims=range(k), start_index_map=range(k), index_vector_dim=1,
+               slice_sizes=[1] * k + list(operand.shape[k:]))
+    value = where(any_valid, value, wrap(own, value.shape, value.dtype, value.weak))
+    keep_index = _core.broadcast_to(reshape_to(valid, (n, 1)), (n, k))
+    return (where(keep_index, indices, _core.broadcast_to(index, (n, k))),
+            where(keep, updates, _core.broadcast_to(value, updates.shape)))
+
+
+_IDENTITY = {"add": lambda d: 0, "multiply": lambda d: 1, "max": reductions.lowest, "min": reductions.highest}
 
 
 def update(x, index, values, mode: str) -> Tensor:
