@@ -217,6 +217,10 @@ class Exec:
             _, treedef = pytree.flatten(value, leaves, name, paths)
             treedefs.append((name, treedef))
         specs = tuple(_leaf_spec(self.name, path, x) for path, x in zip(paths, leaves))
+        for k, (x, spec) in enumerate(zip(leaves, specs)):
+            if type(x) is np.ndarray and x.dtype is not spec.dtype and x.dtype != spec.dtype:
+                leaves[k] = x.astype(spec.dtype)  # big-endian (`>f4`): its values in native order. Such an array
+                # never takes the fast path (its dtype is no fast key), so the conversion costs that path nothing
         return leaves, paths, tuple(treedefs), specs
 
     def _call_slow(self, args, kwargs):
