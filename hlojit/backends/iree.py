@@ -119,7 +119,8 @@ def choose_driver(target: Target, work: int) -> str:
 
 
 class Executable:
-    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `inputs` [(shape, dtype)]."""
+    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `inputs` [(shape, dtype)] (native byte
+    order: IREE would take a big-endian array's bytes as they are)."""
 
     def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main",
                  donated=(), aliases=None, name: str = "main"):
@@ -196,15 +197,16 @@ class Executable:
 
     def _upload_lines(self, i: int) -> list[str]:
         """Argument i pushed onto the call's argument list. An hj.Array on this device goes as it is; anything
-        else is copied into a new buffer (the caller may change its array later). The copy takes C-contiguous
-        native-endian arrays directly; others (transposed or broadcast views, Fortran order, `>f4`) make IREE
-        raise, and only then are converted by numpy: the common case pays nothing for them."""
+        else is copied into a new buffer (the caller may change its array later): C-contiguous arrays directly,
+        others (transposed or broadcast views, Fortran order) after IREE refused them, so the common case pays
+        nothing for them. IREE copies the bytes of a big-endian array as they are: callers convert those
+        (hj.jit does, on its slow path: such an array never matches a fast key)."""
         copy = [f"    r{i} = None",
                 f"    if type(a{i}) not in direct:",
                 f"        a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
                 "    try:",
                 f"        push(alloc(LOCAL, USAGE, device, a{i}, element_type{i}))",
-                "    except (ValueError, RuntimeError):  # not C-contiguous; std::bad_cast for big-endian",
+                "    except ValueError:  # not C-contiguous: a C-ordered copy first",
                 f"        push(alloc(LOCAL, USAGE, device, asarray(a{i}, dtype{i}, order='C'), element_type{i}))"]
         if i in self.aliases:  # IREE writes a result into this buffer: hand it over only if nothing else sees it
             return [f"if type(a{i}) is Array and a{i}.exclusive_ref(shares) is not None:",

@@ -56,7 +56,7 @@ class Gate:
     of a generated call (`bind`): closing it at exit replaces them in both, at no cost per call before."""
 
     def __init__(self):
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: an argument's __array__ may call the same function
         self.acquire, self.release = self._lock.acquire, self._lock.release
         self._namespaces = []
         with _STATE_LOCK:  # a gate made after exit began (a daemon thread's compile finishing) is born closed
