@@ -2,9 +2,10 @@
 
 Devices live in one process-wide registry and, with the VM instance and their HAL modules, are never
 freed: a buffer freed after its device segfaults, and Python's exit frees globals in no promised order
-(teardown.py, which also stops daemon threads' calls at exit). On the CPU each executable picks its driver by the work it does: `local-sync` runs
-inline (p50 3-4 us per call, steady) and wins for small functions; `local-task` uses every core and is
-~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs (../shared/IREE_NOTES.md).
+(teardown.py, which also stops daemon threads' calls at exit). On the CPU each executable picks its driver
+by the work it does: `local-sync` runs inline (p50 3-4 us per call, steady) and wins for small functions;
+`local-task` uses every core and is ~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs
+(../shared/IREE_NOTES.md).
 `hj.jit(f, driver=...)` overrides that choice; local-task's thread count is process-wide (set_cpu_threads).
 
 Calls are synchronous: IREE 3.13 can return early (functions compiled with
@@ -191,7 +192,8 @@ class Executable:
         lines = ["def call(leaves):"]
         if self.donated:  # an Array donated and passed again: refused before anything is uploaded or consumed
             lines.append("    check_donations(leaves, donated, name)")
-        lines += ["    acquire()", "    try:", *[f"        {line}" for line in body], "    finally:", "        release()"]
+        lines += ["    acquire()", "    try:", *[f"        {line}" for line in body],
+                  "    finally:", "        release()"]
         exec(compile("\n".join(lines) + "\n", f"<hlojit call {self.driver}>", "exec"), namespace)
         return namespace["call"]
 
