@@ -48,7 +48,7 @@ def calls():
 
 def puts():
     while True:
-        step(hj.device_put(x), x)
+        float(step(hj.device_put(x), x)[0])  # (maps the result)
 
 for target in (calls, calls, puts):
     threading.Thread(target=target, daemon=True).start()

@@ -21,7 +21,7 @@ import iree.runtime as rt
 
 from ..errors import BackendError
 from . import check_donations, cpu_threads
-from .teardown import Gate, keep_until_process_end
+from .teardown import COMPILING, Gate, keep_until_process_end
 from ..pipeline import Compiled, Program, Target, compile_cached
 from .array import Array
 
@@ -30,8 +30,7 @@ _DEVICES: dict[str, object] = {}
 _HAL_MODULES: dict[str, object] = {}
 _LOCAL_TASK_THREADS: list = []   # [the thread count local-task was created with (None: IREE's default)]
 _REGISTRY_LOCK = threading.Lock()
-_PUT_GATE = Gate()   # around device_put's copies
-_LOAD_GATE = Gate()  # around compiling and loading a vmfb
+_PUT_GATE = Gate()  # around device_put's copies
 
 _LOCAL_DRIVERS = frozenset({"local-sync", "local-task"})
 
@@ -61,6 +60,7 @@ _DIRECT_TYPES = frozenset({np.ndarray, *(dtype.type for dtype in _ELEMENT_TYPES)
 def instance():
     global _INSTANCE
     if _INSTANCE is None:
+        rt._binding.disable_leak_checker()  # nanobind would list the objects kept alive as leaks at exit
         _INSTANCE = keep_until_process_end(rt.VmInstance())
     return _INSTANCE
 
@@ -256,14 +256,10 @@ class IreeBackend:
         self.target = target
 
     def load(self, program: Program, driver: str | None = None) -> Executable:
-        driver = driver or choose_driver(self.target, work_estimate(program))  # before compiling: that consumes it
-        inputs, outputs = program.inputs, program.outputs
-        _LOAD_GATE.acquire()  # IREE's compiler runs with the GIL released (teardown.py); compiles take turns anyway
-        try:
-            return Executable(compile_cached(program, self.target), inputs, outputs, driver,
+        with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
+            driver = driver or choose_driver(self.target, work_estimate(program))  # before compiling: it consumes
+            return Executable(compile_cached(program, self.target), program.inputs, program.outputs, driver,
                               donated=program.donated, aliases=program.aliases, name=program.name)
-        finally:
-            _LOAD_GATE.release()
 
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.

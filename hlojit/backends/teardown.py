@@ -16,6 +16,9 @@ Two things went wrong there (issue 10, measured):
   exit (atexit, which runs once the non-daemon threads are joined) every gate waits for the call in flight,
   then keeps its lock: a daemon thread that calls later stops before IREE, blocked for good (the interpreter
   abandons daemon threads anyway); the main thread (an atexit handler that runs after this one) still calls.
+  Tracing and compiling run MLIR's and IREE's C++ throughout (a daemon thread died inside MLIR's operation
+  iterator too, 1 run of 5): they pass through `COMPILING`, a `Passage` many threads share, which exit
+  drains first (before the gates: a compile ends by loading its executable) and then closes the same way.
 """
 from __future__ import annotations
 
@@ -23,8 +26,6 @@ import atexit
 import ctypes
 import threading
 import weakref
-
-from iree.runtime import _binding
 
 _GATES = weakref.WeakSet()   # every gate: closed to daemon threads at exit
 _CLOSED = []                 # [True] once exit began
@@ -36,7 +37,6 @@ _FOREVER.acquire()
 def keep_until_process_end(obj):
     """`obj` (a VM instance, a device, a HAL module) is never freed, so it outlives whatever depends on it."""
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
-    _binding.disable_leak_checker()
     return obj
 
 
@@ -77,8 +77,44 @@ class Gate:
             namespace["acquire"], namespace["release"] = self.acquire, self.release
 
 
+class Passage:
+    """Where many threads may be at once (`with COMPILING:`), re-entrant: at exit, it waits until no thread is
+    inside, then daemon threads stop at its entrance (a thread already inside passes: its trace may compile)."""
+
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._inside = 0
+        self._closed = False
+        self._depth = threading.local()
+
+    def __enter__(self):
+        depth = getattr(self._depth, "n", 0)
+        with self._changed:
+            stop = self._closed and depth == 0 and threading.current_thread().daemon
+            if not stop:
+                self._inside += 1
+        if stop:
+            _FOREVER.acquire()
+        self._depth.n = depth + 1
+
+    def __exit__(self, *exc):
+        self._depth.n -= 1
+        with self._changed:
+            self._inside -= 1
+            self._changed.notify_all()
+
+    def close_to_daemon_threads(self):
+        with self._changed:
+            self._closed = True
+            self._changed.wait_for(lambda: self._inside == 0)
+
+
+COMPILING = Passage()  # tracing a function and compiling and loading its module
+
+
 @atexit.register
-def _close_gates():
+def _close_to_daemon_threads():
+    COMPILING.close_to_daemon_threads()
     with _STATE_LOCK:
         _CLOSED.append(True)
         gates = list(_GATES)

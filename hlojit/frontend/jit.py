@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import backends
+from ..backends.teardown import COMPILING
 from ..dialects.types import short_signature
 from ..errors import SignatureError
 from ..pipeline import Program
@@ -262,10 +263,11 @@ class Exec:
                           "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
                           RecompileWarning, stacklevel=4)
         start = time.perf_counter()
-        program, out_tree = self._trace(key, bound)
-        program.why = reason
-        traced = time.perf_counter()
-        executable = self.backend.load(program, driver=self.driver)
+        with COMPILING:  # MLIR's and IREE's C++ throughout: closed to daemon threads at exit (teardown.py)
+            program, out_tree = self._trace(key, bound)
+            program.why = reason
+            traced = time.perf_counter()
+            executable = self.backend.load(program, driver=self.driver)
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
         signature += "".join(f", {n}={v!r}" for n, v in key[2])
         entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)
