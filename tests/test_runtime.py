@@ -201,11 +201,15 @@ def test_donating_an_array_passed_again_is_refused_and_consumes_nothing(backend)
     both = hj.jit(lambda x, y: x + y, backend=backend, donate_argnums=(0, 1))
     first = hj.jit(lambda x, y: x + y, backend=backend, donate_argnums=0)
     tree = hj.jit(lambda d: d["p"] - d["g"], backend=backend, donate_argnames="d")
+    many = hj.jit(lambda xs, y: [x + y for x in xs], backend=backend, donate_argnums=0)  # 11 leaves
     a = on_device(backend, np.arange(4, dtype=np.float32))
-    for call in (lambda: both(a, a), lambda: first(a, a), lambda: tree({"p": a, "g": a})):
+    ones = np.ones(4, np.float32)  # numpy passed many times: fine (each is copied)
+    for call in (lambda: both(a, a), lambda: first(a, a), lambda: tree({"p": a, "g": a}),
+                 lambda: many([ones] * 9 + [a], a)):
         with pytest.raises(hj.BackendError, match="donated .* and passed again as flat argument"):
             call()
         assert not a.is_donated
+    np.testing.assert_array_equal(np.asarray(many([ones] * 10, ones)[9]), np.full(4, 2.0))
     np.testing.assert_array_equal(np.asarray(first(a, np.ones(4, np.float32))), np.arange(4) * 2.0 + 1)
     assert a.is_donated
     b = on_device(backend, np.ones(4, np.float32))  # passed twice, donated by neither: fine

@@ -166,8 +166,6 @@ class Executable:
         }
         self._gate.bind(namespace)
         body = [f"args = VmVariantList({len(self._inputs)})", "push = args.push_ref"]
-        if self._inputs:
-            body.append(f"{''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
         for i, (_, dtype, element_type) in enumerate(self._inputs):
             namespace[f"dtype{i}"], namespace[f"element_type{i}"] = dtype, element_type
             body += self._upload_lines(i)
@@ -190,12 +188,27 @@ class Executable:
         outs = [f"A{i}" for i in range(len(self._outputs))]
         body.append(f"return {outs[0]}" if single else f"return [{', '.join(outs)}]")
         lines = ["def call(leaves):"]
-        if self.donated:  # an Array donated and passed again: refused before anything is uploaded or consumed
-            lines.append("    check_donations(leaves, donated, name)")
+        if self._inputs:
+            lines.append(f"    {''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
+        lines += self._donation_check()
         lines += ["    acquire()", "    try:", *[f"        {line}" for line in body],
                   "    finally:", "        release()"]
         exec(compile("\n".join(lines) + "\n", f"<hlojit call {self.driver}>", "exec"), namespace)
         return namespace["call"]
+
+    def _donation_check(self) -> list[str]:
+        """An Array donated and passed again is refused before anything is uploaded or consumed. For a few
+        arguments the generated `is` tests find a candidate (check_donations then decides) without a call."""
+        if not self.donated:
+            return []
+        n = len(self._inputs)
+        if n > 8:
+            return ["    check_donations(leaves, donated, name)"]
+        pairs = sorted({tuple(sorted((i, j))) for i in self.donated for j in range(n) if j != i})
+        if not pairs:
+            return []
+        return [f"    if {' or '.join(f'a{i} is a{j}' for i, j in pairs)}:",
+                "        check_donations(leaves, donated, name)"]
 
     def _upload_lines(self, i: int) -> list[str]:
         """Argument i pushed onto the call's argument list. An hj.Array on this device goes as it is; anything
