@@ -189,3 +189,100 @@ def test_device_put_uploads_once_and_calls_take_it_as_it_is(backend):
     for unsupported in (np.array(["text"]), np.array([1j]), np.float128(1)):
         with pytest.raises(hj.BackendError, match="not a dtype hlojit computes with"):
             hj.device_put(unsupported, backend=backend)
+
+
+# --- donating an Array that is passed again (issue 10) ---
+
+@pytest.mark.parametrize("backend", BACKENDS + ["iree:vmvx"])
+def test_donating_an_array_passed_again_is_refused_and_consumes_nothing(backend):
+    """JAX raises for `f(donate(a), a)` ("Attempt to use a buffer that was previously donated in the same call"):
+    so does every backend, before anything runs, and the Array stays usable. (The reference backend raised
+    only after running, having consumed `a`; iree:cpu ran it.)"""
+    both = hj.jit(lambda x, y: x + y, backend=backend, donate_argnums=(0, 1))
+    first = hj.jit(lambda x, y: x + y, backend=backend, donate_argnums=0)
+    tree = hj.jit(lambda d: d["p"] - d["g"], backend=backend, donate_argnames="d")
+    many = hj.jit(lambda xs, y: [x + y for x in xs], backend=backend, donate_argnums=0)  # 11 leaves
+    a = on_device(backend, np.arange(4, dtype=np.float32))
+    ones = np.ones(4, np.float32)  # numpy passed many times: fine (each is copied)
+    for call in (lambda: both(a, a), lambda: first(a, a), lambda: tree({"p": a, "g": a}),
+                 lambda: many([ones] * 9 + [a], a)):
+        with pytest.raises(hj.BackendError, match="donated .* and passed again as flat argument"):
+            call()
+        assert not a.is_donated
+    np.testing.assert_array_equal(np.asarray(many([ones] * 10, ones)[9]), np.full(4, 2.0))
+    np.testing.assert_array_equal(np.asarray(first(a, np.ones(4, np.float32))), np.arange(4) * 2.0 + 1)
+    assert a.is_donated
+    b = on_device(backend, np.ones(4, np.float32))  # passed twice, donated by neither: fine
+    np.testing.assert_array_equal(np.asarray(hj.jit(lambda x, y: x * y, backend=backend)(b, b)), np.full(4, 4.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_that_fails_consumes_nothing(backend):
+    f = hj.jit(step, backend=backend, donate_argnums=0)
+    p = on_device(backend, np.arange(4, dtype=np.float32))
+    spent = on_device(backend, np.ones(4, np.float32))
+    f(spent, np.ones(4, np.float32))
+    with pytest.raises(hj.BackendError, match="was donated"):
+        f(p, spent)                                      # the second argument is unusable: nothing ran
+    assert not p.is_donated
+    np.testing.assert_array_equal(np.asarray(f(p, np.ones(4, np.float32))), np.arange(4) * 2.0 - 0.5)
+
+
+def test_donating_a_viewed_array_still_consumes_it():
+    """A donated Array that must be copied (numpy views it) is consumed like any other (it was not: the
+    upload rebound it to its numpy view, and the donation missed it)."""
+    f = hj.jit(step, donate_argnums=0)
+    p = on_device(None, np.arange(4, dtype=np.float32))
+    view = np.asarray(p)
+    out = f(p, np.ones(4, np.float32))
+    assert p.is_donated
+    np.testing.assert_array_equal(view, np.arange(4) * 2.0)   # the view still reads p's old values
+    np.testing.assert_array_equal(np.asarray(out), np.arange(4) * 2.0 - 0.5)
+
+
+# --- inputs numpy answers: big-endian, read-only, Fortran order (issue 10) ---
+
+def unusual_inputs() -> dict:
+    base = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    read_only = base.copy()
+    read_only.flags.writeable = False
+    read_only_fortran = np.asfortranarray(base)
+    read_only_fortran.flags.writeable = False
+    return {"big-endian": base.astype(">f4"), "big-endian 0-d": np.array(-3, ">f4"),
+            "big-endian int64": base.astype(">i8"), "big-endian Fortran": np.asfortranarray(base.astype(">f4")),
+            "read-only": read_only, "Fortran": np.asfortranarray(base), "read-only Fortran": read_only_fortran,
+            "broadcast (read-only, strided)": np.broadcast_to(np.arange(3, dtype=np.float32), (2, 3))}
+
+
+def test_big_endian_read_only_and_fortran_inputs(backend):
+    """Each is answered as numpy answers it (`>f4` was refused with a DTypeError, and device_put raised
+    KeyError), by a jit call with a pytree, by positional calls (the second one looked up on the fast path),
+    and through device_put."""
+    inputs = unusual_inputs()
+    expected = {name: np.asarray(x) * 2 + 1 for name, x in inputs.items()}
+    f = hj.jit(lambda xs: {name: x * 2 + 1 for name, x in xs.items()}, backend=backend)
+    placed = {name: hj.device_put(x, backend=backend) for name, x in inputs.items()}
+    for results in (f(inputs), f(placed)):
+        for name, want in expected.items():
+            got = np.asarray(results[name])
+            assert got.dtype == want.dtype.newbyteorder("="), name
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    g = hj.jit(lambda x: x * 2 + 1, backend=backend)
+    for name in ("big-endian", "big-endian 0-d", "read-only Fortran"):
+        for _ in range(2):
+            np.testing.assert_array_equal(np.asarray(g(inputs[name])), expected[name], err_msg=name)
+    assert placed["big-endian"].dtype == np.float32
+
+
+def test_an_argument_whose_conversion_calls_the_same_function():
+    """A call holds its executable's gate from the first upload on (teardown.py); converting an argument that
+    calls the same compiled function meanwhile must not deadlock."""
+    f = hj.jit(lambda x: x * 2 + 1)
+
+    class Lazy:
+        shape, dtype = (), np.dtype(np.float32)
+
+        def __array__(self, dtype=None, copy=None):
+            return np.asarray(f(np.float32(1)), dtype=dtype)   # 3.0
+    assert float(f(np.float32(0))) == 1.0
+    assert float(f(Lazy())) == 7.0

@@ -1,9 +1,11 @@
 """Running vmfbs with the IREE runtime: devices, loaded executables and the call fast path.
 
-Devices live in one process-wide registry (a device dropped before the modules that ran on it
-segfaults at exit). On the CPU each executable picks its driver by the work it does: `local-sync` runs
-inline (p50 3-4 us per call, steady) and wins for small functions; `local-task` uses every core and is
-~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs (../shared/IREE_NOTES.md).
+Devices live in one process-wide registry and, with the VM instance and their HAL modules, are never
+freed: a buffer freed after its device segfaults, and Python's exit frees globals in no promised order
+(teardown.py, which also stops daemon threads' calls at exit). On the CPU each executable picks its driver
+by the work it does: `local-sync` runs inline (p50 3-4 us per call, steady) and wins for small functions;
+`local-task` uses every core and is ~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs
+(../shared/IREE_NOTES.md).
 `hj.jit(f, driver=...)` overrides that choice; local-task's thread count is process-wide (set_cpu_threads).
 
 Calls are synchronous: IREE 3.13 can return early (functions compiled with
@@ -18,7 +20,8 @@ import numpy as np
 import iree.runtime as rt
 
 from ..errors import BackendError
-from . import cpu_threads
+from . import check_donations, cpu_threads
+from .teardown import COMPILING, Gate, keep_until_process_end
 from ..pipeline import Compiled, Program, Target, compile_cached
 from .array import Array
 
@@ -27,6 +30,7 @@ _DEVICES: dict[str, object] = {}
 _HAL_MODULES: dict[str, object] = {}
 _LOCAL_TASK_THREADS: list = []   # [the thread count local-task was created with (None: IREE's default)]
 _REGISTRY_LOCK = threading.Lock()
+_PUT_GATE = Gate()  # around device_put's copies
 
 _LOCAL_DRIVERS = frozenset({"local-sync", "local-task"})
 
@@ -56,12 +60,13 @@ _DIRECT_TYPES = frozenset({np.ndarray, *(dtype.type for dtype in _ELEMENT_TYPES)
 def instance():
     global _INSTANCE
     if _INSTANCE is None:
-        _INSTANCE = rt.VmInstance()
+        rt._binding.disable_leak_checker()  # nanobind would list the objects kept alive as leaks at exit
+        _INSTANCE = keep_until_process_end(rt.VmInstance())
     return _INSTANCE
 
 
 def device(driver: str):
-    """The process-wide device for a driver (created once, kept until exit)."""
+    """The process-wide device for a driver (created once, never freed: teardown.py)."""
     with _REGISTRY_LOCK:
         if driver not in _DEVICES:
             threads = cpu_threads() if driver == "local-task" else None
@@ -72,10 +77,10 @@ def device(driver: str):
                 dev = rt.get_driver(driver).create_default_device(allocators=["caching"])
             except Exception as e:
                 raise BackendError(f"IREE driver {driver!r} has no usable device here: {e}") from None
-            _DEVICES[driver] = dev
+            _DEVICES[driver] = keep_until_process_end(dev)
             if driver == "local-task":
                 _LOCAL_TASK_THREADS[:] = [threads]
-            _HAL_MODULES[driver] = rt.create_hal_module(instance(), dev)
+            _HAL_MODULES[driver] = keep_until_process_end(rt.create_hal_module(instance(), dev))
         return _DEVICES[driver]
 
 
@@ -115,7 +120,8 @@ def choose_driver(target: Target, work: int) -> str:
 
 
 class Executable:
-    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `inputs` [(shape, dtype)]."""
+    """A loaded vmfb: `executable(leaves) -> [Array]`, leaves matching `inputs` [(shape, dtype)] (native byte
+    order: IREE would take a big-endian array's bytes as they are)."""
 
     def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main",
                  donated=(), aliases=None, name: str = "main"):
@@ -133,7 +139,7 @@ class Executable:
         if self._function is None:
             raise BackendError(f"the vmfb has no function {function!r}")
         self._invoke = self._context.invoke
-        self._lock = threading.Lock()
+        self._gate = Gate()  # one call at a time: a VM context is not re-entrant across threads
         self.call = self._make_call(single=False)
         self.call_single = self._make_call(single=True) if len(self._outputs) == 1 else None
 
@@ -147,62 +153,86 @@ class Executable:
     def _make_call(self, single: bool):
         """Generate the per-call path for this signature: unrolled over the arguments, every name a
         local. When the whole call is a few microseconds, each attribute lookup and loop saved counts.
-        `single`: return the only result itself rather than a list of one."""
+        `single`: return the only result itself rather than a list of one. The whole call holds the gate:
+        uploads and `invoke` both release the GIL (teardown.py)."""
         namespace = {
-            "VmVariantList": rt.VmVariantList, "asarray": np.asarray, "ascontiguousarray": np.ascontiguousarray,
+            "VmVariantList": rt.VmVariantList, "asarray": np.asarray,
             "Array": Array, "shares": self._shares_memory_with,
             "driver": self.driver, "invoke": self._invoke, "function": self._function, "name": self.name,
-            "acquire": self._lock.acquire, "release": self._lock.release,
             "alloc": self.device.allocator.allocate_buffer_copy, "device": self.device,
             "LOCAL": rt.MemoryType.DEVICE_LOCAL, "USAGE": rt.BufferUsage.DEFAULT, "direct": _DIRECT_TYPES,
+            "check_donations": check_donations, "donated": self.donated,
+            "same_buffer": _same_buffer, "shared": _mark_shared,
         }
-        lines = ["def call(leaves):", f"    args = VmVariantList({len(self._inputs)})", "    push = args.push_ref"]
-        if self._inputs:
-            lines.append(f"    {''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
+        self._gate.bind(namespace)
+        body = [f"args = VmVariantList({len(self._inputs)})", "push = args.push_ref"]
         for i, (_, dtype, element_type) in enumerate(self._inputs):
             namespace[f"dtype{i}"], namespace[f"element_type{i}"] = dtype, element_type
-            upload_lines = [
-                f"    if type(a{i}) is Array and a{i}.driver in shares:",
-                f"        push(a{i}.device_ref)  # device-resident: no copy",
-                f"        r{i} = a{i}.device_ref",
-                "    else:",
-                f"        r{i} = None",
-                f"        if type(a{i}) not in direct:",
-                f"            a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
-                "        try:",
-                f"            push(alloc(LOCAL, USAGE, device, a{i}, element_type{i}))  # a copy: the caller may "
-                "change its array later",
-                "        except ValueError:  # not C-contiguous (a transposed or broadcast view): copy it first",
-                f"            push(alloc(LOCAL, USAGE, device, ascontiguousarray(a{i}), element_type{i}))",
-            ]
-            if i in self.aliases:  # IREE writes a result into this buffer: hand it over only if nothing else sees it
-                others = "".join(f" and a{i} is not a{j}" for j in range(len(self._inputs)) if j != i)
-                upload_lines = [
-                    f"    if type(a{i}) is Array{others} and a{i}.exclusive_ref(shares) is not None:",
-                    f"        push(a{i}.device_ref)  # donated: the result lands in this buffer",
-                    f"        r{i} = None",
-                    "    else:  # IREE writes into whatever comes here: a copy (a view of it may be alive, or it",
-                    f"        r{i} = None  # is passed twice, or it is numpy). No reuse, but nothing else changes",
-                    *upload_lines[5:]]
-            lines += upload_lines
-        lines += [f"    if type(a{i}) is Array: a{i}.donate(name)" for i in self.donated]
-        lines += [f"    results = VmVariantList({len(self._outputs)})",
-                  "    acquire()  # a VM context is not re-entrant across threads (invoke releases the GIL)",
-                  "    try:",
-                  "        invoke(function, args, results)",
-                  "    finally:",
-                  "        release()",
-                  "    get = results.get_as_ref"]
+            body += self._upload_lines(i)
+        body += [f"results = VmVariantList({len(self._outputs)})"]
+        if self.aliases:  # IREE stopped mid-run: a buffer handed over for a result may be half written now
+            body += ["try:",
+                     "    invoke(function, args, results)",
+                     "except BaseException:",
+                     *[f"    if type(a{i}) is Array: a{i}.donate(name)" for i in self.aliases],
+                     "    raise"]
+        else:
+            body.append("invoke(function, args, results)")
+        # consumed only once the call ran: a call that fails before consumes nothing
+        body += [f"if type(leaves[{i}]) is Array: leaves[{i}].donate(name)" for i in self.donated]
+        body.append("get = results.get_as_ref")
         for i, (shape, dtype) in enumerate(self._outputs):
             namespace[f"shape{i}"], namespace[f"out_dtype{i}"] = shape, dtype
-            lines += [f"    o{i} = get({i})", f"    A{i} = Array(o{i}, shape{i}, out_dtype{i}, driver)"]
-        lines += self._sharing_checks()
+            body += [f"o{i} = get({i})", f"A{i} = Array(o{i}, shape{i}, out_dtype{i}, driver)"]
+        body += self._sharing_checks()
         outs = [f"A{i}" for i in range(len(self._outputs))]
-        lines.append(f"    return {outs[0]}" if single else f"    return [{', '.join(outs)}]")
-        namespace.update(same_buffer=_same_buffer, shared=_mark_shared)
+        body.append(f"return {outs[0]}" if single else f"return [{', '.join(outs)}]")
+        lines = ["def call(leaves):"]
+        if self._inputs:
+            lines.append(f"    {''.join(f'a{i}, ' for i in range(len(self._inputs)))}= leaves")
+        lines += self._donation_check()
+        lines += ["    acquire()", "    try:", *[f"        {line}" for line in body],
+                  "    finally:", "        release()"]
         exec(compile("\n".join(lines) + "\n", f"<hlojit call {self.driver}>", "exec"), namespace)
         return namespace["call"]
 
+    def _donation_check(self) -> list[str]:
+        """An Array donated and passed again is refused before anything is uploaded or consumed. For a few
+        arguments the generated `is` tests find a candidate (check_donations then decides) without a call."""
+        if not self.donated:
+            return []
+        n = len(self._inputs)
+        if n > 8:
+            return ["    check_donations(leaves, donated, name)"]
+        pairs = sorted({tuple(sorted((i, j))) for i in self.donated for j in range(n) if j != i})
+        if not pairs:
+            return []
+        return [f"    if {' or '.join(f'a{i} is a{j}' for i, j in pairs)}:",
+                "        check_donations(leaves, donated, name)"]
+
+    def _upload_lines(self, i: int) -> list[str]:
+        """Argument i pushed onto the call's argument list. An hj.Array on this device goes as it is; anything
+        else is copied into a new buffer (the caller may change its array later): C-contiguous arrays directly,
+        others (transposed or broadcast views, Fortran order) after IREE refused them, so the common case pays
+        nothing for them. IREE copies the bytes of a big-endian array as they are: callers convert those
+        (hj.jit does, on its slow path: such an array never matches a fast key)."""
+        copy = [f"    r{i} = None",
+                f"    if type(a{i}) not in direct:",
+                f"        a{i} = asarray(a{i}, dtype{i})  # Python scalars, host Arrays, other array types",
+                "    try:",
+                f"        push(alloc(LOCAL, USAGE, device, a{i}, element_type{i}))",
+                "    except ValueError:  # not C-contiguous: a C-ordered copy first",
+                f"        push(alloc(LOCAL, USAGE, device, asarray(a{i}, dtype{i}, order='C'), element_type{i}))"]
+        if i in self.aliases:  # IREE writes a result into this buffer: hand it over only if nothing else sees it
+            return [f"if type(a{i}) is Array and a{i}.exclusive_ref(shares) is not None:",
+                    f"    push(a{i}.device_ref)  # donated: the result lands in this buffer",
+                    f"    r{i} = None",
+                    "else:  # IREE writes into what comes here: a copy (a numpy view of it may be alive, or it is",
+                    "    # numpy). No reuse, but nothing else changes", *copy]
+        return [f"if type(a{i}) is Array and a{i}.driver in shares:",
+                f"    push(a{i}.device_ref)  # device-resident: no copy",
+                f"    r{i} = a{i}.device_ref",
+                "else:", *copy]
 
     def _sharing_checks(self) -> list[str]:
         """IREE returns an input's buffer as an output when the function passes it through (or reshapes it, or
@@ -214,10 +244,10 @@ class Executable:
         lines = []
         for k, (shape, dtype) in enumerate(self._outputs):
             size = nbytes(shape, dtype)
-            lines += [f"    if r{i} is not None and same_buffer(o{k}, r{i}): shared(A{k}, a{i})"
+            lines += [f"if r{i} is not None and same_buffer(o{k}, r{i}): shared(A{k}, a{i})"
                       for i, (in_shape, in_dtype, _) in enumerate(self._inputs)
                       if i not in self.donated and nbytes(in_shape, in_dtype) == size]
-            lines += [f"    if same_buffer(o{k}, o{j}): shared(A{k}, A{j})"
+            lines += [f"if same_buffer(o{k}, o{j}): shared(A{k}, A{j})"
                       for j, (other_shape, other_dtype) in enumerate(self._outputs[:k])
                       if nbytes(other_shape, other_dtype) == size]
         return lines
@@ -239,20 +269,24 @@ class IreeBackend:
         self.target = target
 
     def load(self, program: Program, driver: str | None = None) -> Executable:
-        driver = driver or choose_driver(self.target, work_estimate(program))  # before compiling: that consumes it
-        inputs, outputs = program.inputs, program.outputs
-        return Executable(compile_cached(program, self.target), inputs, outputs, driver,
-                          donated=program.donated, aliases=program.aliases, name=program.name)
+        with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
+            driver = driver or choose_driver(self.target, work_estimate(program))  # before compiling: it consumes
+            return Executable(compile_cached(program, self.target), program.inputs, program.outputs, driver,
+                              donated=program.donated, aliases=program.aliases, name=program.name)
 
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.
         CPU drivers share host memory, so the Array serves local-sync and local-task calls alike."""
         driver = self.target.driver
         dev = device(driver)
-        view = dev.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL,
-                                                  allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
-                                                  buffer=np.array(array, order="C"),  # keeps 0-d 0-d
-                                                  element_type=_ELEMENT_TYPES[array.dtype])
+        buffer = np.array(array, order="C")  # (keeps 0-d 0-d)
+        _PUT_GATE.acquire()  # the copy releases the GIL (teardown.py)
+        try:
+            view = dev.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL,
+                                                      allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
+                                                      buffer=buffer, element_type=_ELEMENT_TYPES[array.dtype])
+        finally:
+            _PUT_GATE.release()
         return Array(view.ref, array.shape, array.dtype, driver)
 
     def __repr__(self):

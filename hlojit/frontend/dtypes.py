@@ -83,11 +83,13 @@ def promotion_mode() -> str:
 
 
 def canonical(dtype) -> np.dtype:
-    """A supported numpy dtype from anything numpy understands, or a clear error."""
+    """A supported numpy dtype (in native byte order) from anything numpy understands, or a clear error."""
     try:
         d = np.dtype(dtype)
     except TypeError:
         raise DTypeError(f"{dtype!r} is not a dtype") from None
+    if not d.isnative:  # big-endian data (`>f4`): the same values in the machine's byte order
+        d = d.newbyteorder("=")
     if d not in _NODE:
         raise DTypeError(f"dtype {d} is not supported; supported: {', '.join(map(str, _NODE))}")
     return d

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import backends
+from ..backends.teardown import COMPILING
 from ..dialects.types import short_signature
 from ..errors import SignatureError
 from ..pipeline import Program
@@ -251,6 +252,10 @@ class Exec:
                 except _NotALeaf as e:
                     raise SignatureError(f"{self.name}(): argument {path} {e}") from None
             raise
+        for k, (x, spec) in enumerate(zip(leaves, specs)):
+            if type(x) is np.ndarray and x.dtype is not spec.dtype and x.dtype != spec.dtype:
+                leaves[k] = x.astype(spec.dtype)  # big-endian (`>f4`): its values in native order. Such an array
+                # never takes the fast path (its dtype is no fast key), so the conversion costs that path nothing
         return leaves, paths, paths.treedefs, specs
 
     def _call_slow(self, args, kwargs):
@@ -297,10 +302,11 @@ class Exec:
                           "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
                           RecompileWarning, stacklevel=_trace.user_stacklevel())
         start = time.perf_counter()
-        program, out_tree = self._trace(key, bound)
-        program.why = reason
-        traced = time.perf_counter()
-        executable = self.backend.load(program, driver=self.driver)
+        with COMPILING:  # MLIR's and IREE's C++ throughout: closed to daemon threads at exit (teardown.py)
+            program, out_tree = self._trace(key, bound)
+            program.why = reason
+            traced = time.perf_counter()
+            executable = self.backend.load(program, driver=self.driver)
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
         signature += "".join(f", {n}={v!r}" for n, v in key[2])
         entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...pipeline import Program
+from .. import check_donations
 from ..array import Array
 from . import elementwise, nn, shape, structural  # noqa: F401  (they register their ops)
 from . import control  # noqa: F401  (if, case, while)
@@ -34,9 +35,12 @@ class Executable:
         self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in program.outputs]
 
     def __call__(self, leaves) -> list[Array]:
+        if self.donated:
+            check_donations(leaves, self.donated, self.source_name)
+        # np.asarray answers big-endian, read-only and Fortran-order arrays alike: values in native order
         args = [np.asarray(x, dtype=dtype) for x, (_, dtype) in zip(leaves, self._inputs)]
         outs = self._run(*args)
-        for i in self.donated:
+        for i in self.donated:  # only once it ran: a call that fails consumes nothing
             if type(leaves[i]) is Array:
                 leaves[i].donate(self.source_name)
         return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape))
@@ -56,7 +60,7 @@ class ReferenceBackend:
         return Executable(program)
 
     def put(self, array: np.ndarray) -> Array:
-        return Array.from_numpy(array.copy())
+        return Array.from_numpy(np.array(array, order="C"))  # a copy of its own, C-ordered like a device buffer
 
     def __repr__(self):
         return "<backend reference>"
