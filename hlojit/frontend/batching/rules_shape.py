@@ -77,10 +77,12 @@ def _pad(p):
     if value.dim is None:
         (result,) = recreate(p, [operand, value.t], [shape], attrs)
         return [Batched(result, dim)]
-    zero = constant(0, operand.dtype)
-    (padded,) = recreate(p, [operand, zero], [shape], attrs)
+    (padded,) = recreate(p, [operand, constant(0, operand.dtype)], [shape], attrs)
+    low, high, interior = (_inserted(p.ints(name), dim, 0)
+                           for name in ("edge_padding_low", "edge_padding_high", "interior_padding"))
     inside = ops.ones(operand.shape, dtypes.bool_)
-    (mask,) = recreate(p, [inside, constant(False, dtypes.bool_)], [shape], attrs)
+    mask = wrap(emit(hlo.pad, inside.value, constant(False, dtypes.bool_).value, low, high, interior), shape,
+                dtypes.bool_)
     fill = wrap(emit(hlo.broadcast_in_dim, value.t.value, shape, [dim]), shape, operand.dtype)
     return [Batched(ops.where(mask, padded, fill), dim)]
 
@@ -145,7 +147,7 @@ def _dynamic_update_slice(p):
     operand, rows = at(x, 0, p.size), at(update, 0, p.size)
     shape, sizes = per_example_shape(x), per_example_shape(update)
     # dynamic_update_slice clamps its starts so the update fits; scatter would write out of bounds
-    highest = np.array([0] + [n - k for n, k in zip(shape, sizes)], np.int32)
+    highest = np.array([p.size - 1] + [n - k for n, k in zip(shape, sizes)], np.int32)
     indices = ops.minimum(ops.maximum(_index_vectors(p.size, starts), 0), constant(highest, dtypes.int32))
     rank = len(shape)
     value = emit(hlo.scatter, operand.value, indices.value, rows.value, lambda current, new: [new],
