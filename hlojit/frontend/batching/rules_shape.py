@@ -108,9 +108,9 @@ def _reverse(p):
 
 # --- dynamic slices --------------------------------------------------------------------------------
 
-def _index_vectors(size: int, starts) -> "ops.Tensor":
-    """(size, 1 + len(starts)) int32 index vectors: the example's number, then its starts."""
-    columns = [ops.arange(size, dtype=dtypes.int32)]
+def _starts(size: int, starts):
+    """(size, len(starts)) int32: each example's starts."""
+    columns = []
     for b in starts:
         s = convert(b.t, dtypes.int32)
         columns.append(s if b.dim is not None else ops.broadcast_to(s, (size,)))
@@ -129,9 +129,9 @@ def _dynamic_slice(p):
         return [Batched(tensor(value), x.dim)]
     operand = at(x, 0, p.size)
     rank = len(sizes)
-    value = emit(hlo.gather, operand.value, _index_vectors(p.size, starts).value, offset_dims=list(range(1, rank + 1)),
-                 collapsed_slice_dims=[0], start_index_map=list(range(rank + 1)), index_vector_dim=1,
-                 slice_sizes=[1, *sizes])
+    value = emit(hlo.gather, operand.value, _starts(p.size, starts).value, offset_dims=list(range(1, rank + 1)),
+                 collapsed_slice_dims=[], start_index_map=list(range(1, rank + 1)), index_vector_dim=1,
+                 slice_sizes=[1, *sizes], operand_batching_dims=[0], start_indices_batching_dims=[0])
     return [Batched(tensor(value), 0)]
 
 
@@ -147,10 +147,14 @@ def _dynamic_update_slice(p):
     operand, rows = at(x, 0, p.size), at(update, 0, p.size)
     shape, sizes = per_example_shape(x), per_example_shape(update)
     # dynamic_update_slice clamps its starts so the update fits; scatter would write out of bounds
-    highest = np.array([p.size - 1] + [n - k for n, k in zip(shape, sizes)], np.int32)
-    indices = ops.minimum(ops.maximum(_index_vectors(p.size, starts), 0), constant(highest, dtypes.int32))
+    highest = np.array([n - k for n, k in zip(shape, sizes)], np.int32)
+    indices = ops.minimum(ops.maximum(_starts(p.size, starts), 0), constant(highest, dtypes.int32))
     rank = len(shape)
-    value = emit(hlo.scatter, operand.value, indices.value, rows.value, lambda current, new: [new],
-                 update_window_dims=list(range(1, rank + 1)), inserted_window_dims=[0],
-                 scatter_dims_to_operand_dims=list(range(rank + 1)), index_vector_dim=1)
+    # one index vector per element of the update (IREE lowers windows only along dimensions not indexed)
+    grid = ops.stack([ops.iota(dtypes.int32, tuple(sizes), d) for d in range(rank)], axis=-1)
+    spread = ops.reshape(indices, (p.size,) + (1,) * rank + (rank,)) + grid
+    value = emit(hlo.scatter, operand.value, spread.value, rows.value, lambda current, new: [new],
+                 update_window_dims=[], inserted_window_dims=list(range(1, rank + 1)),
+                 scatter_dims_to_operand_dims=list(range(1, rank + 1)), index_vector_dim=rank + 1,
+                 input_batching_dims=[0], scatter_indices_batching_dims=[0])
     return [Batched(tensor(value), 0)]
