@@ -18,6 +18,7 @@ from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, en
 from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/f"), hj.load("out/f")
 from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
 from .frontend.batching import vmap             # hj.vmap(f, in_axes=0, out_axes=0, axis_size=None)
+from .frontend.jacobians import hessian, jacfwd, jacrev   # built on vmap of the vjp / jvp
 from .pipeline import cache                     # hj.cache.info(), hj.cache.clear(): the persistent compile cache
 from . import testing                           # hj.testing.assert_targets_agree(fn, *args)
 from . import random                            # hj.random.key(0), split, fold_in, uniform, normal, randint ...
@@ -38,7 +39,8 @@ __all__ = [
     # the pipeline: StableHLO in, artifacts out, the compile cache, cross-target checks
     "from_mlir", "export", "load", "Loaded", "cache", "testing",
     # autodiff, randomness and training
-    "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp", "vmap", "random", "nn", "optim",
+    "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp", "vmap", "jacfwd", "jacrev", "hessian",
+    "random", "nn", "optim",
     "checkpoint", "load_checkpoint", "save_checkpoint",
     # errors
     "errors", "ArtifactError", "BackendError", "CheckpointError", "CompileError", "ConfigError",
