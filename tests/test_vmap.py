@@ -283,3 +283,21 @@ def test_an_op_without_a_rule_names_the_op_and_the_line(monkeypatch):
     monkeypatch.delitem(core.RULES, "stablehlo.cosine")
     with pytest.raises(hj.TracingError, match=r"no batching rule for stablehlo.cosine \(built at test_vmap.py:\d+"):
         hj.jit(lambda x: hj.vmap(lambda v: ops.cos(v) + 0)(x), backend="reference")(normal(3))
+
+
+def test_vmap_of_a_module_from_another_tool(backend):
+    """A JAX export (with a private helper called by func.call) batched like a traced function, and
+    differentiated through."""
+    import os
+    module = hj.from_mlir(os.path.join(os.path.dirname(__file__), "data", "jax", "mlp.mlir"), backend=backend)
+    xs, w, b = normal(3, 4, 8), normal(8, 2), normal(2)
+
+    def program(xs, w, b):
+        batched = hj.vmap(module, in_axes=(0, None, None))(xs, w, b)
+        slope = hj.grad(lambda w: hj.vmap(module, in_axes=(0, None, None))(xs, w, b).sum())(w)
+        return batched, slope
+    batched, slope = hj.jit(program, backend=backend)(xs, w, b)
+    pre = np.einsum("nij,jk->nik", xs, w) + b
+    np.testing.assert_allclose(np.asarray(batched), np.maximum(pre, 0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(slope), np.einsum("nij,nik->jk", xs, (pre > 0).astype(f32)),
+                               rtol=1e-5, atol=1e-5)
