@@ -78,12 +78,13 @@ class Module:
 
     def __init__(self, program: Program, backend):
         self.inputs, self.outputs, self.name = list(program.inputs), list(program.outputs), program.name
-        self.backend, self.program = backend, program
+        self.backend = backend
+        self.text = program.module.operation.get_asm(enable_debug_info=True)  # before a compiler lowers it
         self.executable = backend.load(program)
 
     def __call__(self, *args):
         if trace.current() is not None:
-            outs = inline.call(self.program, args)
+            outs = inline.call(self.text, self.inputs, self.name, args)
             return outs[0] if len(outs) == 1 else tuple(outs)
         if len(args) != len(self.inputs):
             raise SignatureError(f"{self.name} takes {len(self.inputs)} arguments, got {len(args)}")

@@ -1,4 +1,4 @@
-"""A StableHLO program (an `hj.from_mlir` module) called inside a trace: its @main is copied into the
+"""A StableHLO module (an `hj.from_mlir` module) called inside a trace: its @main is copied into the
 traced function, its `func.call`s inlined, so transformations (vmap, grad) see its ops like any others.
 """
 from __future__ import annotations
@@ -12,22 +12,22 @@ from .autodiff.core import tensor
 from .ops._core import as_tensor, describe
 
 
-def call(program, args) -> list:
-    """program's @main applied to `args` (Tensors or arrays) at the current insertion point."""
-    if len(args) != len(program.inputs):
-        raise SignatureError(f"{program.name} takes {len(program.inputs)} arguments, got {len(args)} "
-                             f"(at {_trace.user_site()})")
+def call(text: str, inputs, name: str, args) -> list:
+    """@main of the module `text` (whose arguments are `inputs`, [(shape, dtype)]) applied to `args`
+    (Tensors or arrays) at the current insertion point."""
+    if len(args) != len(inputs):
+        raise SignatureError(f"{name} takes {len(inputs)} arguments, got {len(args)} (at {_trace.user_site()})")
     values = []
-    for i, (x, (shape, dtype)) in enumerate(zip(args, program.inputs)):
-        t = as_tensor(x, program.name)
+    for i, (x, (shape, dtype)) in enumerate(zip(args, inputs)):
+        t = as_tensor(x, name)
         if tuple(t.shape) != tuple(shape) or np.dtype(t.dtype) != np.dtype(dtype):
-            raise SignatureError(f"{program.name}: argument {i} must be {np.dtype(dtype)}{list(shape)}, got "
+            raise SignatureError(f"{name}: argument {i} must be {np.dtype(dtype)}{list(shape)}, got "
                                  f"{describe(t)} (at {_trace.user_site()})")
         values.append(t.value)
-    module = ir.Module.parse(program.module.operation.get_asm(enable_debug_info=True))  # into this context
+    module = ir.Module.parse(text)  # into the trace's context
     functions = {str(op.attributes["sym_name"]).strip('"'): op.operation for op in module.body.operations
                  if op.operation.name == "func.func"}
-    return [tensor(v) for v in _inline(functions, "main", values, program.name)]
+    return [tensor(v) for v in _inline(functions, "main", values, name)]
 
 
 def _rename(op, mapping: dict, where: str):
