@@ -1,6 +1,6 @@
 """Per-example gradients: `hj.vmap(hj.grad(loss))` against `jax.vmap(jax.grad(loss))` in the same run.
 
-    python benchmarks/per_example_grads.py [--rounds 5] [--calls 3]
+    python benchmarks/per_example_grads.py [--rounds 4] [--calls 2]
 
 The MLP 784-512-512-10 (relu) of benchmarks/train_step.py, softmax cross-entropy of one example, its
 gradient with respect to the parameters for each of 256 examples (the per-example gradients DP-SGD clips):
@@ -57,8 +57,8 @@ def _leaves(grads):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--calls", type=int, default=2)
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     params = mlp_params()
