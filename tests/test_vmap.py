@@ -29,6 +29,26 @@ def _switch_branches():
     return [lambda v: v * 2, lambda v: v - 1, lambda v: ops.sin(v)]
 
 
+_UNARY = ("ceil", "cosine", "exponential_minus_one", "logistic", "round_nearest_afz", "round_nearest_even",
+          "sine")   # not cbrt, sign, tan: vmvx cannot compile them
+_EVERY_OP_TEXT = "\n".join([
+    "func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>, %init: tensor<f32>) -> (" +
+    ", ".join(["tensor<4xf32>"] * (len(_UNARY) + 4) + ["tensor<f32>"]) + ") {",
+    "  %a = stablehlo.abs %x : tensor<4xf32>",
+    "  %half = stablehlo.constant dense<0.5> : tensor<4xf32>",
+    "  %p = stablehlo.add %a, %half : tensor<4xf32>",
+    *[f"  %u{k} = stablehlo.{name} %x : tensor<4xf32>" for k, name in enumerate(_UNARY)],
+    "  %log = stablehlo.log %p : tensor<4xf32>",
+    "  %rsqrt = stablehlo.rsqrt %p : tensor<4xf32>",
+    "  %atan2 = stablehlo.atan2 %x, %y : tensor<4xf32>",
+    "  %rem = stablehlo.remainder %x, %p : tensor<4xf32>",
+    "  %sum = stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [0] : "
+    "(tensor<4xf32>, tensor<f32>) -> tensor<f32>",
+    "  return " + ", ".join([f"%u{k}" for k in range(len(_UNARY))] + ["%log", "%rsqrt", "%atan2", "%rem", "%sum"]) +
+    " : " + ", ".join(["tensor<4xf32>"] * (len(_UNARY) + 4) + ["tensor<f32>"]),
+    "}"])
+EVERY_OP = hj.from_mlir(_EVERY_OP_TEXT, backend="reference")   # traced inline: ops the frontend never emits
+
 CASES = [  # (id, fn, args, in_axes)
     # elementwise
     ("unary", lambda x: ops.sin(x) * ops.exp(-x) + ops.tanh(x), (normal(3, 4),), 0),
@@ -45,6 +65,8 @@ CASES = [  # (id, fn, args, in_axes)
      (np.array([[1.0, np.inf], [np.nan, -2.0], [0.5, 3.0]], f32),), 0),
     ("power and atan2", lambda x, y: ops.power(ops.abs(x) + 1, y) + ops.arctan2(x, y),
      (normal(4, 3), normal(3, 4)), (1, 0)),
+    ("every elementwise op, a reduce with batched init (lane by lane)", EVERY_OP,
+     (normal(3, 4), normal(4, 3), normal(3)), (0, 1, 0)),
     # shape
     ("reshape", lambda x: x.reshape(6, 2) * 2, (normal(4, 3, 3),), 1),
     ("transpose and broadcast", lambda x: ops.broadcast_to(x.T, (2, 3, 4)) + 1, (normal(4, 3, 5),), 2),
@@ -230,8 +252,10 @@ def test_vjp_jvp_and_custom_vjp_under_vmap_both_ways():
         cotangent = hj.vmap(lambda x, g: hj.vjp(ops.exp, x)[1](g)[0])(xs, ts)
         custom_inside = hj.vmap(hj.grad(lambda x: square(x).sum()))(xs)
         custom_outside = hj.grad(lambda x: hj.vmap(square)(x).sum())(xs)
-        return tangent, cotangent, custom_inside, custom_outside
-    tangent, cotangent, inside, outside = hj.jit(program, backend="reference")(xs, ts)
+        through_a_loop = hj.grad(lambda x: hj.vmap(lambda v: ops.fori_loop(0, 2, lambda i, c: c * v, v))(x).sum())(xs)
+        return tangent, cotangent, custom_inside, custom_outside, through_a_loop
+    tangent, cotangent, inside, outside, loop = hj.jit(program, backend="reference")(xs, ts)
+    np.testing.assert_allclose(np.asarray(loop), 3 * xs * xs, rtol=1e-6)     # d(v**3)/dv
     np.testing.assert_allclose(np.asarray(tangent), np.cos(xs) * ts, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(cotangent), np.exp(xs) * ts, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(inside), 3 * xs, rtol=1e-6)
@@ -259,7 +283,8 @@ def test_pytrees_in_axes_out_axes_and_axis_size():
 def test_inconsistent_sizes_name_the_arguments_and_the_line():
     def f(x, y):
         return x + y
-    with pytest.raises(hj.ShapeError, match=r"x has size 5 at axis 0, y has size 3 at axis 0 \(at test_vmap.py:\d+") as e:
+    sizes = r"x has size 5 at axis 0, y has size 3 at axis 0 \(at test_vmap.py:\d+"
+    with pytest.raises(hj.ShapeError, match=sizes) as e:
         hj.jit(lambda x, y: hj.vmap(f)(x, y), backend="reference")(normal(5, 2), normal(3, 2))  # sizes line
     assert f"test_vmap.py:{line_in(__file__, '# sizes line')}" in str(e.value)
 
@@ -281,7 +306,8 @@ def test_out_of_range_axes_and_bad_structures():
 def test_an_op_without_a_rule_names_the_op_and_the_line(monkeypatch):
     import hlojit.frontend.batching.core as core
     monkeypatch.delitem(core.RULES, "stablehlo.exponential")
-    with pytest.raises(hj.TracingError, match=r"no batching rule for stablehlo.exponential \(built at test_vmap.py:\d+"):
+    message = r"no batching rule for stablehlo.exponential \(built at test_vmap.py:\d+"
+    with pytest.raises(hj.TracingError, match=message):
         hj.jit(lambda x: hj.vmap(lambda v: ops.exp(v) + 0)(x), backend="reference")(normal(3))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 
 from ..errors import DTypeError
-from . import dtypes, pytree, trace as _trace
+from . import dtypes, ops, pytree, trace as _trace
 from .autodiff.api import _argnums, _LazyJit, vjp
 from .batching import vmap
 from .ops._core import as_tensor, describe
@@ -23,7 +23,6 @@ __all__ = ["jacfwd", "jacrev", "hessian"]
 
 def _basis(t):
     """The rows of the identity over t's elements, each shaped like t: (t.size, *t.shape)."""
-    from . import ops
     return ops.reshape(ops.eye(t.size, dtype=t.dtype), (t.size, *t.shape))
 
 
@@ -77,7 +76,6 @@ def _public(transform):
 
 
 def _reshape_leaves(tree, shape_of_leaf):
-    from . import ops
     leaves, treedef = pytree.flatten(tree)
     return pytree.unflatten(treedef, [ops.reshape(x, shape_of_leaf(x)) for x in leaves])
 
@@ -85,7 +83,6 @@ def _reshape_leaves(tree, shape_of_leaf):
 def _jacrev(fn, args, argnums, has_aux):
     """The Jacobian of f by reverse mode: one vjp per output element, batched by vmap."""
     lin = _Linear("jacrev", fn, args, argnums, has_aux)
-    from . import ops
     per_output = []
     for j, out in enumerate(lin.out_leaves):
         def pull(ct, j=j):
@@ -101,7 +98,6 @@ def _jacrev(fn, args, argnums, has_aux):
 def _jacfwd(fn, args, argnums, has_aux):
     """The Jacobian of f by forward mode: one jvp per input element, batched by vmap."""
     lin = _Linear("jacfwd", fn, args, argnums, has_aux)
-    from . import ops
     seed = pytree.unflatten(lin.out_tree, [ops.zeros_like(o) for o in lin.out_leaves])
     _, push_forward = vjp(lin.vjp_fn, seed)        # the transpose of the (linear) vjp: the jvp
     columns = []                                    # per input leaf: out-tree of (in.size, *out_shape)

@@ -26,7 +26,7 @@ from iree.compiler import ir
 from ...dialects import stablehlo as hlo
 from ...dialects.types import shape_of, tensor_type
 from ...errors import TracingError
-from .. import trace as _trace
+from .. import ops, trace as _trace
 from ..autodiff import core as ad
 from ..ops._core import emit, wrap
 from ..tensor import Tensor
@@ -262,7 +262,7 @@ def arg_types(shapes_dtypes) -> list:
 def batch_regions(recorded: list, walk: Walk):
     """The batched copy of each derivative region recorded while tracing the function, whose outputs the
     walk batched: its backward pass is the vmap of the original one."""
-    from .api import vmap
+    from .api import vmap   # api builds on this module
     seen = set()
     for region in recorded:
         if id(region) in seen or not all(v in walk.env for v in region.outputs):
@@ -294,7 +294,6 @@ def _batched_bwd(region, inputs, outputs, residuals, size, vmap):
             if g is None:
                 result.append(None)
             elif b.dim is None:
-                from .. import ops
                 result.append(ops.sum(g, axis=0).astype(g.dtype))
             else:
                 result.append(moveaxis(g, 0, b.dim))
