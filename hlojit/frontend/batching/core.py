@@ -101,10 +101,8 @@ def moveaxis(t: Tensor, src: int, dst: int) -> Tensor:
 
 def broadcast_batch(t: Tensor, size: int, dim: int) -> Tensor:
     """An unbatched t repeated `size` times along a new dimension `dim`."""
-    shape = list(t.shape)
-    shape.insert(dim, size)
-    dims = [d if d < dim else d + 1 for d in range(t.ndim)]
-    return wrap(emit(hlo.broadcast_in_dim, t.value, shape, dims), shape, t.dtype, t.weak)
+    shape = with_batch(t.shape, size, dim)
+    return wrap(emit(hlo.broadcast_in_dim, t.value, shape, shift(range(t.ndim), dim)), shape, t.dtype, t.weak)
 
 
 def at(b: Batched, dim: int, size: int) -> Tensor:
@@ -176,7 +174,6 @@ class Walk:
     def __init__(self, size: int):
         self.size = size
         self.env: dict = {}
-        self._captured: dict = {}
 
     def get(self, value) -> Batched:
         found = self.env.get(value)
