@@ -327,3 +327,22 @@ def test_vmap_of_a_module_from_another_tool(backend):
     np.testing.assert_allclose(np.asarray(batched), np.maximum(pre, 0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.asarray(slope), np.einsum("nij,nik->jk", xs, (pre > 0).astype(f32)),
                                rtol=1e-5, atol=1e-5)
+
+
+_CLAMP_TEXT = """
+func.func @main(%lo: tensor<f32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %hi = stablehlo.constant dense<0.5> : tensor<f32>
+  %c = stablehlo.clamp %lo, %x, %hi : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %c : tensor<4xf32>
+}"""
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
+def test_clamp_against_a_loop(backend):
+    """clamp with a batched 0-d bound (the reference interpreter does not run clamp: IREE targets only)."""
+    module = hj.from_mlir(_CLAMP_TEXT, backend=backend)
+    args, in_axes = (normal(3), normal(4, 3)), (0, 1)
+    batched, looped = hj.jit(lambda *a: (hj.vmap(module, in_axes)(*a), _loop(module, a, in_axes)),
+                             backend=backend)(*args)
+    np.testing.assert_array_equal(np.asarray(batched), np.asarray(looped))
+    np.testing.assert_array_equal(np.asarray(batched), np.clip(args[1].T, args[0][:, None], 0.5))
