@@ -71,6 +71,8 @@ def test_jacobians_outside_jit_and_errors():
     assert isinstance(jac, hj.Array)
     np.testing.assert_allclose(np.asarray(jac), np.diag(np.cos(x)), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(np.asarray(hj.jacfwd(ops.sin)(x)), np.diag(np.cos(x)), rtol=1e-6, atol=1e-7)
+    scaled = hj.jacrev(lambda v, scale=1.0: v * scale)(x, scale=np.float32(2))   # keywords pass through
+    np.testing.assert_array_equal(np.asarray(scaled), 2 * np.eye(4, dtype=np.float32))
     with pytest.raises(hj.DTypeError, match="jacrev: the differentiated arguments must be floats"):
         hj.jacrev(lambda i: i * 2)(np.arange(3, dtype=np.int32))
     with pytest.raises(hj.TracingError, match="argnums"):

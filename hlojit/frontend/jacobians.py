@@ -65,10 +65,10 @@ def _public(transform):
     """The eager form (jit on the default backend) around a transformation that runs inside a trace."""
     def make(fn, argnums=0, has_aux=False):
         @functools.wraps(fn)
-        def run(*args):
+        def run(*args, **kwargs):   # keyword arguments pass through, not differentiated (JAX's rule)
             if _trace.current() is None:
-                return run.eager(*args)
-            return transform(fn, args, argnums, has_aux)
+                return run.eager(*args, **kwargs)
+            return transform(functools.partial(fn, **kwargs) if kwargs else fn, args, argnums, has_aux)
         run.eager = _LazyJit(run)
         return run
     make.__name__, make.__doc__ = transform.__name__.lstrip("_"), transform.__doc__
