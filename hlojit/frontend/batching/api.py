@@ -81,7 +81,7 @@ def _mapped_inputs(fn, in_axes, args, kwargs):
         axes += _prefix_axes(spec, arg, "in_axes")
         leaves += arg_leaves
         names += paths
-    for key in sorted(kwargs):
+    for key in sorted(kwargs, key=repr):   # pytree.flatten's order of a dict
         paths = []
         arg_leaves = pytree.flatten(kwargs[key], None, key, paths)[0]
         leaves += arg_leaves
