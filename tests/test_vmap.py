@@ -329,20 +329,27 @@ def test_vmap_of_a_module_from_another_tool(backend):
                                rtol=1e-5, atol=1e-5)
 
 
-_CLAMP_TEXT = """
-func.func @main(%lo: tensor<f32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+_IREE_ONLY_TEXT = """
+func.func @main(%lo: tensor<f32>, %x: tensor<4xf32>, %state: tensor<2xui64>)
+    -> (tensor<4xf32>, tensor<2xui64>, tensor<4xui32>) {
   %hi = stablehlo.constant dense<0.5> : tensor<f32>
   %c = stablehlo.clamp %lo, %x, %hi : (tensor<f32>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-  return %c : tensor<4xf32>
+  %s, %bits = stablehlo.rng_bit_generator %state, algorithm = THREE_FRY
+      : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
+  return %c, %s, %bits : tensor<4xf32>, tensor<2xui64>, tensor<4xui32>
 }"""
 
 
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
-def test_clamp_against_a_loop(backend):
-    """clamp with a batched 0-d bound (the reference interpreter does not run clamp: IREE targets only)."""
-    module = hj.from_mlir(_CLAMP_TEXT, backend=backend)
-    args, in_axes = (normal(3), normal(4, 3)), (0, 1)
+def test_clamp_and_rng_bit_generator_against_a_loop(backend):
+    """clamp with a batched 0-d bound, and rng_bit_generator from a batched state (lane by lane): the
+    reference interpreter runs neither, so they are checked on the IREE targets only."""
+    module = hj.from_mlir(_IREE_ONLY_TEXT, backend=backend)
+    states = np.arange(6, dtype=np.uint64).reshape(3, 2)
+    args, in_axes = (normal(3), normal(4, 3), states), (0, 1, 0)
     batched, looped = hj.jit(lambda *a: (hj.vmap(module, in_axes)(*a), _loop(module, a, in_axes)),
                              backend=backend)(*args)
-    np.testing.assert_array_equal(np.asarray(batched), np.asarray(looped))
-    np.testing.assert_array_equal(np.asarray(batched), np.clip(args[1].T, args[0][:, None], 0.5))
+    for b, expected in zip(batched, looped):
+        np.testing.assert_array_equal(np.asarray(b), np.asarray(expected))
+    np.testing.assert_array_equal(np.asarray(batched[0]), np.clip(args[1].T, args[0][:, None], 0.5))
+    assert len({tuple(row) for row in np.asarray(batched[2])}) == 3     # each state its own bits
