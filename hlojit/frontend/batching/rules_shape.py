@@ -1,7 +1,8 @@
 """Batching rules of the ops that move elements: reshape, transpose, broadcast_in_dim, slice, pad,
 concatenate, reverse, dynamic_slice, dynamic_update_slice. Most keep the batch where it is and shift
-their dimension numbers past it; reshape and transpose put it first. A dynamic slice or update whose
-starts differ between examples becomes a gather or scatter with one index vector per example."""
+their dimension numbers past it; reshape and transpose put it first. A dynamic slice whose starts differ
+between examples becomes a gather with the batch as a batching dimension, a dynamic update a scatter of
+each element of the update to its own clamped position."""
 from __future__ import annotations
 
 import numpy as np
@@ -117,14 +118,18 @@ def _starts(size: int, starts):
     return ops.stack(columns, axis=1)
 
 
+def _zero_index(starts):
+    """The start of the batch dimension: 0, of the other starts' dtype."""
+    return constant(0, starts[0].t.dtype if starts else dtypes.int32)
+
+
 @register("dynamic_slice")
 def _dynamic_slice(p):
     x, starts = p.args[0], p.args[1:]
     sizes = p.ints("slice_sizes")
     if all(b.dim is None for b in starts):
-        start = constant(0, starts[0].t.dtype) if starts else None
         values = [b.t.value for b in starts]
-        values.insert(x.dim, start.value)
+        values.insert(x.dim, _zero_index(starts).value)
         value = emit(hlo.dynamic_slice, x.t.value, values, _inserted(sizes, x.dim, p.size))
         return [Batched(tensor(value), x.dim)]
     operand = at(x, 0, p.size)
@@ -141,7 +146,7 @@ def _dynamic_update_slice(p):
     if all(b.dim is None for b in starts):
         dim = x.dim if x.dim is not None else update.dim
         values = [b.t.value for b in starts]
-        values.insert(dim, constant(0, starts[0].t.dtype).value)
+        values.insert(dim, _zero_index(starts).value)
         value = emit(hlo.dynamic_update_slice, at(x, dim, p.size).value, at(update, dim, p.size).value, values)
         return [Batched(tensor(value), dim)]
     operand, rows = at(x, 0, p.size), at(update, 0, p.size)
