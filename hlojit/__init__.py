@@ -27,6 +27,8 @@ from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, 
 from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, entry="main", backend=None)
 from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/f"), hj.load("out/f")
 from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
+from .frontend.batching import vmap             # hj.vmap(f, in_axes=0, out_axes=0, axis_size=None)
+from .frontend.jacobians import hessian, jacfwd, jacrev   # built on vmap of the vjp / jvp
 from .pipeline import cache                     # hj.cache.info(), hj.cache.clear(): the persistent compile cache
 from . import testing                           # hj.testing.assert_targets_agree(fn, *args)
 from . import tree, tree_util                   # hj.tree.map / flatten / register_dataclass ...; jax.tree_util's names
@@ -50,7 +52,8 @@ __all__ = [
     # pytrees
     "tree", "tree_util",
     # autodiff, randomness and training
-    "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp", "random", "nn", "optim",
+    "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp", "vmap", "jacfwd", "jacrev", "hessian",
+    "random", "nn", "optim",
     "checkpoint", "load_checkpoint", "save_checkpoint",
     # errors
     "errors", "ArtifactError", "BackendError", "CheckpointError", "CompileError", "ConfigError",

@@ -15,6 +15,7 @@ from ..dialects.types import dtype_of, shape_of
 from ..errors import BackendError, SignatureError
 from ..pipeline import Program
 from ..backends.array import Array
+from . import inline, trace
 
 
 def _read(text_or_path: str) -> tuple[str, str]:
@@ -70,14 +71,19 @@ def parse(text_or_path: str, entry: str = "main") -> Program:
 
 class Module:
     """A StableHLO module loaded on a backend: call it with arrays, get `hj.Array` results (a tuple
-    when the entry function has several)."""
+    when the entry function has several). Called inside a trace (hj.jit, hj.vmap, hj.grad) its ops are
+    traced inline, so transformations apply to it."""
 
     def __init__(self, program: Program, backend):
         self.inputs, self.outputs, self.name = list(program.inputs), list(program.outputs), program.name
         self.backend = backend
+        self.text = program.module.operation.get_asm(enable_debug_info=True)  # before a compiler lowers it
         self.executable = backend.load(program)
 
     def __call__(self, *args):
+        if trace.current() is not None:
+            outs = inline.call(self.text, self.inputs, self.name, args)
+            return outs[0] if len(outs) == 1 else tuple(outs)
         if len(args) != len(self.inputs):
             raise SignatureError(f"{self.name} takes {len(self.inputs)} arguments, got {len(args)}")
         leaves = []

@@ -1,0 +1,64 @@
+"""A StableHLO module (an `hj.from_mlir` module) called inside a trace: its @main is copied into the
+traced function, its `func.call`s inlined, so transformations (vmap, grad) see its ops like any others.
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..errors import SignatureError, TracingError
+from . import trace as _trace
+from .autodiff.core import tensor
+from .ops._core import as_tensor, describe
+
+
+def call(text: str, inputs, name: str, args) -> list:
+    """@main of the module `text` (whose arguments are `inputs`, [(shape, dtype)]) applied to `args`
+    (Tensors or arrays) at the current insertion point."""
+    if len(args) != len(inputs):
+        raise SignatureError(f"{name} takes {len(inputs)} arguments, got {len(args)} (at {_trace.user_site()})")
+    values = []
+    for i, (x, (shape, dtype)) in enumerate(zip(args, inputs)):
+        t = as_tensor(x, name)
+        if tuple(t.shape) != tuple(shape) or np.dtype(t.dtype) != np.dtype(dtype):
+            raise SignatureError(f"{name}: argument {i} must be {np.dtype(dtype)}{list(shape)}, got "
+                                 f"{describe(t)} (at {_trace.user_site()})")
+        values.append(t.value)
+    module = ir.Module.parse(text)  # into the trace's context
+    functions = {str(op.attributes["sym_name"]).strip('"'): op.operation for op in module.body.operations
+                 if op.operation.name == "func.func"}
+    return [tensor(v) for v in _inline(functions, "main", values, name)]
+
+
+def _rename(op, mapping: dict, where: str):
+    for i, v in enumerate(op.operands):
+        if v in mapping:
+            op.operands[i] = mapping[v]
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                if inner.operation.name == "func.call":
+                    raise TracingError(f"{where}: a func.call inside a region of {op.name} cannot be inlined; "
+                                       "export the module with its helpers inlined")
+                _rename(inner.operation, mapping, where)
+
+
+def _inline(functions: dict, name: str, values: list, where: str) -> list:
+    block = functions[name].regions[0].blocks[0]
+    mapping = dict(zip(block.arguments, values))
+    ip = ir.InsertionPoint.current
+    for op in block.operations:
+        op = op.operation
+        operands = [mapping.get(v, v) for v in op.operands]
+        if op.name == "func.return":
+            return operands
+        if op.name == "func.call":
+            callee = str(op.attributes["callee"]).lstrip("@")
+            if callee not in functions:
+                raise TracingError(f"{where}: func.call to unknown function @{callee}")
+            mapping.update(zip(op.results, _inline(functions, callee, operands, where)))
+            continue
+        copy = op.clone(ip=ip).operation
+        _rename(copy, mapping, where)
+        mapping.update(zip(op.results, copy.results))
+    raise TracingError(f"{where}: @{name} has no func.return")  # pragma: no cover
