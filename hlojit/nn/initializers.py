@@ -58,7 +58,7 @@ def _truncated_normal(key, shape, dtype):
     sqrt2 = float(np.float32(np.sqrt(2)))
     lo, hi = math.erf(-2 / math.sqrt(2)), math.erf(2 / math.sqrt(2))
     u = random.uniform(key, shape, dtypes.float32, np.float32(lo), np.float32(hi))
-    z = random._erfinv_f32(u) * sqrt2
+    z = random.erfinv_f32(u) * sqrt2
     z = ops.clip(z, np.nextafter(np.float32(-2), np.float32(0)), np.nextafter(np.float32(2), np.float32(0)))
     return ops.astype(z, dtype)
 

@@ -29,16 +29,16 @@ import math
 
 import numpy as np
 
-from .backends import Array
-from .dialects import stablehlo as hlo
-from .errors import DTypeError, ShapeError
-from .frontend import dtypes, ops, trace
-from .frontend.jit import Exec
-from .frontend.ops._core import as_tensor, barrier, broadcast_shapes, constant, convert, describe, emit, fail, wrap
-from .frontend.tensor import Tensor
+from ..backends import Array
+from ..dialects import stablehlo as hlo
+from ..errors import DTypeError, ShapeError
+from ..frontend import dtypes, ops, trace
+from ..frontend.jit import Exec
+from ..frontend.ops._core import as_tensor, barrier, broadcast_shapes, constant, convert, describe, emit, fail, wrap
+from ..frontend.tensor import Tensor
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli", "permutation",
-           "threefry2x32"]
+           "threefry2x32", "erfinv_f32"]
 
 _U32 = dtypes.uint32
 _MASK = 0xFFFFFFFF
@@ -77,8 +77,8 @@ def _public(*static: str, wide=()):
                 value = bound.arguments.get(name)
                 if name == "shape" and value is not None:
                     bound.arguments[name] = _shape(fn.__name__, value)
-                if name != "x" or isinstance(value, (int, np.integer)):  # permutation(key, n): n is static
-                    names.append(name)
+                if not isinstance(value, (np.ndarray, np.generic, Array, Tensor)):   # permutation(key, n): an int n
+                    names.append(name)                            # is static, an array n is traced
             for name in wide:
                 value = bound.arguments.get(name)
                 if isinstance(value, int) and not isinstance(value, bool):
@@ -340,7 +340,7 @@ _ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 
                 -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)               # w >= 5, in sqrt(w) - 3
 
 
-def _erfinv_f32(x: Tensor) -> Tensor:
+def erfinv_f32(x: Tensor) -> Tensor:
     """erfinv of float32 x in (-1, 1), to a few ulps (+-inf at +-1)."""
     w = -ops.log1p(-x * x)
     central = w < 5.0
@@ -361,7 +361,7 @@ def normal(key, shape=(), dtype=dtypes.float32):
                                    "sample float32 and convert")
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = uniform(key, shape, dtype, lo, 1.0)
-    z = _erfinv_f32(ops.astype(u, dtypes.float32)) * float(np.float32(np.sqrt(2)))
+    z = erfinv_f32(ops.astype(u, dtypes.float32)) * float(np.float32(np.sqrt(2)))
     return ops.astype(z, dtype)
 
 

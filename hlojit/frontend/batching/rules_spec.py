@@ -1,0 +1,36 @@
+"""Batching rules of the spec's ops that hlojit's own ops never emit but a `from_mlir` module may hold (the
+reference interpreter runs them): CHLO's elementwise ops share the elementwise rule; the rest run lane by
+lane, once per example, which is right for any op though not fast; tokens and tuples carry nothing to batch.
+"""
+from __future__ import annotations
+
+from .core import RULES, register
+from .rules_control import lane_by_lane
+from .rules_elementwise import _elementwise
+
+CHLO_ELEMENTWISE = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "conj", "cosh", "digamma", "erf", "erf_inv",
+                    "erfc", "is_inf", "is_neg_inf", "is_pos_inf", "lgamma", "next_after", "sinh", "square", "tan")
+CHLO_BROADCASTING = ("add", "and", "atan2", "compare", "divide", "maximum", "minimum", "multiply", "or", "power",
+                     "remainder", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical",
+                     "subtract", "xor")
+
+register("reduce_precision")(_elementwise)
+RULES.update({f"chlo.{name}": _elementwise for name in CHLO_ELEMENTWISE})
+RULES.update({f"chlo.broadcast_{name}": lane_by_lane for name in CHLO_BROADCASTING})
+RULES.update({f"chlo.{name}": lane_by_lane for name in ("top_k", "constant_like")})
+register("batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast", "cholesky", "composite",
+         "dot", "dynamic_broadcast_in_dim", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
+         "einsum", "get_dimension_size", "real_dynamic_slice", "select_and_scatter", "triangular_solve",
+         "unary_einsum")(lane_by_lane)
+
+_NOWHERE = "every backend here refuses it (one process, no host channels), so nothing runs it to batch"
+NEVER_BATCHED = {
+    "stablehlo.after_all": "tokens carry no values", "stablehlo.create_token": "tokens carry no values",
+    "stablehlo.tuple": "a tuple holds no tensor to stack (hlojit's programs never make one)",
+    "stablehlo.get_tuple_element": "a tuple holds no tensor to stack (hlojit's programs never make one)",
+    "stablehlo.replica_id": "it has no operands: the same in every example, copied as it is",
+    "stablehlo.partition_id": "it has no operands: the same in every example, copied as it is",
+    **{f"stablehlo.{name}": _NOWHERE for name in ("all_gather", "all_reduce", "all_to_all", "collective_broadcast",
+                                                  "collective_permute", "reduce_scatter", "infeed", "outfeed",
+                                                  "send", "recv")},
+}
