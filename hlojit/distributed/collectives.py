@@ -17,6 +17,7 @@ broke that would be caught by `check_identical` (data_parallel runs it on the pa
 from __future__ import annotations
 
 import hashlib
+import sys
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from ..backends import Array
 from ..errors import DTypeError, ShapeError, SignatureError, TracingError
 from ..frontend import pytree
 from ..frontend.tensor import Tensor
+from ..frontend.trace import user_site
 from .world import World, current, guarded
 
 OPS = ("sum", "mean", "max", "min")
@@ -41,7 +43,7 @@ def all_reduce(tree, op: str = "sum"):
     for dtype, members in _buckets(arrays).items():
         bucket, owned = _pack(arrays, members, _reduced_as(dtype))
         if world.comm is not None:
-            out = bucket if owned else np.empty_like(bucket)
+            out = bucket if owned else _POOL.take(bucket.dtype, bucket.size)
             with guarded(world, "all_reduce"):
                 world.comm.Allreduce(world.MPI.IN_PLACE if owned else bucket, out, op=_mpi_op(world, op))
             bucket = out
@@ -62,8 +64,10 @@ def broadcast(tree, root: int = 0):
     results: list = [None] * len(arrays)
     for dtype, members in _buckets(arrays).items():
         bucket, owned = _pack(arrays, members, dtype)
-        if not owned:
-            bucket = bucket.copy()       # received into on the other ranks; never the caller's memory
+        if not owned:                    # received into on the other ranks; never the caller's memory
+            copy = _POOL.take(dtype, bucket.size)
+            copy[:] = bucket
+            bucket = copy
         if world.comm is not None:
             with guarded(world, "broadcast"):
                 world.comm.Bcast(_bytes(bucket), root=root)
@@ -78,7 +82,7 @@ def all_gather(tree):
     results: list = [None] * len(arrays)
     for dtype, members in _buckets(arrays).items():
         bucket, _ = _pack(arrays, members, dtype)
-        received = np.empty((world.size, bucket.size), dtype)
+        received = _POOL.take(dtype, world.size * bucket.size).reshape(world.size, bucket.size)
         if world.comm is not None:
             with guarded(world, "all_gather"):
                 world.comm.Allgather(_bytes(bucket), _bytes(received))
@@ -150,30 +154,33 @@ def _as_numpy(what: str, path: str, leaf) -> np.ndarray:
                     "take hj.Arrays, numpy arrays and numbers")
 
 
-def _describe(what: str, detail: str, treedef, paths, arrays, leading_free: bool) -> str:
+def _describe(what: str, detail: str, paths, arrays, leading_free: bool) -> str:
     def shape(a):
         dims = [str(d) for d in a.shape]
         return dims[:1] and ["*"] + dims[1:] if leading_free else dims
     leaves = ", ".join(f"{p or '(root)'}: {a.dtype}[{', '.join(shape(a))}]" for p, a in zip(paths, arrays))
-    return f"{what}({detail}) of {len(arrays)} leaves {{{leaves}}} in {treedef!r}"
+    return f"{what}({detail}) of {len(arrays)} leaves {{{leaves}}}"
 
 
 def _agree(world: World, what: str, detail: str, treedef, paths, arrays, leading_free: bool):
     """One 16-byte Allgather; on a mismatch the full descriptions, and a SignatureError on every rank."""
-    description = _describe(what, detail, treedef, paths, arrays, leading_free)
-    digest = np.frombuffer(hashlib.blake2b(description.encode(), digest_size=16).digest(), np.uint8)
+    description = _describe(what, detail, paths, arrays, leading_free)
+    structure = repr(treedef)
+    digest = np.frombuffer(hashlib.blake2b(f"{description}|{structure}".encode(), digest_size=16).digest(), np.uint8)
     every = np.empty((world.size, digest.size), np.uint8)
     with guarded(world, what):
         world.comm.Allgather(digest, every)
     if (every == every[0]).all():
         return
     with guarded(world, what):
-        descriptions = world.comm.allgather(description)
+        described = world.comm.allgather((description, structure, user_site()))
     other = next(r for r in range(world.size) if (every[r] != every[0]).any())
+    same_leaves = described[0][0] == described[other][0]
+    mine, theirs = ([f"{_clip(d[0])}{f' in the structure {_clip(d[1])}' if same_leaves else ''} (at {d[2]})"
+                     for d in (described[0], described[other])])
     raise SignatureError(f"hj.distributed.{what}: the ranks pass different trees to the same collective: rank 0 "
-                         f"passes {_clip(descriptions[0])}; rank {other} passes {_clip(descriptions[other])}. "
-                         "Every rank must make the same collective calls in the same order, with the same tree "
-                         "structure, dtypes and shapes")
+                         f"passes {mine}; rank {other} passes {theirs}. Every rank must make the same collective "
+                         "calls in the same order, with the same tree structure, dtypes and shapes")
 
 
 def _clip(text: str) -> str:
@@ -234,13 +241,40 @@ def _pack(arrays, members, as_dtype: np.dtype) -> tuple[np.ndarray, bool]:
         array = arrays[members[0]]
         if array.dtype == as_dtype and array.flags.c_contiguous:
             return array.reshape(-1), False
-    bucket = np.empty(sum(arrays[i].size for i in members), as_dtype)
+    bucket = _POOL.take(as_dtype, sum(arrays[i].size for i in members))
     offset = 0
     for i in members:
         n = arrays[i].size
         np.copyto(bucket[offset:offset + n].reshape(arrays[i].shape), arrays[i], casting="unsafe")
         offset += n
     return bucket, True
+
+
+class _BufferPool:
+    """Buckets and receive buffers, reused by later calls once no result looks at them any more (a view's
+    base is the buffer, so its reference count says so). A fresh buffer costs its page faults on first touch:
+    a 200 KB Allreduce into a new buffer took 1.2-1.4 ms here against 0.36 ms into a reused one."""
+    PER_SIZE, SIZES = 2, 16
+
+    def __init__(self):
+        self._buffers: dict = {}          # (dtype, n) -> [buffers], least recently used size first
+
+    def take(self, dtype, n: int) -> np.ndarray:
+        key = (np.dtype(dtype), int(n))
+        buffers = self._buffers.pop(key, [])
+        self._buffers[key] = buffers      # now the most recently used size
+        for buffer in buffers:
+            if sys.getrefcount(buffer) == 3:   # the list, `buffer`, getrefcount's argument: nobody else
+                return buffer
+        buffer = np.empty(key[1], key[0])
+        buffers.append(buffer)
+        del buffers[:-self.PER_SIZE]
+        while len(self._buffers) > self.SIZES:
+            del self._buffers[next(iter(self._buffers))]
+        return buffer
+
+
+_POOL = _BufferPool()
 
 
 def _unpack(bucket: np.ndarray, like) -> list:
