@@ -165,7 +165,8 @@ def main():
     reduce = launch(2, "all_reduce", "--repeats", str(args.repeats))
     rate = {name: GLOBAL_BATCH / r["seconds"] for name, r in (("fused", fused), ("split", split), ("two", two))}
     print(f"(load average {load:.1f} before the runs, {os.cpu_count()} CPUs)\n")
-    print("| MLP 784-512-512-10, Adam, global batch 512, 1 thread per process | ms per step | samples/s | vs 1 process |")
+    print("| MLP 784-512-512-10, Adam, global batch 512, 1 thread per process | ms per step | samples/s "
+          "| vs 1 process |")
     print("| --- | ---: | ---: | ---: |")
     for name, label in (("fused", "1 process, one compiled step"), ("split", "1 process, data-parallel split"),
                         ("two", "2 processes (mpiexec -n 2), 256 rows each")):

@@ -21,6 +21,7 @@ sys.path.insert(0, SCRIPTS)
 from inputs import global_batch, init_params, loss, rank_tree, steps   # noqa: E402
 
 dist = hj.distributed
+pytestmark = pytest.mark.xdist_group("distributed")   # one worker starts the MPI jobs: they share the 2 cores
 LIMIT = 120          # seconds any one mpiexec job may take before it is killed
 
 
@@ -62,10 +63,11 @@ def test_shard_and_data_parallel_in_one_process():
     batch = np.arange(8.0).reshape(4, 2)
     np.testing.assert_array_equal(dist.shard({"x": batch})["x"], batch)
     assert dist.shard_bounds(10) == (0, 10)
-    step = dist.data_parallel(hj.jit(hj.value_and_grad(loss)), batch_argnums=(1, 2))
+    grads_of = hj.jit(hj.value_and_grad(loss), backend="reference")       # nothing to compile
+    step = dist.data_parallel(grads_of, batch_argnums=(1, 2))
     params, (x, y) = init_params(0), global_batch(0)
     value, grads = step(params, x, y)
-    expected_value, expected_grads = hj.jit(hj.value_and_grad(loss))(params, x, y)
+    expected_value, expected_grads = grads_of(params, x, y)
     np.testing.assert_array_equal(value, expected_value)
     np.testing.assert_array_equal(grads[0]["w"], expected_grads[0]["w"])
     dist.check_identical(grads)
@@ -216,8 +218,9 @@ def test_collectives_on_two_ranks_match_numpy_and_agree_bitwise(two_ranks):
 
 def test_data_parallel_training_on_two_ranks_matches_one_process(two_ranks):
     folder, ranks = two_ranks
-    params, opt = init_params(0), hj.optim.adam(1e-2)
-    state, step, update = opt.init(params), hj.jit(hj.value_and_grad(loss)), hj.jit(opt.update)
+    params, opt = init_params(0), hj.optim.adam(1e-2)       # the same steps in one process, on numpy
+    state = opt.init(params)
+    step, update = hj.jit(hj.value_and_grad(loss), backend="reference"), hj.jit(opt.update, backend="reference")
     for i in range(steps()):
         x, y = global_batch(i)
         value, grads = step(params, x, y)
@@ -236,6 +239,9 @@ def test_collectives_on_four_ranks(mpi, tmp_path):
     _check_collectives(_job(4, tmp_path, "--quick"))
 
 
+FAULTS = ("raise", "exit", "kill", "hang", "sys.exit", "mismatch")
+
+
 def _fault(mode: str, folder) -> tuple[subprocess.CompletedProcess, float]:
     return _launch(2, os.path.join(SCRIPTS, "faults.py"), mode, str(folder), cwd=folder)
 
@@ -245,10 +251,12 @@ def _fault(mode: str, folder) -> tuple[subprocess.CompletedProcess, float]:
     ("exit", None),                                              # mpiexec returns its code, 3, and says nothing
     ("kill", r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES(.|\n)*Killed \(signal 9\)"),
     ("hang", r"rank 0 of 2: all_reduce waited more than 3 s for the other ranks"),
+    ("sys.exit", r"rank 0 of 2: all_reduce waited more than 3 s"),   # rank 1's MPI_Finalize waits for rank 0
     ("mismatch", r"SignatureError: hj.distributed.all_reduce: the ranks pass different trees to the same "
-                 r"collective: rank 0 passes all_reduce\(sum\) of 1 leaves \{\['w'\]: float32\[4\]\} \(at faults.py:\d+\); "
+                 r"collective: rank 0 passes all_reduce\(sum\) of 1 leaves \{\['w'\]: float32\[4\]\} "
+                 r"\(at faults.py:\d+\); "
                  r"rank 1 passes all_reduce\(sum\) of 1 leaves \{\['w'\]: float32\[5\]\}"),
-])
+], ids=FAULTS)
 def test_a_failing_rank_ends_the_job_and_leaves_the_checkpoint(mpi, tmp_path, mode, message):
     done, seconds = _fault(mode, tmp_path)
     assert done.returncode != 0, done.stdout

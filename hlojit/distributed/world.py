@@ -8,8 +8,9 @@ Faults. A rank that dies (a signal, `os._exit`) is seen by the launcher, which e
 hydra: "BAD TERMINATION ... CLEANING UP REMAINING PROCESSES"). A rank that raises would leave the others
 blocked forever in their next collective, so `initialize` chains an excepthook that prints the traceback
 and then calls `MPI_Abort`, which ends every rank. A rank that hangs (a deadlock, a rank that skipped a
-collective) is caught by a watchdog thread: a collective that has not returned after `timeout` seconds
-prints which one and aborts the world. mpi4py has no timeouts of its own on blocking collectives.
+collective, or leaves with `sys.exit` while the others wait: its MPI_Finalize then waits for them) is
+caught by a watchdog thread: a collective that has not returned after `timeout` seconds prints which one
+and aborts the world. mpi4py has no timeouts of its own on blocking collectives.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from ..errors import ConfigError
 _LAUNCHERS = (
     ("PMI_RANK", "PMI_SIZE"),                              # mpich's hydra, Intel MPI, srun --mpi=pmi2
     ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),      # Open MPI's mpirun
-    ("SLURM_PROCID", "SLURM_STEP_NUM_TASKS"),              # srun, any --mpi= (a batch script alone sets no STEP_NUM_TASKS)
+    ("SLURM_PROCID", "SLURM_STEP_NUM_TASKS"),              # srun, any --mpi= (a batch script sets no STEP_NUM_TASKS)
 )
 DEFAULT_TIMEOUT = 600.0
 

@@ -1,7 +1,8 @@
 """Run under `mpiexec -n 2` by tests/test_distributed.py: one rank fails in the way MODE says, after rank 0 has
 written a checkpoint; the other rank is waiting in a collective and must not wait forever.
 
-    mpiexec -n 2 python tests/distributed/faults.py MODE FOLDER      MODE: raise, exit, kill, hang, mismatch
+    mpiexec -n 2 python tests/distributed/faults.py MODE FOLDER
+    MODE: raise, exit (os._exit), sys.exit, kill (SIGKILL), hang, mismatch (different shapes)
 """
 import os
 import signal
@@ -24,6 +25,8 @@ def main(mode, folder):
             raise ValueError("rank 1 failed on purpose")
         if mode == "exit":
             os._exit(3)
+        if mode == "sys.exit":
+            sys.exit(3)
         if mode == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
         if mode == "hang":
