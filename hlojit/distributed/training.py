@@ -58,7 +58,8 @@ def data_parallel(fn, batch_argnums=(1,)):
     """`fn` run on this rank's shard of the arguments at `batch_argnums` (see `shard`), its whole result
     (e.g. `(loss, grads)` from `hj.value_and_grad`) averaged over the ranks by one all_reduce: one message
     per dtype per step. The result is the global batch's mean loss and gradient when `fn` returns means over
-    its batch. Every result leaf must be floating point."""
+    its batch. Every result leaf must be floating point. Randomness inside `fn` (dropout) should fold
+    `rank()` into its key, or every shard draws the same masks."""
     batch_argnums = (batch_argnums,) if isinstance(batch_argnums, int) else tuple(batch_argnums)
 
     @functools.wraps(fn)
