@@ -31,6 +31,8 @@ def test_one_process_is_a_world_of_one():
     world = dist.initialize()
     assert (world.rank, world.size, world.comm) == (0, 1, None) and dist.initialize() is world
     assert (dist.rank(), dist.size()) == (0, 1)
+    with pytest.raises(hj.ConfigError, match="already joined with timeout=600.0"):
+        dist.initialize(timeout=5)
     dist.barrier()
     tree = {"w": np.arange(6, dtype=np.float32).reshape(2, 3), "n": [np.int32(3), hj.device_put(np.ones(2))]}
     for op in ("sum", "max", "min"):
@@ -82,6 +84,10 @@ def test_bad_arguments_are_clear_errors():
         dist.all_reduce(np.ones(2, bool))
     with pytest.raises(TypeError, match=r"leaf \[0\] is a str"):
         dist.broadcast(["x"])
+    with pytest.raises(hj.DTypeError, match=r"leaf \['s'\] is <U1; collectives move numbers"):
+        dist.broadcast({"s": np.array(["a"])})
+    big_endian = np.arange(3, dtype=">f4")
+    np.testing.assert_array_equal(dist.all_reduce(big_endian), big_endian)
     with pytest.raises(ValueError, match="root must be a rank, 0 .. 0, not 1"):
         dist.broadcast(np.ones(2), root=1)
     with pytest.raises(hj.ShapeError, match=r"leaf \['x'\] is a scalar"):

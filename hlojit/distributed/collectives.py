@@ -149,7 +149,11 @@ def _as_numpy(what: str, path: str, leaf) -> np.ndarray:
     if isinstance(leaf, Array):
         return leaf.numpy()
     if isinstance(leaf, (np.ndarray, np.generic, bool, int, float)):
-        return np.asarray(leaf)
+        array = np.asarray(leaf)
+        if array.dtype.kind not in "biufc" and array.dtype.name != "bfloat16":
+            raise DTypeError(f"hj.distributed.{what}: leaf {path or '(root)'} is {array.dtype}; collectives move "
+                             "numbers (bool, int, uint, float, complex, bfloat16), not their references or text")
+        return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
     raise TypeError(f"hj.distributed.{what}: leaf {path or '(root)'} is a {type(leaf).__name__}; collectives "
                     "take hj.Arrays, numpy arrays and numbers")
 

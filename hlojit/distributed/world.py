@@ -66,6 +66,10 @@ def initialize(timeout: float | None = DEFAULT_TIMEOUT) -> World:
     `timeout`: seconds one collective may wait for the other ranks before the watchdog aborts the whole job
     with a message naming the collective (None: wait forever). Every rank must pass the same value."""
     if _WORLD:
+        if timeout != _WORLD[0].timeout:
+            raise ConfigError(f"hj.distributed.initialize(timeout={timeout!r}): this process already joined with "
+                              f"timeout={_WORLD[0].timeout!r} (the first hj.distributed call initialises); call "
+                              "initialize(timeout=...) before any other hj.distributed function")
         return _WORLD[0]
     if timeout is not None and not timeout > 0:
         raise ConfigError(f"hj.distributed.initialize: timeout must be a positive number of seconds or None, "
