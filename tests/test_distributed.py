@@ -216,6 +216,7 @@ def _check_collectives(ranks: list):
     np.testing.assert_array_equal(got["all_gather['f32']['b']"], np.arange(n, dtype=np.float32))
     np.testing.assert_array_equal(got["gather['rows']"], np.concatenate([np.arange(r + 1) + 10 * r for r in range(n)]))
     np.testing.assert_array_equal(got["map_sharded['sq']"], np.arange(11.0) ** 2)
+    np.testing.assert_array_equal(got["one_row"], [1.0])
 
 
 def test_collectives_on_two_ranks_match_numpy_and_agree_bitwise(two_ranks):

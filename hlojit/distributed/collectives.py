@@ -135,13 +135,14 @@ def _prepare(what: str, tree, detail: str, leading_free: bool = False):
     world = current()
     paths: list = []
     leaves, treedef = pytree.flatten(tree, paths=paths)
-    arrays = [_as_numpy(what, path, leaf) for path, leaf in zip(paths, leaves)]
+    arrays = [leaf_array(what, path, leaf) for path, leaf in zip(paths, leaves)]
     if world.comm is not None:
         _agree(world, what, detail, treedef, paths, arrays, leading_free)
     return world, paths, arrays, treedef
 
 
-def _as_numpy(what: str, path: str, leaf) -> np.ndarray:
+def leaf_array(what: str, path: str, leaf) -> np.ndarray:
+    """A leaf as a numpy array (a view of an hj.Array's buffer, no copy), or the error naming it."""
     if isinstance(leaf, Tensor):
         raise TracingError(f"hj.distributed.{what}: leaf {path or '(root)'} is a traced Tensor "
                            f"{leaf.dtype}{list(leaf.shape)}; collectives run between compiled calls: return it "

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..frontend import pytree
-from .collectives import _as_numpy, gather
+from .collectives import gather, leaf_array
 from .training import shard_bounds
 
 
@@ -24,7 +24,7 @@ def map_sharded(fn, data, batch_size: int = 256, root: int = 0):
         raise ValueError(f"hj.distributed.map_sharded: batch_size must be a positive int, not {batch_size!r}")
     paths: list = []
     leaves, treedef = pytree.flatten(data, paths=paths)
-    arrays = [_as_numpy("map_sharded", path, leaf) for path, leaf in zip(paths, leaves)]
+    arrays = [leaf_array("map_sharded", path, leaf) for path, leaf in zip(paths, leaves)]
     n = _common_length(paths, arrays)
     start, stop = shard_bounds(n)
     results = []

@@ -19,7 +19,7 @@ import numpy as np
 from .. import checkpoint
 from ..errors import HlojitError, ShapeError
 from ..frontend import pytree
-from .collectives import _as_numpy, all_reduce, broadcast
+from .collectives import all_reduce, broadcast, leaf_array
 from .world import barrier, current, guarded
 
 
@@ -44,7 +44,7 @@ def shard(tree):
     leaves, treedef = pytree.flatten(tree, paths=paths)
     out = []
     for path, leaf in zip(paths, leaves):
-        array = _as_numpy("shard", path, leaf)
+        array = leaf_array("shard", path, leaf)
         if array.ndim == 0 or array.shape[0] % world.size:
             raise ShapeError(f"hj.distributed.shard: leaf {path or '(root)'} has shape {list(array.shape)}; its "
                              f"leading axis must split evenly over {world.size} ranks (make the global batch a "
@@ -77,7 +77,7 @@ def check_identical(tree, what: str = "the tree"):
     world = current()
     paths: list = []
     leaves, _ = pytree.flatten(tree, paths=paths)
-    arrays = [np.ascontiguousarray(_as_numpy("check_identical", path, leaf)) for path, leaf in zip(paths, leaves)]
+    arrays = [np.ascontiguousarray(leaf_array("check_identical", path, leaf)) for path, leaf in zip(paths, leaves)]
     digests = np.array([np.frombuffer(hashlib.blake2b(a.view(np.uint8).reshape(-1), digest_size=16,
                                                       person=a.dtype.str.encode()).digest(), np.uint8)
                         for a in arrays], np.uint8).reshape(len(arrays), 16)

@@ -42,8 +42,10 @@ def main(folder, quick):
     if r == 0:
         flat("gather", gathered, out)
     squares = dist.map_sharded(lambda x: {"sq": hj.device_put(np.asarray(x) ** 2)}, np.arange(11.0), batch_size=3)
-    if r == 0:
+    one_row = dist.map_sharded(lambda x: hj.device_put(np.asarray(x) + 1), np.arange(1.0), batch_size=2)
+    if r == 0:                                   # ranks without rows run one batch (dropped) and send none
         flat("map_sharded", squares, out)
+        flat("one_row", one_row, out)
     # floats whose sums round differently in different orders: every rank must get the same bits
     rng = np.random.default_rng(r)
     for size in sizes_for_bits():
