@@ -37,6 +37,7 @@ from . import nn                                # hj.nn.dense, conv2d, batch_nor
 from . import optim                             # hj.optim.sgd / adam / adamw and learning-rate schedules
 from . import checkpoint                        # hj.save_checkpoint(path, tree), hj.load_checkpoint(path, like)
 from .checkpoint import load as load_checkpoint, save as save_checkpoint
+from . import distributed                       # hj.distributed: MPI collectives, data-parallel training
 
 __version__ = "0.1.0"
 
@@ -54,7 +55,7 @@ __all__ = [
     # autodiff, randomness and training
     "custom_vjp", "grad", "jvp", "stop_gradient", "value_and_grad", "vjp", "vmap", "jacfwd", "jacrev", "hessian",
     "random", "nn", "optim",
-    "checkpoint", "load_checkpoint", "save_checkpoint",
+    "checkpoint", "load_checkpoint", "save_checkpoint", "distributed",
     # errors
     "errors", "ArtifactError", "BackendError", "CheckpointError", "CompileError", "ConfigError",
     "DifferentiationError", "DTypeError", "HlojitError", "ShapeError", "SignatureError", "TracingError",

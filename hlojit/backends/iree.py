@@ -14,6 +14,8 @@ local-task), but a chain of ten 16M-element kernels ran no faster that way on 2 
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 
 import numpy as np
@@ -74,7 +76,8 @@ def device(driver: str):
                 rt.flags.parse_flags(f"--task_topology_group_count={threads}")
             try:
                 # the caching allocator reuses freed blocks: no page faults or heap calls per result
-                dev = rt.get_driver(driver).create_default_device(allocators=["caching"])
+                with _mpi_environment_hidden():
+                    dev = rt.get_driver(driver).create_default_device(allocators=["caching"])
             except Exception as e:
                 raise BackendError(f"IREE driver {driver!r} has no usable device here: {e}") from None
             _DEVICES[driver] = keep_until_process_end(dev)
@@ -82,6 +85,22 @@ def device(driver: str):
                 _LOCAL_TASK_THREADS[:] = [threads]
             _HAL_MODULES[driver] = keep_until_process_end(rt.create_hal_module(instance(), dev))
         return _DEVICES[driver]
+
+
+# IREE 3.13 gives a device an MPI channel provider (for IREE's own collective ops) when it sees one of these,
+# which dlopens libmpi and calls MPI_Init and, later, MPI_Finalize itself: under mpiexec that fails ("MPI runtime
+# library not available") or fights mpi4py over MPI's one initialisation. hlojit's programs hold no collective
+# ops (hj.distributed runs them on mpi4py between calls), so devices are created without the provider.
+_IREE_MPI_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MPIEXEC_HOSTNAME")
+
+
+@contextlib.contextmanager
+def _mpi_environment_hidden():
+    saved = {name: os.environ.pop(name) for name in _IREE_MPI_VARIABLES if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
 
 
 def local_task_threads():
