@@ -27,7 +27,8 @@ def get(name: str | None = None):
             _CACHE[name] = ReferenceBackend()
         elif name.startswith("iree:") and name[5:] in targets.TARGETS:
             from .iree import IreeBackend
-            _CACHE[name] = IreeBackend(name, targets.get(name[5:]))
+            # iree:cpu compiles with the flag set measured fastest on this machine (pipeline/tuning.py)
+            _CACHE[name] = IreeBackend(name, targets.get(name[5:]), tune_machine=name == "iree:cpu")
         else:
             raise BackendError(f"unknown backend {name!r}; known backends: {', '.join(NAMES)}")
     return _CACHE[name]
