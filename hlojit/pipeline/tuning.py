@@ -55,7 +55,8 @@ MICROBENCHMARKS = {   # a transformer's MLP (and ResNet's im2col'd convolutions)
     "conv3x3 64ch 56x56 b1": (((1, 56, 56, 64), (3, 3, 64, 64)), _CONV, (1, 56, 56, 64)),
     "conv3x3 32ch 56x56 b2": (((2, 56, 56, 32), (3, 3, 32, 32)), _CONV, (2, 56, 56, 32)),
 }
-ROUNDS = 15     # timed calls per microbenchmark and candidate, interleaved, after one warm-up: the fastest counts
+ROUNDS = 40     # timed calls per microbenchmark and candidate, interleaved, after one warm-up: the fastest counts
+RACE_SECONDS = 3.0   # ... or fewer rounds, once timing has taken this long (a slow machine stays bounded)
 
 _lock = threading.Lock()
 _in_process: dict[str, Target] = {}   # record key -> the chosen target, for this process
@@ -144,9 +145,13 @@ def measure_machine(timer, cpu_name, candidates, benchmarks, rounds: int = ROUND
 def race(timers: dict, rounds: int) -> dict:
     """{candidate: [timer per benchmark]} -> {candidate: [fastest seconds per benchmark]}: rounds interleaved
     over every candidate, so that a slow moment of a loaded machine does not land on one of them, and the
-    fastest call counts (other processes only ever add time)."""
+    fastest call counts (other processes only ever add time). At least 3 rounds, at most `rounds` or
+    RACE_SECONDS."""
     seconds = {name: [math.inf] * len(calls) for name, calls in timers.items()}
-    for _ in range(rounds):
+    deadline = time.perf_counter() + RACE_SECONDS
+    for round_ in range(rounds):
+        if round_ >= 3 and time.perf_counter() > deadline:
+            break
         for name, calls in timers.items():
             seconds[name] = [min(best, call()) for best, call in zip(seconds[name], calls)]
     return seconds
