@@ -59,14 +59,18 @@ def flag_sets():
 
 
 LEGEND = """What the flags do:
-- `--iree-llvmcpu-target-cpu=host`: code for this CPU's features (AVX-512 here); `generic` is baseline x86-64.
+- `--iree-llvmcpu-target-cpu=host`: code for this CPU's features; `generic` is baseline x86-64.
 - `--iree-opt-data-tiling`: matmul operands are packed into the tiles the CPU kernel reads contiguously (a pack
   dispatch per operand, the tiled matmul, an unpack that the matmul's elementwise consumers fuse into).
   `--iree-global-opt-data-tiling` takes the same decision in global optimisation, the path inner tiling needs.
-- `--iree-llvmcpu-enable-inner-tiled`: the data-tiled matmul lowered through `iree_codegen.inner_tiled`, a 29x16
-  register tile on AVX-512 (29 accumulators, one vector load and 29 broadcast FMAs per step) instead of mmt4d's
-  16x16. IREE 3.13 cannot compile it for a vector times a matrix (ResNet-18's classifier at batch 1), which
-  hlojit's cpu quirk turns into a reduction first; the fallback catches what else may fail.
+- `--iree-llvmcpu-enable-inner-tiled`: the data-tiled matmul lowered through `iree_codegen.inner_tiled` (on
+  AVX-512 a 29x16 register tile, instead of mmt4d's 16x16). IREE 3.13 cannot compile it for a vector times a
+  matrix (ResNet-18's classifier at batch 1), which hlojit's cpu quirk turns into a reduction first; the fallback
+  catches what else may fail.
+- `--iree-preprocessing-pass-pipeline=...convert-conv2d-to-winograd{replace-all-convs=true}`: IREE's Winograd
+  rewrite of 3x3 stride-1 channels-last convolutions (input, filter and output transforms around a batch matmul);
+  hlojit leaves convolutions below 128 channels as convolutions, so it reaches those. It does not compile with the
+  inner-tiled flags.
 - `--iree-llvmcpu-enable-ukernels=mmt4d`: IREE's hand-written mmt4d microkernel instead of generated code.
 - `--iree-opt-level=O3`: IREE's global optimisation level (default O2).
 """

@@ -1,6 +1,6 @@
 """A transformer encoder block, hlojit iree:cpu against jax.jit from the same parameters, in one process.
 
-    python benchmarks/transformer.py [--rounds 15]
+    python benchmarks/transformer.py [--rounds 15] [--autotune]
 
 The block (pre-norm, as GPT-2's): x + attention(layer_norm(x)), then x + MLP(layer_norm(x)) with a tanh-GELU
 MLP of width 1024; sequence 128, model width 256, 4 heads, batch 8, float32; hlojit's is built from
@@ -9,6 +9,8 @@ pass, and a training step (the gradient of the mean squared distance to a target
 compiled program). Outputs are compared before timing (forward within 1e-3 of the largest value; the loss of
 the step within 1e-4 relative). The rounds interleave hlojit and JAX (one call each per round), so a busy
 moment of the machine lands on both; the figures are the medians, the first call (trace + compile) apart.
+hlojit compiles with this machine's flag set (pipeline/tuning.py), or with `--autotune` the fastest for
+each program (its first call then compiles and times every candidate).
 """
 import argparse
 import os
@@ -74,11 +76,11 @@ def jax_block():
     return block
 
 
-def hlojit_step():
+def hlojit_step(autotune: bool):
     def loss(p, x, target):
         return ops.mean((hlojit_block(p, x) - target) ** 2)
 
-    @hj.jit
+    @hj.jit(autotune=autotune)
     def step(p, x, target):
         value, grads = hj.value_and_grad(loss)(p, x, target)
         return hj.tree.map(lambda w, g: w - LEARNING_RATE * g, p, grads), value
@@ -118,6 +120,7 @@ def interleaved(ours, theirs, args, ours_wait, theirs_wait, rounds):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--autotune", action="store_true", help="hj.jit(..., autotune=True)")
     args = parser.parse_args()
     try:
         import jax
@@ -135,8 +138,10 @@ def main():
 
     def host(tree):
         return [np.asarray(leaf) for leaf in hj.tree.leaves(tree)]
-    workloads = [("forward", hj.jit(hlojit_block), jax.jit(jax_block()), (params, x), (jax_params, x)),
-                 ("training step", hlojit_step(), jax_step(), (params, x, target), (jax_params, x, target))]
+    workloads = [("forward", hj.jit(hlojit_block, autotune=args.autotune), jax.jit(jax_block()), (params, x),
+                  (jax_params, x)),
+                 ("training step", hlojit_step(args.autotune), jax_step(), (params, x, target),
+                  (jax_params, x, target))]
     print(f"transformer encoder block: seq {SEQ}, width {WIDTH}, {HEADS} heads, MLP {HIDDEN}, batch {BATCH}, f32; "
           f"medians of {args.rounds} interleaved rounds")
     print("| workload | hlojit first call (s) | hlojit ms | jax first call (s) | jax ms | hlojit vs jax |")
@@ -150,7 +155,9 @@ def main():
         else:
             assert abs(out[-1] - jout[-1]) <= 1e-4 * abs(jout[-1]), f"loss: hlojit {out[-1]}, JAX {jout[-1]}"
         best, jbest = interleaved(ours, theirs, our_args, lambda out: out, ready, args.rounds)  # hlojit: synchronous
-        print(f"| {name} | {first:.2f} | {best * 1e3:.1f} | {jfirst:.2f} | {jbest * 1e3:.1f} | {jbest / best:.2f}x |",
+        chosen = ours.compile(*our_args).compiled.target
+        print(f"| {name} ({chosen.label}) | {first:.2f} | {best * 1e3:.1f} | {jfirst:.2f} | {jbest * 1e3:.1f} | "
+              f"{jbest / best:.2f}x |",
               flush=True)
 
 

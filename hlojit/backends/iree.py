@@ -20,7 +20,7 @@ import iree.runtime as rt
 
 from ..errors import BackendError
 from . import cpu_threads
-from ..pipeline import Compiled, Program, Target, compile_cached, tuning
+from ..pipeline import Compiled, Program, Target, compile_cached, targets, tuning
 from .array import Array
 
 _INSTANCE = None
@@ -265,8 +265,7 @@ class IreeBackend:
     @property
     def target(self) -> Target:
         if self._tune_machine:
-            cpu_name = next(f.split("=", 1)[1] for f in self._target.flags if f.startswith("--iree-llvmcpu-target-cpu="))
-            self._target = tuning.machine_target(call_timer, cpu_name)
+            self._target = tuning.machine_target(call_timer, targets.cpu_name_of(self._target))
             self._tune_machine = False
         return self._target
 

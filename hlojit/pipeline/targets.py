@@ -65,6 +65,11 @@ def cpu(cpu_name: str = "host", flag_set: str = DEFAULT_CPU_FLAG_SET) -> Target:
     return Target("cpu", "local-task", llvm_cpu + CPU_FLAG_SETS[flag_set], fallback=plain, flag_set=flag_set)
 
 
+def cpu_name_of(target: Target) -> str:
+    """The `--iree-llvmcpu-target-cpu` a cpu target compiles for (`host`, `generic`, a CPU's name)."""
+    return next(f.split("=", 1)[1] for f in target.flags if f.startswith("--iree-llvmcpu-target-cpu="))
+
+
 def vmvx() -> Target:
     """IREE's portable VM-based target: slow, but runs everywhere the runtime does."""
     return Target("vmvx", "local-task", COMMON_FLAGS + (

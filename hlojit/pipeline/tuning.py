@@ -41,7 +41,7 @@ from ..errors import ConfigError
 from . import cache, private_files
 from .compiler import Compiled, compile_program
 from .program import Program
-from .targets import CPU_FLAG_SETS, Target, cpu
+from .targets import CPU_FLAG_SETS, Target, cpu, cpu_name_of
 
 RECORD_PREFIX = "tuning-"
 RECORD_FORMAT = 1
@@ -49,7 +49,8 @@ RECORD_FORMAT = 1
 # name -> (input shapes, StableHLO body, output shape): f32, shaped like ResNet's and a transformer's work.
 _CONV = ("stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = "
          "[1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}")
-MICROBENCHMARKS = {   # a transformer's MLP (and ResNet's im2col'd convolutions), ResNet's 64-channel stage, a narrower one
+# a transformer's MLP (and ResNet's im2col'd convolutions), ResNet's 64-channel stage, a narrower one
+MICROBENCHMARKS = {
     "matmul 1024x256x1024": (((1024, 256), (256, 1024)),
                              "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (1024, 1024)),
     "conv3x3 64ch 56x56 b1": (((1, 56, 56, 64), (3, 3, 64, 64)), _CONV, (1, 56, 56, 64)),
@@ -95,8 +96,9 @@ def pinned() -> str | None:
 def machine_key(cpu_name: str, candidates, benchmarks) -> str:
     """What a machine record depends on: the CPU, the compiler, each candidate's flags, the microbenchmarks."""
     digest = hashlib.sha256()
+    flag_sets = [f"{name}={' '.join(CPU_FLAG_SETS[name])}" for name in candidates]
     for part in (f"hlojit-tuning {RECORD_FORMAT}", cpu_name, cache.host_cpu_features(), cache.compiler_version(),
-                 *(f"{name}={' '.join(CPU_FLAG_SETS[name])}" for name in candidates), microbenchmark_module(benchmarks)):
+                 *flag_sets, microbenchmark_module(benchmarks)):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()
 
@@ -170,11 +172,12 @@ def _record(seconds: dict, failed: dict, benchmarks: list, start: float) -> dict
 
 
 def describe(record: dict) -> str:
-    """`data-tiling+winograd (fastest; data-tiling 1.21x, inner-tiled 1.43x its time), measured ... in 6.2 s`."""
+    """`data-tiling (fastest; inner-tiled 1.21x its time; data-tiling+winograd: fell back to data-tiling),
+    measured ... in 6.2 s`."""
     ranked = sorted(record["relative"].items(), key=lambda kv: kv[1])
     others = ", ".join(f"{name} {score:.2f}x" for name, score in ranked[1:])
-    failed = "".join(f", {name} failed" for name in record.get("failed", {}))
-    return (f"{record['chosen']} (fastest; {others or 'no other candidate'}{failed} its time), "
+    failed = "".join(f"; {name}: {why}" for name, why in record.get("failed", {}).items())
+    return (f"{record['chosen']} (fastest; {others + ' its time' if others else 'no other candidate'}{failed}), "
             f"measured {record['measured']} UTC in {record['cost_seconds']:.1f} s")
 
 
@@ -194,7 +197,7 @@ def program_record_key(program_sha: str, base: Target, candidates) -> str:
 def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SETS), rounds: int = 5) -> Compiled:
     """Every candidate compiled (through the compile cache) and the program timed on zero-filled arguments;
     the fastest candidate's Compiled, its target noting what was measured. Remembered per program."""
-    cpu_name = next(f.split("=", 1)[1] for f in base.flags if f.startswith("--iree-llvmcpu-target-cpu="))
+    cpu_name = cpu_name_of(base)
     record_key = program_record_key(cache.program_hash(program), cpu(cpu_name), candidates)
     record, why = read_record(record_key)
     if record is not None and record.get("chosen") in candidates:
