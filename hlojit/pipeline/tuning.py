@@ -213,6 +213,10 @@ def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SE
         if compiled.target.flag_set != name:
             failed[name] = f"fell back to {compiled.target.flag_set}"
             continue
+        twin = next((other for other, done in results.items() if done.vmfb == compiled.vmfb), None)
+        if twin:   # e.g. Winograd's flags on a program without a 3x3 convolution: timing it again measures noise
+            failed[name] = f"the same code as {twin}"
+            continue
         timers[name], results[name] = [timer(compiled, "main", arguments, program.outputs)], compiled
     record = _record(race(timers, rounds), failed, [program.name], start)
     stored = write_record(record_key, record) if cache.enabled() else "not stored (HLOJIT_CACHE=0)"
