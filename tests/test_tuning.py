@@ -145,3 +145,15 @@ def test_explain_names_the_flag_set_and_how_it_was_chosen(monkeypatch):
     summary = str(hj.jit(lambda x: x * 2).explain(np.ones(4, np.float32), target=chosen))
     assert summary.splitlines()[0] == "<lambda> on cpu[inner-tiled] (pinned by HLOJIT_CPU_FLAGS)"
     assert os.environ["HLOJIT_CPU_FLAGS"] == "data-tiling"    # the suite's pin (conftest): no measuring elsewhere
+
+
+def test_only_compiling_or_explaining_measures_the_machine(monkeypatch):
+    """hj.jit(driver=...) and device_put need the driver only, the same for every flag set: no measuring."""
+    def measured(*args, **kwargs):
+        raise AssertionError("measured the machine for a driver check or an upload")
+    monkeypatch.setattr(tuning, "machine_target", measured)
+    backend = IreeBackend("iree:cpu", cpu(), tune_machine=True)
+    assert hj.backends.check_driver(backend, "local-sync") == "local-sync"
+    np.testing.assert_array_equal(np.asarray(backend.put(np.arange(3.0, dtype=np.float32))), [0, 1, 2])
+    with pytest.raises(AssertionError, match="measured the machine"):
+        backend.target

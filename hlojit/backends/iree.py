@@ -259,6 +259,7 @@ class IreeBackend:
 
     def __init__(self, name: str, target: Target, tune_machine: bool = False):
         self.name = name
+        self.driver = target.driver    # the same for every flag set: known without tuning
         self._target = target
         self._tune_machine = tune_machine
 
@@ -284,7 +285,7 @@ class IreeBackend:
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.
         CPU drivers share host memory, so the Array serves local-sync and local-task calls alike."""
-        driver = self.target.driver
+        driver = self.driver
         dev = device(driver)
         view = dev.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL,
                                                   allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
