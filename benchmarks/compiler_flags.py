@@ -1,11 +1,17 @@
 """What each llvm-cpu compiler flag does to speed: the same workloads compiled with one flag set after another.
 
     python benchmarks/compiler_flags.py [--repeats 5] [--out docs/compiler_flags.md]
+    python benchmarks/compiler_flags.py --resnet-batch 8 [--rounds 5]
+
+The second form times only ResNet-18's forward pass at that batch with each cpu candidate flag set
+(targets.CPU_FLAG_SETS), the one tuning.py chose for this machine, and jax.jit, interleaved round by round;
+medians.
 
 Workloads: f32 matmuls 1024² and 2048² (GFLOP/s), a 3x3 convolution of 64 channels at 56x56 (batch 1,
 channels last), a 6-op elementwise chain on 16M floats (GB/s, read + write), and ResNet-18's forward pass
-at batch 1 (ms). The first row is `iree:cpu`'s default, which falls back to the second's flags for a
-module IREE cannot compile with its own; every row gets the cpu target's quirks (a vector times a
+at batch 1 (ms). The first rows are the cpu target's candidate flag sets (the first: the one tuning.py measured
+fastest on this machine, `iree:cpu`'s default); a set falls back to plain data tiling for a module IREE
+cannot compile with its own, and every row gets the cpu target's quirks (a vector times a
 matrix becomes a reduction: inner tiling cannot compile it).
 Every figure is the best of `--rounds` x `--repeats` calls after a warm-up, all in this one process, the
 rounds interleaved over every cell so that rows compare.
@@ -14,17 +20,19 @@ A flag set IREE cannot compile for a workload shows the start of IREE's error in
 import argparse
 import datetime
 import os
+import statistics
 import sys
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # models.py: ResNet-18 in JAX
 
 import hlojit as hj  # noqa: E402
 from hlojit import ops  # noqa: E402
-from hlojit.backends.iree import IreeBackend  # noqa: E402
-from hlojit.pipeline import targets  # noqa: E402
+from hlojit.backends.iree import IreeBackend, call_timer  # noqa: E402
+from hlojit.pipeline import targets, tuning  # noqa: E402
 import resnet18  # noqa: E402  (samples/)
 
 HOST, GENERIC = "--iree-llvmcpu-target-cpu=host", "--iree-llvmcpu-target-cpu=generic"
@@ -35,25 +43,34 @@ def flags(*extra) -> targets.Target:
     return targets.Target("cpu", "local-task", targets.LLVM_CPU_FLAGS + extra)
 
 
-FLAG_SETS = [  # (the flags, as a row label; the target)
-    ("default: `host`, global-opt data tiling, inner-tiled; else the next row", targets.cpu()),
-    ("`host` + `--iree-opt-data-tiling` (the fallback)", targets.cpu().fallback),
-    ("`generic` CPU, no data tiling (IREE's defaults)", flags(GENERIC)),
-    ("`host` CPU, no data tiling", flags(HOST)),
-    ("`host` + data tiling + `--iree-llvmcpu-enable-ukernels=mmt4d`",
-     flags(HOST, *TILING, "--iree-llvmcpu-enable-ukernels=mmt4d")),
-    ("`host` + data tiling + `--iree-opt-level=O3`", flags(HOST, *TILING, "--iree-opt-level=O3")),
-    ("`host` + global-opt data tiling + `--iree-llvmcpu-enable-inner-tiled`, no fallback", flags(HOST, *INNER)),
-]
+def flag_sets():
+    """(row label, target): this machine's choice, every candidate, then other flags for comparison."""
+    chosen = tuning.machine_target(call_timer)
+    rows = [(f"this machine's choice (tuning.py): {chosen.flag_set}", chosen)]
+    rows += [(f"candidate `{name}`: `host` + {' '.join(f'`{f}`' for f in extra)}", targets.cpu(flag_set=name))
+             for name, extra in targets.CPU_FLAG_SETS.items()]
+    return rows + [
+        ("`generic` CPU, no data tiling (IREE's defaults)", flags(GENERIC)),
+        ("`host` CPU, no data tiling", flags(HOST)),
+        ("`host` + data tiling + `--iree-llvmcpu-enable-ukernels=mmt4d`",
+         flags(HOST, *TILING, "--iree-llvmcpu-enable-ukernels=mmt4d")),
+        ("`host` + data tiling + `--iree-opt-level=O3`", flags(HOST, *TILING, "--iree-opt-level=O3")),
+    ]
+
+
 LEGEND = """What the flags do:
-- `--iree-llvmcpu-target-cpu=host`: code for this CPU's features (AVX-512 here); `generic` is baseline x86-64.
+- `--iree-llvmcpu-target-cpu=host`: code for this CPU's features; `generic` is baseline x86-64.
 - `--iree-opt-data-tiling`: matmul operands are packed into the tiles the CPU kernel reads contiguously (a pack
   dispatch per operand, the tiled matmul, an unpack that the matmul's elementwise consumers fuse into).
   `--iree-global-opt-data-tiling` takes the same decision in global optimisation, the path inner tiling needs.
-- `--iree-llvmcpu-enable-inner-tiled`: the data-tiled matmul lowered through `iree_codegen.inner_tiled`, a 29x16
-  register tile on AVX-512 (29 accumulators, one vector load and 29 broadcast FMAs per step) instead of mmt4d's
-  16x16. IREE 3.13 cannot compile it for a vector times a matrix (ResNet-18's classifier at batch 1), which
-  hlojit's cpu quirk turns into a reduction first; the fallback catches what else may fail.
+- `--iree-llvmcpu-enable-inner-tiled`: the data-tiled matmul lowered through `iree_codegen.inner_tiled` (on
+  AVX-512 a 29x16 register tile, instead of mmt4d's 16x16). IREE 3.13 cannot compile it for a vector times a
+  matrix (ResNet-18's classifier at batch 1), which hlojit's cpu quirk turns into a reduction first; the fallback
+  catches what else may fail.
+- `--iree-preprocessing-pass-pipeline=...convert-conv2d-to-winograd{replace-all-convs=true}`: IREE's Winograd
+  rewrite of 3x3 stride-1 channels-last convolutions (input, filter and output transforms around a batch matmul);
+  hlojit leaves convolutions below 128 channels as convolutions, so it reaches those. It does not compile with the
+  inner-tiled flags.
 - `--iree-llvmcpu-enable-ukernels=mmt4d`: IREE's hand-written mmt4d microkernel instead of generated code.
 - `--iree-opt-level=O3`: IREE's global optimisation level (default O2).
 """
@@ -115,19 +132,23 @@ def main():
     parser.add_argument("--rounds", type=int, default=4, help="rounds over every cell (this VM's speed drifts: "
                         "interleaving keeps a slow minute from landing on one flag set)")
     parser.add_argument("--out", help="also write the table (with this run's date and machine) here")
+    parser.add_argument("--resnet-batch", type=int, help="only ResNet-18's forward at this batch, against JAX")
     args = parser.parse_args()
+    if args.resnet_batch:
+        return resnet_against_jax(args.resnet_batch, args.rounds)
     os.environ.setdefault("HLOJIT_CACHE", "0")   # time what each flag set compiles, never an older vmfb
+    rows = flag_sets()
     loads = workloads()
     header = ["flags (iree:cpu)"] + [f"{name} ({unit})" for name, (_, _, unit, _) in loads.items()]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     runs = {(label, name): compiled(IreeBackend("iree:cpu", target), fn, inputs)
-            for label, target in FLAG_SETS for name, (fn, inputs, _, _) in loads.items()}
+            for label, target in rows for name, (fn, inputs, _, _) in loads.items()}
     best = {cell: run if isinstance(run, str) else float("inf") for cell, run in runs.items()}
     for _ in range(args.rounds):
         for (label, name), run in runs.items():
             if not isinstance(run, str):
                 best[label, name] = min(best[label, name], best_seconds(run, loads[name][1], args.repeats))
-    for label, _ in FLAG_SETS:
+    for label, _ in rows:
         cells = [figure(best[label, name], unit, amount) for name, (_, _, unit, amount) in loads.items()]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     print("\n".join(lines), flush=True)
@@ -137,6 +158,46 @@ def main():
                       f"{args.out}`, {datetime.datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} CPUs, load average "
                       f"{os.getloadavg()[0]:.1f} at the end. Higher is better except for ms.\n\n")
             out.write("\n".join(lines) + "\n\n" + LEGEND)
+
+
+def resnet_against_jax(batch: int, rounds: int):
+    """ResNet-18 forward at `batch`: each candidate flag set and jax.jit, one call each per round; medians."""
+    import jax
+    jax.config.update("jax_platforms", "cpu")
+    from models import jax_resnet18
+    images = np.random.default_rng(0).standard_normal((batch, 3, 224, 224)).astype(np.float32)
+    inputs = (resnet18.init_params(), images)
+    chosen = tuning.machine_target(call_timer)
+    print(f"this machine's choice: {chosen.flag_set} ({chosen.note})", flush=True)
+    contenders = {}
+    for name in targets.CPU_FLAG_SETS:
+        start = time.perf_counter()
+        run = compiled(IreeBackend("iree:cpu", targets.cpu(flag_set=name)), resnet18.resnet18, inputs)
+        contenders[name] = run
+        print(f"{name}: first call {time.perf_counter() - start:.1f} s", flush=True)
+    reference = np.asarray(jax.jit(jax_resnet18())(*inputs))
+    contenders["jax.jit"] = jax.jit(jax_resnet18())
+    for name, run in contenders.items():
+        if not isinstance(run, str):
+            out = np.asarray(run(*inputs))
+            assert np.abs(out - reference).max() <= 1e-3 * np.abs(reference).max(), f"{name} disagrees with JAX"
+    times = {name: [] for name, run in contenders.items() if not isinstance(run, str)}
+    for _ in range(rounds):
+        for name in times:
+            start = time.perf_counter()
+            np.asarray(contenders[name](*inputs))
+            times[name].append(time.perf_counter() - start)
+    jax_ms = statistics.median(times["jax.jit"]) * 1e3
+    print(f"\nResNet-18 forward, batch {batch}, medians of {rounds} interleaved rounds, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("| flag set | ms | vs jax.jit |\n|---|---|---|")
+    for name, run in contenders.items():
+        if isinstance(run, str):
+            print(f"| {name} | fails: {run} | |")
+            continue
+        ms = statistics.median(times[name]) * 1e3
+        mark = " (this machine's choice)" if name == chosen.flag_set else ""
+        print(f"| {name}{mark} | {ms:.0f} | {jax_ms / ms:.2f}x |", flush=True)
 
 
 if __name__ == "__main__":

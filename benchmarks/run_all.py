@@ -20,6 +20,7 @@ BENCHMARKS = {  # script -> what it measures
     "kernels": "elementwise chains on 16M float32 (GB/s) and 1024²/2048² matmuls (GFLOP/s)",
     "models": "MLP and ResNet-18 forward passes (batch 1 and 8) against JAX",
     "train_step": "training steps against JAX: MLP batch 256 (Adam), ResNet-18 batch 8 (SGD)",
+    "transformer": "a transformer encoder block (seq 128, d 256, 4 heads) forward and training step against JAX",
     "compiler_flags": "each llvm-cpu compiler flag set on matmuls, a convolution, an elementwise chain and ResNet-18",
     "compile_cache": "cold IREE compiles against the persistent compile cache (x**4+1, MLP, ResNet-18)",
 }

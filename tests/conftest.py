@@ -38,9 +38,12 @@ def assert_close(actual, expected, dtype=None, scale=1.0):
 @pytest.fixture(autouse=True, scope="session")
 def _compile_cache_in_a_temp_dir(tmp_path_factory):
     """The suite never reads or fills the user's ~/.cache/hlojit: its compile cache lives in a temp folder
-    (subprocesses the tests start inherit it through the environment)."""
+    (subprocesses the tests start inherit it through the environment). iree:cpu compiles with the plain
+    data-tiling flags: measuring this machine's fastest set (pipeline/tuning.py, tests/test_tuning.py) would cost
+    each worker ~10 s and make the flags the suite checks depend on the machine."""
     patch = pytest.MonkeyPatch()
     patch.setenv("HLOJIT_CACHE_DIR", str(tmp_path_factory.mktemp("hlojit-compile-cache")))
+    patch.setenv("HLOJIT_CPU_FLAGS", "data-tiling")
     yield
     patch.undo()
 

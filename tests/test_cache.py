@@ -54,7 +54,7 @@ def test_hit_after_miss_with_a_fresh_exec_and_the_log_says_why(cache_dir, monkey
     assert cold.seconds > 0 and warm.seconds < cold.seconds
     assert len(entries(cache_dir)) == 1 and hj.cache.info().entries == 1
     miss, hit = [r.getMessage() for r in caplog.records if r.name == "hlojit"]
-    assert miss.startswith("compile poly(f32[4]) for cpu:") and "disk cache miss (not in the cache; stored)" in miss
+    assert miss.startswith("compile poly(f32[4]) for cpu[data-tiling]:") and "disk cache miss (not in the cache; stored)" in miss
     assert "disk cache hit" in hit and "traced because first call: x: f32[4]" in hit
 
 

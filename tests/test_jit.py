@@ -317,20 +317,27 @@ def test_a_module_the_default_cpu_flags_cannot_compile_falls_back(monkeypatch, t
     """IREE 3.13's inner-tiled matmuls (the cpu target's default) fail on a vector times a matrix. The cpu quirk
     makes such products reductions; without it, the module is compiled again with the plain data-tiling
     flags, and computes the same numbers."""
-    from hlojit.pipeline import quirks
+    from hlojit.backends.iree import IreeBackend
+    from hlojit.pipeline import cpu, quirks
+    inner_tiled = IreeBackend("iree:cpu", cpu(flag_set="inner-tiled"))
     v, m = np.arange(4, dtype=np.float32), np.arange(12, dtype=np.float32).reshape(4, 3)
     product = lambda v, m: ops.matmul(v[None], m)  # noqa: E731
-    quirked = hj.jit(product, backend="iree:cpu")
+
+    def jit(fn):
+        run = hj.jit(fn)
+        run.backend = inner_tiled
+        return run
+    quirked = jit(product)
     np.testing.assert_allclose(np.asarray(quirked(v, m)), v[None] @ m)
     assert "--iree-llvmcpu-enable-inner-tiled" in quirked.compile(v, m).compiled.target.flags
     monkeypatch.setitem(quirks.QUIRKS, "cpu", [])
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path))   # the key does not see the quirk table
-    f = hj.jit(product, backend="iree:cpu")
+    f = jit(product)
     np.testing.assert_allclose(np.asarray(f(v, m)), v[None] @ m)
     used = f.compile(v, m).compiled.target
     assert "--iree-opt-data-tiling" in used.flags and "--iree-llvmcpu-enable-inner-tiled" not in used.flags
     assert "--iree-llvmcpu-enable-inner-tiled" in f.compile(m.T, m).compiled.target.flags   # a matrix: no fallback
-    again = hj.jit(product, backend="iree:cpu").compile(v, m).compiled
+    again = jit(product).compile(v, m).compiled
     assert again.cache_hit and again.target == used    # the persistent cache knows which flags made its vmfb
 
 
@@ -338,7 +345,7 @@ def test_the_fallback_compiles_with_its_own_flags_only():
     """A session's flags cannot be taken back and list flags append: the fallback once compiled with the failed
     flags plus its own (`--iree-hal-target-device=bogus,local`), and failed again."""
     from hlojit.pipeline import compile_program, cpu, targets
-    plain = cpu().fallback
+    plain = cpu(flag_set="inner-tiled").fallback
     broken = targets.Target("cpu", "local-task", plain.flags + ("--iree-hal-target-device=no-such-device",),
                             fallback=plain)
     program = hj.jit(lambda x: x * 2).lower(np.ones(3, np.float32)).program

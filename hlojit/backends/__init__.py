@@ -27,7 +27,8 @@ def get(name: str | None = None):
             _CACHE[name] = ReferenceBackend()
         elif name.startswith("iree:") and name[5:] in targets.TARGETS:
             from .iree import IreeBackend
-            _CACHE[name] = IreeBackend(name, targets.get(name[5:]))
+            # iree:cpu compiles with the flag set measured fastest on this machine (pipeline/tuning.py)
+            _CACHE[name] = IreeBackend(name, targets.get(name[5:]), tune_machine=name == "iree:cpu")
         else:
             raise BackendError(f"unknown backend {name!r}; known backends: {', '.join(NAMES)}")
     return _CACHE[name]
@@ -77,9 +78,9 @@ def check_driver(backend, driver: str | None) -> str | None:
     if driver not in CPU_DRIVERS:
         raise ConfigError(f"driver={driver!r} is not an IREE CPU driver; use one of {', '.join(CPU_DRIVERS)}, or "
                           "None to pick by the work done")
-    target = getattr(backend, "target", None)
-    if target is not None and target.driver not in CPU_DRIVERS:
-        raise ConfigError(f"driver={driver!r} is a CPU driver, but {backend.name} runs on {target.driver}")
+    runs_on = getattr(backend, "driver", None)   # not `.target`: iree:cpu would measure its flag sets now
+    if runs_on is not None and runs_on not in CPU_DRIVERS:
+        raise ConfigError(f"driver={driver!r} is a CPU driver, but {backend.name} runs on {runs_on}")
     return driver
 
 

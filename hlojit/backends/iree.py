@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 
 import numpy as np
 import iree.runtime as rt
@@ -24,7 +25,7 @@ import iree.runtime as rt
 from ..errors import BackendError
 from . import check_donations, cpu_threads
 from .teardown import COMPILING, Gate, keep_until_process_end
-from ..pipeline import Compiled, Program, Target, compile_cached
+from ..pipeline import Compiled, Program, Target, compile_cached, targets, tuning
 from .array import Array
 
 _INSTANCE = None
@@ -282,21 +283,58 @@ def _mark_shared(*arrays):
         array.numpy()
 
 
-class IreeBackend:
-    def __init__(self, name: str, target: Target):
-        self.name = name
-        self.target = target
+def call_timer(compiled: Compiled, function: str, arguments, outputs):
+    """A function that calls `function` of `compiled` once on local-task, its arguments already on the device,
+    and returns the seconds that took: how tuning.py compares flag sets. Called once here (a warm-up)."""
+    executable = Executable(compiled, [(a.shape, a.dtype) for a in arguments], outputs, "local-task",
+                            function=function, name=function)
+    dev = device("local-task")
+    resident = [Array(dev.allocator.allocate_buffer_copy(
+        memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
+        buffer=np.ascontiguousarray(a), element_type=_ELEMENT_TYPES[a.dtype]).ref, a.shape, a.dtype, "local-task")
+        for a in arguments]
+    executable(resident)
 
-    def load(self, program: Program, driver: str | None = None) -> Executable:
+    def seconds() -> float:
+        start = time.perf_counter()
+        executable(resident)
+        return time.perf_counter() - start
+    return seconds
+
+
+class IreeBackend:
+    """`tune_machine`: the target is the cpu target with this machine's measured flag set (tuning.py),
+    chosen when first needed."""
+
+    def __init__(self, name: str, target: Target, tune_machine: bool = False):
+        self.name = name
+        self.driver = target.driver    # the same for every flag set: known without tuning
+        self._target = target
+        self._tune_machine = tune_machine
+
+    @property
+    def target(self) -> Target:
+        if self._tune_machine:
+            self._target = tuning.machine_target(call_timer, targets.cpu_name_of(self._target))
+            self._tune_machine = False
+        return self._target
+
+    def load(self, program: Program, driver: str | None = None, autotune: bool = False) -> Executable:
+        """`autotune`: compile with each cpu flag set and keep the one this program runs fastest with."""
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
-            driver = driver or choose_driver(self.target, work_estimate(program))  # before compiling: it consumes
-            return Executable(compile_cached(program, self.target), program.inputs, program.outputs, driver,
-                              donated=program.donated, aliases=program.aliases, name=program.name)
+            target = self.target
+            driver = driver or choose_driver(target, work_estimate(program))
+            if autotune and target.name == "cpu":
+                compiled = tuning.autotune(program, target, call_timer)
+            else:
+                compiled = compile_cached(program, target)
+        return Executable(compiled, program.inputs, program.outputs, driver, donated=program.donated,
+                          aliases=program.aliases, name=program.name)
 
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.
         CPU drivers share host memory, so the Array serves local-sync and local-task calls alike."""
-        driver = self.target.driver
+        driver = self.driver
         dev = device(driver)
         buffer = np.array(array, order="C")  # (keeps 0-d 0-d)
         _PUT_GATE.acquire()  # the copy releases the GIL (teardown.py)

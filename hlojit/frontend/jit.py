@@ -154,13 +154,15 @@ class Exec:
     """A function JIT-compiled per signature (GoMLX's Exec); `hj.jit` is the decorator form."""
 
     def __init__(self, fn, *, backend: str | None = None, static_argnums=(), static_argnames=(),
-                 cache_size: int = 64, driver: str | None = None, donate_argnums=(), donate_argnames=()):
+                 cache_size: int = 64, driver: str | None = None, donate_argnums=(), donate_argnames=(),
+                 autotune: bool | None = None):
         if not callable(fn):
             raise TypeError(f"hj.jit needs a callable, not {type(fn).__name__}")
         self.fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
         self.backend = backends.get(backend)
         self.driver = backends.check_driver(self.backend, driver)
+        self.autotune = _autotune_default() if autotune is None else bool(autotune)
         self.cache_size = cache_size
         self._signature = inspect.signature(fn)
         self._static = self._static_names(static_argnums, static_argnames)
@@ -306,7 +308,7 @@ class Exec:
             program, out_tree = self._trace(key, bound)
             program.why = reason
             traced = time.perf_counter()
-            executable = self.backend.load(program, driver=self.driver)
+            executable = self.backend.load(program, driver=self.driver, autotune=self.autotune)
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
         signature += "".join(f", {n}={v!r}" for n, v in key[2])
         entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)
@@ -406,16 +408,24 @@ class Exec:
         return self if instance is None else functools.partial(self, instance)
 
 
+def _autotune_default() -> bool:
+    return os.environ.get("HLOJIT_AUTOTUNE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def jit(fn=None, *, backend: str | None = None, static_argnums=(), static_argnames=(), cache_size: int = 64,
-        driver: str | None = None, donate_argnums=(), donate_argnames=()):
+        driver: str | None = None, donate_argnums=(), donate_argnames=(), autotune: bool | None = None):
     """Compile `fn` just in time, once per argument signature. Usable as `@hj.jit` or `@hj.jit(backend=...)`.
+
+    `autotune` (default: HLOJIT_AUTOTUNE=1): on iree:cpu, compile each signature with every candidate cpu
+    flag set, time it, keep the fastest (remembered in the compile cache; pipeline/tuning.py). Otherwise
+    iree:cpu uses the flag set measured fastest on this machine.
 
     `driver`: "local-sync" or "local-task" for the CPU targets (default None: local-sync for small work,
     local-task for big). `donate_argnums`/`donate_argnames`: arguments whose hj.Arrays the call consumes,
     so IREE may write a result into their buffers (numpy arguments are copied on upload anyway)."""
     options = dict(backend=backend, static_argnums=static_argnums, static_argnames=static_argnames,
                    cache_size=cache_size, driver=driver, donate_argnums=donate_argnums,
-                   donate_argnames=donate_argnames)
+                   donate_argnames=donate_argnames, autotune=autotune)
     if fn is None:
         return functools.partial(jit, **options)
     return Exec(fn, **options)

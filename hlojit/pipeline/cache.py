@@ -296,11 +296,15 @@ def compile_cached(program: Program, target: Target) -> Compiled:
 
 def log_compile(program: Program, compiled: Compiled, what: str):
     """HLOJIT_LOG=compiles: one line per compile, to the "hlojit" logger, or stderr when no handler is set."""
+    signature = ", ".join(short_signature(shape, dtype) for shape, dtype in program.inputs)
+    log(f"compile {program.name}({signature}) for {compiled.target.label}: "
+        f"{compiled.seconds:.3f} s, {what}" + (f"; traced because {program.why}" if program.why else ""))
+
+
+def log(message: str):
+    """HLOJIT_LOG=compiles: one line to the "hlojit" logger, or stderr when no handler is set."""
     if "compiles" not in os.environ.get("HLOJIT_LOG", "").replace(" ", "").split(","):
         return
-    signature = ", ".join(short_signature(shape, dtype) for shape, dtype in program.inputs)
-    message = (f"compile {program.name}({signature}) for {compiled.target.name}: "
-               f"{compiled.seconds:.3f} s, {what}" + (f"; traced because {program.why}" if program.why else ""))
     if logger.level == logging.NOTSET:
         logger.setLevel(logging.INFO)  # asked for by HLOJIT_LOG: do not let the root's WARNING drop it
     if logger.hasHandlers():  # (importing iree.compiler calls logging.basicConfig: the root has a handler)

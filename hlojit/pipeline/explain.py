@@ -84,7 +84,7 @@ class Explanation:
 
     def summary(self) -> str:
         before, after = self.op_counts["stablehlo"], self.op_counts["optimized"]
-        lines = [f"{self.name} on {self.target.name}",
+        lines = [f"{self.name} on {self.target.label}" + (f" ({self.target.note})" if self.target.note else ""),
                  f"  StableHLO ops (constants aside): {sum(before.values())} ({_counts(before)})",
                  f"  after global optimisation: {sum(after.values())} ({_counts(after)})",
                  f"  dispatches: {self.dispatch_count}"]

@@ -1,13 +1,14 @@
 """Compilation targets: a name, the IREE runtime driver that runs its code, compiler flags, and the flags
 to fall back on where IREE cannot compile a module with those.
 
-The flags for `cpu` are the ones measured fastest on this machine (`benchmarks/compiler_flags.py`, table
-in docs/compiler_flags.md): the host's CPU features (3-4x on ResNet-18), data tiling (matmuls 1.4-3x),
-and IREE's experimental inner-tiled lowering of data-tiled matmuls (matmuls 1.1-1.5x more, ResNet-18
-batch 8 forward 392 -> 319 ms). IREE 3.13 cannot compile that for a matrix times a vector (a cpu quirk
-turns those into reductions first); any module it still fails on is compiled again with the plain
-data-tiling flags (compiler.with_fallback). f64 is kept f64: IREE's
-default silently demotes it to f32.
+`cpu` has several candidate flag sets (CPU_FLAG_SETS), and which is fastest depends on the CPU: on an
+Intel AVX-512 machine IREE's inner-tiled matmuls won (ResNet-18 b8 forward 392 -> 319 ms), on an AMD
+Zen 3 (AVX2) they lost to plain data tiling (546 against 422 ms) and plain data tiling plus IREE's
+Winograd rewrite of 3x3 convolutions won (350 ms). So no flag set here is "the fast one": `cpu()` is the
+plain data-tiling set, and the `iree:cpu` backend asks pipeline/tuning.py for this machine's measured
+choice. Every set always has the host's CPU features (3-4x on ResNet-18) and data tiling (matmuls
+1.4-3x). A set IREE cannot compile a module with falls back to plain data tiling
+(compiler.with_fallback). f64 is kept f64: IREE's default silently demotes it to f32.
 """
 from __future__ import annotations
 
@@ -23,6 +24,14 @@ class Target:
     driver: str                  # iree.runtime driver: local-task, local-sync, cuda
     flags: tuple[str, ...]
     fallback: "Target | None" = None   # the same target with flags IREE compiles every module with
+    flag_set: str = ""           # the name of the candidate flag set (CPU_FLAG_SETS) these flags are, if any
+    # how the flag set was chosen (tuning.py): shown by explain and HLOJIT_LOG; no part of equality or keys
+    note: str = dataclasses.field(default="", compare=False)
+
+    @property
+    def label(self) -> str:
+        """`cpu[data-tiling]`: the name and the flag set, for messages."""
+        return f"{self.name}[{self.flag_set}]" if self.flag_set else self.name
 
     def with_flags(self, *flags: str) -> "Target":
         """The same target with extra compiler flags (later flags win), its fallback too."""
@@ -30,12 +39,35 @@ class Target:
         return dataclasses.replace(self, flags=self.flags + tuple(flags), fallback=fallback)
 
 
-def cpu(cpu_name: str = "host") -> Target:
-    """llvm-cpu; `cpu_name="generic"` (or a named CPU) for artifacts meant for other machines."""
+PLAIN_DATA_TILING = ("--iree-opt-data-tiling",)
+WINOGRAD = ("--iree-preprocessing-pass-pipeline=builtin.module(util.func("
+            "iree-linalg-ext-convert-conv2d-to-winograd{replace-all-convs=true}))",)
+# The candidates for `cpu`, by name: the extra flags of each. IREE's Winograd rewrite reaches the
+# channels-last 3x3 stride-1 convolutions (hlojit builds those of 128 channels or more as im2col matmuls);
+# with the inner-tiled flags it does not compile (a batch_matmul encoding), so it is no candidate there.
+CPU_FLAG_SETS = {
+    "data-tiling": PLAIN_DATA_TILING,
+    "data-tiling+winograd": PLAIN_DATA_TILING + WINOGRAD,
+    "inner-tiled": ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled"),
+}
+DEFAULT_CPU_FLAG_SET = "data-tiling"    # what IREE compiles every module with: the fallback of the others
+
+
+def cpu(cpu_name: str = "host", flag_set: str = DEFAULT_CPU_FLAG_SET) -> Target:
+    """llvm-cpu with one of CPU_FLAG_SETS; `cpu_name="generic"` (or a named CPU) for artifacts meant for other
+    machines. The `iree:cpu` backend uses the set tuning.py measured fastest on this machine instead."""
+    if flag_set not in CPU_FLAG_SETS:
+        raise ValueError(f"unknown cpu flag set {flag_set!r}; known: {', '.join(CPU_FLAG_SETS)}")
     llvm_cpu = LLVM_CPU_FLAGS + (f"--iree-llvmcpu-target-cpu={cpu_name}",)
-    plain = Target("cpu", "local-task", llvm_cpu + ("--iree-opt-data-tiling",))
-    inner_tiled = ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled")
-    return Target("cpu", "local-task", llvm_cpu + inner_tiled, fallback=plain)
+    plain = Target("cpu", "local-task", llvm_cpu + PLAIN_DATA_TILING, flag_set=DEFAULT_CPU_FLAG_SET)
+    if flag_set == DEFAULT_CPU_FLAG_SET:
+        return plain
+    return Target("cpu", "local-task", llvm_cpu + CPU_FLAG_SETS[flag_set], fallback=plain, flag_set=flag_set)
+
+
+def cpu_name_of(target: Target) -> str:
+    """The `--iree-llvmcpu-target-cpu` a cpu target compiles for (`host`, `generic`, a CPU's name)."""
+    return next(f.split("=", 1)[1] for f in target.flags if f.startswith("--iree-llvmcpu-target-cpu="))
 
 
 def vmvx() -> Target:

@@ -55,8 +55,8 @@ class Executable:
 class ReferenceBackend:
     name = "reference"
 
-    def load(self, program: Program, driver: str | None = None) -> Executable:
-        """`driver` (an IREE CPU driver) means nothing to numpy: accepted and ignored."""
+    def load(self, program: Program, driver: str | None = None, autotune: bool = False) -> Executable:
+        """`driver` (an IREE CPU driver) and `autotune` mean nothing to numpy: accepted and ignored."""
         return Executable(program)
 
     def put(self, array: np.ndarray) -> Array:

@@ -1,0 +1,283 @@
+"""Choosing the cpu target's flag set by measuring on the machine that runs the code.
+
+Why measure: the fastest of targets.CPU_FLAG_SETS depends on the CPU (inner-tiled matmuls won on an Intel
+AVX-512 machine and lost by 30% on an AMD Zen 3, where plain data tiling plus Winograd won), and a table
+of CPU families would go stale with every CPU and IREE release it does not list. Measuring is cheap
+enough to do once per machine: one module of op-class microbenchmarks (a matmul, 3x3 convolutions at the
+channel counts hlojit leaves as convolutions) compiled per candidate and timed, a few seconds in all.
+
+Two levels:
+- per machine (`machine_target`, what `iree:cpu` uses): the candidate whose microbenchmarks are fastest
+  (the geometric mean of each one's time against the best candidate's). Measured on first use; the
+  choice is remembered in the compile cache folder as `tuning-<key>.json`, keyed by the host CPU's
+  features, the IREE compiler's version, the candidates' flags and the microbenchmarks. HLOJIT_CACHE=0
+  keeps it in this process only; HLOJIT_CPU_FLAGS=<name> pins a set and measures nothing.
+- per program (`autotune`, on opt-in: `hj.jit(f, autotune=True)` or HLOJIT_AUTOTUNE=1): every candidate
+  compiled (each vmfb stored in the compile cache under its own key), the program itself timed on
+  zero-filled arguments, the fastest kept; the choice is remembered under the program's key.
+
+Records follow the compile cache's rules (private_files): a private folder, atomic writes (temp file and
+rename), read only when this user's regular file; a record that is damaged or malformed is ignored and
+measured again. Measuring needs the runtime, which lives above this layer: the backend passes
+`timer(compiled, function, arguments, outputs)`, which loads the function and returns a
+`() -> seconds` that calls it once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import statistics
+import tempfile
+import threading
+import time
+
+import numpy as np
+from iree.compiler import ir
+
+from ..errors import ConfigError
+from . import cache, private_files
+from .compiler import Compiled, compile_program
+from .program import Program
+from .targets import CPU_FLAG_SETS, Target, cpu, cpu_name_of
+
+RECORD_PREFIX = "tuning-"
+RECORD_FORMAT = 1
+
+# name -> (input shapes, StableHLO body, output shape): f32, shaped like ResNet's and a transformer's work.
+_CONV = ("stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = "
+         "[1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}")
+# a transformer's MLP (and ResNet's im2col'd convolutions), ResNet's 64-channel stage, a narrower one
+MICROBENCHMARKS = {
+    "matmul 1024x256x1024": (((1024, 256), (256, 1024)),
+                             "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (1024, 1024)),
+    "conv3x3 64ch 56x56 b1": (((1, 56, 56, 64), (3, 3, 64, 64)), _CONV, (1, 56, 56, 64)),
+    "conv3x3 32ch 56x56 b2": (((2, 56, 56, 32), (3, 3, 32, 32)), _CONV, (2, 56, 56, 32)),
+}
+ROUNDS = 40     # timed calls per microbenchmark and candidate, interleaved, after one warm-up: the fastest counts
+RACE_SECONDS = 3.0   # ... or fewer rounds, once timing has taken this long (a slow machine stays bounded)
+
+_lock = threading.Lock()
+_in_process: dict[str, Target] = {}   # record key -> the chosen target, for this process
+
+
+def _tensor(shape) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def microbenchmark_module(benchmarks: dict) -> str:
+    """One StableHLO module with a public function per microbenchmark (one compile per candidate)."""
+    functions = []
+    for index, ((lhs, rhs), body, out) in enumerate(benchmarks.values()):
+        types = f"({_tensor(lhs)}, {_tensor(rhs)}) -> {_tensor(out)}"
+        functions.append(f"func.func @bench{index}(%a: {_tensor(lhs)}, %b: {_tensor(rhs)}) -> {_tensor(out)} {{\n"
+                         f"  %0 = {body} : {types}\n  return %0 : {_tensor(out)}\n}}")
+    return "\n".join(functions)
+
+
+def _program(text: str, inputs, outputs, name: str) -> Program:
+    context = ir.Context()
+    context.load_all_available_dialects()
+    return Program(ir.Module.parse(text, context), inputs, outputs, name)
+
+
+# --- the per-machine choice ---
+
+def pinned() -> str | None:
+    """HLOJIT_CPU_FLAGS: a flag set chosen by the user (no measuring), else None."""
+    name = os.environ.get("HLOJIT_CPU_FLAGS", "").strip()
+    if name and name not in CPU_FLAG_SETS:
+        raise ConfigError(f"HLOJIT_CPU_FLAGS={name!r} is no cpu flag set; known: {', '.join(CPU_FLAG_SETS)}")
+    return name or None
+
+
+def machine_key(cpu_name: str, candidates, benchmarks) -> str:
+    """What a machine record depends on: the CPU, the compiler, each candidate's flags, the microbenchmarks."""
+    digest = hashlib.sha256()
+    flag_sets = [f"{name}={' '.join(CPU_FLAG_SETS[name])}" for name in candidates]
+    for part in (f"hlojit-tuning {RECORD_FORMAT}", cpu_name, cache.host_cpu_features(), cache.compiler_version(),
+                 *flag_sets, microbenchmark_module(benchmarks)):
+        digest.update(part.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def machine_target(timer, cpu_name: str = "host", candidates=tuple(CPU_FLAG_SETS),
+                   benchmarks=MICROBENCHMARKS) -> Target:
+    """The cpu target with this machine's fastest flag set, measured once per machine (see the module doc).
+    Its `note` tells how it was chosen."""
+    name = pinned()
+    if name:
+        return _noted(cpu(cpu_name, name), "pinned by HLOJIT_CPU_FLAGS")
+    record_key = machine_key(cpu_name, candidates, benchmarks)
+    with _lock:   # two threads compiling their first function measure once
+        if record_key in _in_process:
+            return _in_process[record_key]
+        record, why = read_record(record_key)
+        if record is None or record.get("chosen") not in candidates:
+            record = measure_machine(timer, cpu_name, candidates, benchmarks)
+            stored = write_record(record_key, record) if cache.enabled() else "kept in this process (HLOJIT_CACHE=0)"
+            cache.log(f"tuned the cpu flags for this machine ({why}): {describe(record)}; {stored}")
+        chosen = _noted(cpu(cpu_name, record["chosen"]), f"machine choice: {describe(record)}")
+        _in_process[record_key] = chosen
+        return chosen
+
+
+def measure_machine(timer, cpu_name, candidates, benchmarks, rounds: int = ROUNDS) -> dict:
+    """Compile the microbenchmarks with each candidate and time them: the record of what was measured."""
+    start = time.perf_counter()
+    text = microbenchmark_module(benchmarks)
+    rng = np.random.default_rng(0)
+    timers, failed = {}, {}
+    for name in candidates:
+        target = cpu(cpu_name, name)
+        compiled = compile_program(_program(text, [], [], "tuning microbenchmarks"), target)
+        if compiled.target != target:   # fell back: the candidate cannot compile these, it is not a choice
+            failed[name] = "does not compile the microbenchmarks"
+            continue
+        timers[name] = [timer(compiled, f"bench{index}", [rng.standard_normal(s).astype(np.float32) for s in shapes],
+                              [(out, np.float32)])
+                        for index, (shapes, _, out) in enumerate(benchmarks.values())]
+    if not timers:
+        raise ConfigError("no cpu flag set compiled the tuning microbenchmarks")
+    return _record(race(timers, rounds), failed, list(benchmarks), start)
+
+
+def race(timers: dict, rounds: int) -> dict:
+    """{candidate: [timer per benchmark]} -> {candidate: [fastest seconds per benchmark]}: rounds interleaved
+    over every candidate, so that a slow moment of a loaded machine does not land on one of them, and the
+    fastest call counts (other processes only ever add time). At least 3 rounds, at most `rounds` or
+    RACE_SECONDS."""
+    seconds = {name: [math.inf] * len(calls) for name, calls in timers.items()}
+    deadline = time.perf_counter() + RACE_SECONDS
+    for round_ in range(rounds):
+        if round_ >= 3 and time.perf_counter() > deadline:
+            break
+        for name, calls in timers.items():
+            seconds[name] = [min(best, call()) for best, call in zip(seconds[name], calls)]
+    return seconds
+
+
+def _record(seconds: dict, failed: dict, benchmarks: list, start: float) -> dict:
+    """The record of a measurement: each candidate's score is the geometric mean of its time against the best
+    candidate's over the benchmarks, given relative to the chosen (the lowest)."""
+    best = [min(times[i] for times in seconds.values()) for i in range(len(benchmarks))]
+    score = {name: math.exp(statistics.fmean(math.log(t / b) for t, b in zip(times, best)))
+             for name, times in seconds.items()}
+    chosen = min(score, key=score.get)
+    return {"format": RECORD_FORMAT, "chosen": chosen, "benchmarks": benchmarks, "seconds": seconds,
+            "relative": {name: value / score[chosen] for name, value in score.items()}, "failed": failed,
+            "cost_seconds": time.perf_counter() - start, "measured": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
+
+
+def describe(record: dict) -> str:
+    """`data-tiling (fastest; inner-tiled 1.21x its time; data-tiling+winograd: fell back to data-tiling),
+    measured ... in 6.2 s`."""
+    ranked = sorted(record["relative"].items(), key=lambda kv: kv[1])
+    others = ", ".join(f"{name} {score:.2f}x" for name, score in ranked[1:])
+    failed = "".join(f"; {name}: {why}" for name, why in record.get("failed", {}).items())
+    return (f"{record['chosen']} (fastest; {others + ' its time' if others else 'no other candidate'}{failed}), "
+            f"measured {record['measured']} UTC in {record['cost_seconds']:.1f} s")
+
+
+def _noted(target: Target, note: str) -> Target:
+    return dataclasses.replace(target, note=note)
+
+
+# --- the per-program search ---
+
+def program_record_key(program_sha: str, base: Target, candidates) -> str:
+    """What a program's record depends on: its compile cache key for `base` (program, compiler, pipeline, host
+    CPU) and the candidates."""
+    return hashlib.sha256("\0".join(("hlojit-autotune", str(RECORD_FORMAT), cache.key_of(program_sha, base),
+                                     *candidates)).encode()).hexdigest()
+
+
+def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SETS), rounds: int = 5) -> Compiled:
+    """Every candidate compiled (through the compile cache) and the program timed on zero-filled arguments;
+    the fastest candidate's Compiled, its target noting what was measured. Remembered per program."""
+    cpu_name = cpu_name_of(base)
+    record_key = program_record_key(cache.program_hash(program), cpu(cpu_name), candidates)
+    record, why = read_record(record_key)
+    if record is not None and record.get("chosen") in candidates:
+        chosen = cpu(cpu_name, record["chosen"])
+        compiled = cache.compile_cached(program, chosen)
+        compiled.target = _noted(compiled.target, f"autotuned: {describe(record)}")
+        return compiled
+    start = time.perf_counter()
+    arguments = [np.zeros(shape, dtype) for shape, dtype in program.inputs]
+    timers, results, failed = {}, {}, {}
+    for name in candidates:
+        compiled = cache.compile_cached(program, cpu(cpu_name, name))
+        if compiled.target.flag_set != name:
+            failed[name] = f"fell back to {compiled.target.flag_set}"
+            continue
+        twin = next((other for other, done in results.items() if done.vmfb == compiled.vmfb), None)
+        if twin:   # e.g. Winograd's flags on a program without a 3x3 convolution: timing it again measures noise
+            failed[name] = f"the same code as {twin}"
+            continue
+        timers[name], results[name] = [timer(compiled, "main", arguments, program.outputs)], compiled
+    record = _record(race(timers, rounds), failed, [program.name], start)
+    stored = write_record(record_key, record) if cache.enabled() else "not stored (HLOJIT_CACHE=0)"
+    cache.log(f"autotuned {program.name} ({why}): {describe(record)}; {stored}")
+    compiled = results[record["chosen"]]
+    compiled.target = _noted(compiled.target, f"autotuned: {describe(record)}")
+    return compiled
+
+
+# --- records on disk ---
+
+def _record_path(record_key: str) -> str:
+    return os.path.join(cache.folder(), f"{RECORD_PREFIX}{record_key}.json")
+
+
+def read_record(record_key: str) -> tuple[dict | None, str]:
+    """The record of `record_key`, else None; and why (for the log). A damaged record is ignored."""
+    if not cache.enabled():
+        return None, "cache off"
+    if private_files.folder_problem(cache.folder()):
+        return None, "the cache folder is refused"
+    try:
+        data = private_files.read_regular(_record_path(record_key))
+    except FileNotFoundError:
+        return None, "not measured before"
+    except OSError as e:
+        return None, f"record unreadable ({e})"
+    try:
+        record = json.loads(data)
+    except (ValueError, RecursionError):
+        return None, "damaged record ignored"
+    if not _sound(record, record_key):
+        return None, "malformed record ignored"
+    return record, "measured before"
+
+
+def _sound(record, record_key: str) -> bool:
+    """Whether a record has every field, of the right type (a malformed one is measured again)."""
+    if not isinstance(record, dict) or record.get("key") != record_key or record.get("format") != RECORD_FORMAT:
+        return False
+    kinds = {"chosen": str, "relative": dict, "seconds": dict, "failed": dict, "cost_seconds": (int, float),
+             "measured": str}
+    return (all(isinstance(record.get(name), kind) for name, kind in kinds.items())
+            and all(isinstance(v, (int, float)) for v in record["relative"].values())
+            and record["chosen"] in record["relative"])
+
+
+def write_record(record_key: str, record: dict) -> str:
+    """Store a record atomically (temp file, rename) in the private cache folder; what happened."""
+    where = cache.folder()
+    refusal = private_files.private_folder(where)
+    if refusal:
+        return f"not stored: {refusal}"
+    temp = None
+    try:
+        handle, temp = tempfile.mkstemp(dir=where, prefix=".tmp-" + RECORD_PREFIX, suffix=".json")
+        with os.fdopen(handle, "w") as f:
+            json.dump({**record, "key": record_key}, f, sort_keys=True)
+        os.replace(temp, _record_path(record_key))
+    except OSError as e:
+        if temp and os.path.exists(temp):
+            os.remove(temp)
+        return f"not stored ({e})"
+    return "stored"

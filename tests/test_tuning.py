@@ -1,0 +1,159 @@
+"""Choosing the cpu flag set by measuring (pipeline/tuning.py): per machine, per program on opt-in, and the
+records on disk. Tiny microbenchmarks and a temp cache folder; no timing is asserted, only what was chosen,
+stored and shown, and that every candidate computes the same numbers."""
+import json
+import logging
+import os
+import stat
+
+import numpy as np
+import pytest
+
+import hlojit as hj
+from hlojit import ops
+from hlojit.backends.iree import IreeBackend, call_timer
+from hlojit.errors import ConfigError
+from hlojit.pipeline import cache, cpu, tuning
+from hlojit.pipeline.targets import CPU_FLAG_SETS
+
+TINY = {"matmul 8x16x8": (((8, 16), (16, 8)), "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (8, 8)),
+        "conv3x3 4ch 6x6": (((1, 6, 6, 4), (3, 3, 4, 4)), tuning._CONV, (1, 6, 6, 4))}
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    """An empty cache folder, no pinned flag set, nothing remembered in this process."""
+    monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("HLOJIT_CPU_FLAGS", raising=False)
+    monkeypatch.delenv("HLOJIT_CACHE", raising=False)
+    monkeypatch.setattr(tuning, "_in_process", {})
+    return tmp_path / "cache"
+
+
+def no_timer(*args):
+    raise AssertionError("measured again, though the choice was remembered")
+
+
+def records(folder):
+    return sorted(folder.glob(tuning.RECORD_PREFIX + "*.json"))
+
+
+def test_the_machine_choice_is_measured_once_and_remembered_on_disk(fresh, monkeypatch):
+    chosen = tuning.machine_target(call_timer, benchmarks=TINY)
+    assert chosen.flag_set in CPU_FLAG_SETS and chosen == cpu(flag_set=chosen.flag_set)
+    assert chosen.note.startswith(f"machine choice: {chosen.flag_set} (fastest; ")
+    [path] = records(fresh)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(fresh.stat().st_mode) == 0o700
+    record = json.loads(path.read_text())
+    assert record["chosen"] == chosen.flag_set and set(record["seconds"]) | set(record["failed"]) == set(CPU_FLAG_SETS)
+    assert record["relative"][chosen.flag_set] == 1.0 and min(record["relative"].values()) == 1.0
+    monkeypatch.setattr(tuning, "_in_process", {})          # a new process: the record answers
+    assert tuning.machine_target(no_timer, benchmarks=TINY) == chosen
+    monkeypatch.setattr(cache, "host_cpu_features", lambda: "another CPU")   # another machine measures anew
+    assert tuning.machine_key("host", tuple(CPU_FLAG_SETS), TINY) != record["key"]
+
+
+@pytest.mark.parametrize("damage", [b"{not json", b"[]", b'{"chosen": "inner-tiled"}', b"\xff\xfe"])
+def test_a_damaged_record_is_ignored_and_measured_again(fresh, monkeypatch, damage):
+    candidates = ("data-tiling", "inner-tiled")
+    first = tuning.machine_target(call_timer, candidates=candidates, benchmarks=TINY)
+    [path] = records(fresh)
+    path.write_bytes(damage)
+    monkeypatch.setattr(tuning, "_in_process", {})
+    again = tuning.machine_target(call_timer, candidates=candidates, benchmarks=TINY)
+    assert again.flag_set in candidates and first.flag_set in candidates
+    assert json.loads(path.read_text())["chosen"] == again.flag_set     # rewritten whole
+
+
+def test_cache_off_keeps_the_choice_in_this_process_only(fresh, monkeypatch):
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    chosen = tuning.machine_target(call_timer, candidates=("data-tiling", "inner-tiled"), benchmarks=TINY)
+    assert not fresh.exists() or not records(fresh)
+    assert tuning.machine_target(no_timer, candidates=("data-tiling", "inner-tiled"), benchmarks=TINY) == chosen
+
+
+def test_a_pinned_flag_set_measures_nothing(fresh, monkeypatch):
+    monkeypatch.setenv("HLOJIT_CPU_FLAGS", "inner-tiled")
+    pinned = tuning.machine_target(no_timer, benchmarks=TINY)
+    assert pinned == cpu(flag_set="inner-tiled") and pinned.note == "pinned by HLOJIT_CPU_FLAGS"
+    monkeypatch.setenv("HLOJIT_CPU_FLAGS", "fastest-please")
+    with pytest.raises(ConfigError, match="HLOJIT_CPU_FLAGS='fastest-please' is no cpu flag set; known: data-tiling"):
+        tuning.machine_target(no_timer, benchmarks=TINY)
+    with pytest.raises(ValueError, match="unknown cpu flag set 'turbo'"):
+        cpu(flag_set="turbo")
+
+
+def block(x, w, m):
+    """A 3x3 channels-last convolution (Winograd reaches it), a matmul, elementwise work after each."""
+    y = ops.relu(ops.conv(x, w, padding=1, layout="NHWC") + 0.5)
+    return y, ops.tanh(ops.matmul(y.reshape((-1, 16)), m))
+
+
+def numpy_block(x, w, m):
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0))).astype(np.float64)
+    out = sum(np.einsum("nhwc,co->nhwo", padded[:, i:i + 8, j:j + 8], w[i, j]) for i in range(3) for j in range(3))
+    y = np.maximum(out + 0.5, 0)
+    return y, np.tanh(y.reshape(-1, 16) @ m)
+
+
+def test_every_candidate_computes_the_same_numbers():
+    """The choice changes speed only: each flag set (Winograd's transforms round differently) within f32's
+    tolerance of float64 numpy."""
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((2, 8, 8, 16), np.float32), rng.standard_normal((3, 3, 16, 16), np.float32) * 0.2
+    m = rng.standard_normal((16, 24), np.float32) * 0.2
+    expected = numpy_block(x, w, m)
+    for name in CPU_FLAG_SETS:
+        run = hj.jit(block)
+        run.backend = IreeBackend("iree:cpu", cpu(flag_set=name))
+        got = run(x, w, m)
+        assert run.compile(x, w, m).compiled.target.flag_set == name
+        for value, want in zip(got, expected):
+            np.testing.assert_allclose(np.asarray(value), want, rtol=1e-4, atol=1e-4 * np.abs(want).max(),
+                                       err_msg=name)
+
+
+def test_autotune_compiles_every_candidate_keeps_the_fastest_and_remembers(fresh, monkeypatch, caplog):
+    monkeypatch.setenv("HLOJIT_LOG", "compiles")
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_target", cpu(), raising=True)
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_tune_machine", False)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    m = np.ones((4, 5), np.float32)
+    with caplog.at_level(logging.INFO, logger="hlojit"):
+        tuned = hj.jit(lambda x, m: ops.matmul(x, m) * 2, autotune=True)
+        np.testing.assert_allclose(np.asarray(tuned(x, m)), x @ m * 2)
+    target = tuned.compile(x, m).compiled.target
+    assert target.flag_set in CPU_FLAG_SETS and target.note.startswith(f"autotuned: {target.flag_set} (fastest; ")
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum(m.startswith("compile <lambda>(f32[3,4], f32[4,5]) for cpu[") for m in messages) == len(CPU_FLAG_SETS)
+    assert any(m.startswith(f"autotuned <lambda> (not measured before): {target.flag_set}") for m in messages)
+    assert cache.info().entries == len(CPU_FLAG_SETS) and len(records(fresh)) == 1
+    [record] = [json.loads(path.read_text()) for path in records(fresh)]
+    # no 3x3 convolution: Winograd's flags make the same code as plain data tiling's, which is not timed twice
+    assert record["failed"] == {"data-tiling+winograd": "the same code as data-tiling"}
+    assert set(record["seconds"]) == {"data-tiling", "inner-tiled"}
+    monkeypatch.setattr(tuning, "race", no_timer)           # another Exec (or process): the record answers
+    again = hj.jit(lambda x, m: ops.matmul(x, m) * 2, autotune=True)
+    np.testing.assert_allclose(np.asarray(again(x, m)), x @ m * 2)
+    assert again.compile(x, m).compiled.cache_hit and again.compile(x, m).compiled.target == target
+    monkeypatch.setenv("HLOJIT_AUTOTUNE", "1")
+    assert hj.jit(lambda x: x).autotune and not hj.jit(lambda x: x, autotune=False).autotune
+
+
+def test_explain_names_the_flag_set_and_how_it_was_chosen(monkeypatch):
+    chosen = tuning._noted(cpu(flag_set="inner-tiled"), "pinned by HLOJIT_CPU_FLAGS")
+    summary = str(hj.jit(lambda x: x * 2).explain(np.ones(4, np.float32), target=chosen))
+    assert summary.splitlines()[0] == "<lambda> on cpu[inner-tiled] (pinned by HLOJIT_CPU_FLAGS)"
+    assert os.environ["HLOJIT_CPU_FLAGS"] == "data-tiling"    # the suite's pin (conftest): no measuring elsewhere
+
+
+def test_only_compiling_or_explaining_measures_the_machine(monkeypatch):
+    """hj.jit(driver=...) and device_put need the driver only, the same for every flag set: no measuring."""
+    def measured(*args, **kwargs):
+        raise AssertionError("measured the machine for a driver check or an upload")
+    monkeypatch.setattr(tuning, "machine_target", measured)
+    backend = IreeBackend("iree:cpu", cpu(), tune_machine=True)
+    assert hj.backends.check_driver(backend, "local-sync") == "local-sync"
+    np.testing.assert_array_equal(np.asarray(backend.put(np.arange(3.0, dtype=np.float32))), [0, 1, 2])
+    with pytest.raises(AssertionError, match="measured the machine"):
+        backend.target
