@@ -23,6 +23,8 @@ BENCHMARKS = {  # script -> what it measures
     "transformer": "a transformer encoder block (seq 128, d 256, 4 heads) forward and training step against JAX",
     "compiler_flags": "each llvm-cpu compiler flag set on matmuls, a convolution, an elementwise chain and ResNet-18",
     "compile_cache": "cold IREE compiles against the persistent compile cache (x**4+1, MLP, ResNet-18)",
+    "per_example_grads": "per-example gradients of the MLP loss (vmap of grad, batch 256) against JAX",
+    "distributed": "data-parallel MLP training step on 1 and 2 MPI processes; all_reduce against raw mpi4py",
 }
 
 
