@@ -2,7 +2,7 @@
 numbers say (shape_of, dtype_of, dot_dimensions).
 
 One table, read both ways. StableHLO integers are signless (i32 means signed) except the explicit
-unsigned `ui` types; booleans are `i1`.
+unsigned `ui` types; booleans are `i1`; complex64 is `complex<f32>`.
 """
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ _ELEMENT_TYPES = {
     np.dtype(ml_dtypes.bfloat16): ("bf16", lambda: ir.BF16Type.get()),
     np.dtype(np.float32): ("f32", lambda: ir.F32Type.get()),
     np.dtype(np.float64): ("f64", lambda: ir.F64Type.get()),
+    np.dtype(np.complex64): ("complex<f32>", lambda: ir.ComplexType.get(ir.F32Type.get())),
+    np.dtype(np.complex128): ("complex<f64>", lambda: ir.ComplexType.get(ir.F64Type.get())),
 }
 _BY_SPELLING = {spelling: dtype for dtype, (spelling, _) in _ELEMENT_TYPES.items()}
 
@@ -62,7 +64,7 @@ def shape_of(t: ir.Type) -> tuple:
 
 
 def spelling(dtype) -> str:
-    """The short MLIR name of a dtype: f32, i1, ui8 ..."""
+    """The short MLIR name of a dtype: f32, i1, ui8, complex<f32> ..."""
     return _ELEMENT_TYPES[np.dtype(dtype)][0]
 
 

@@ -15,6 +15,7 @@ from . import elementwise, nn, shape, structural  # noqa: F401  (they register t
 from . import control  # noqa: F401  (if, case, while)
 from . import indexing  # noqa: F401  (gather, scatter)
 from . import math  # noqa: F401  (bitcast_convert, sort)
+from . import complex  # noqa: F401  (real, imag, complex, fft)
 from .interpreter import Functions, supported_ops
 
 __all__ = ["Executable", "ReferenceBackend", "supported_ops"]

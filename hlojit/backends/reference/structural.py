@@ -13,7 +13,11 @@ _REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "min
 
 def _constant_from_text(text: str, dtype) -> np.ndarray:
     """Elements of a printed dense attribute whose type the MLIR bindings cannot hand to numpy (bf16):
-    `dense<[1.5, 0x7FC0]> : ...` (decimal values, or bit patterns for nan/inf) or `dense<"0x...">`."""
+    `dense<[1.5, 0x7FC0]> : ...` (decimal values, or bit patterns for nan/inf) or `dense<"0x...">`; complex
+    elements print as `(re,im)`."""
+    if dtype.kind == "c":  # `(re,im)` pairs, or the raw bytes: parsed as the parts' floats, then viewed
+        return _constant_from_text(text.replace("(", " ").replace(")", " "), np.dtype(f"f{dtype.itemsize // 2}")
+                                   ).view(dtype)
     body = text[text.index("<") + 1:text.rindex("> :")].strip()
     bits = np.dtype(f"u{dtype.itemsize}")
     if body.startswith('"0x'):
@@ -24,11 +28,16 @@ def _constant_from_text(text: str, dtype) -> np.ndarray:
 
 
 def _constant(op):
-    attr, dtype, shape = op.attributes["value"], dtype_of(op.result.type), shape_of(op.result.type)
-    try:
-        value = np.array(attr)
-    except (TypeError, ValueError):  # bf16: the bindings reject it, its printed form does not
-        value = _constant_from_text(str(attr), dtype)
+    dtype, shape = dtype_of(op.result.type), shape_of(op.result.type)
+    if dtype.kind == "c":  # the bindings cannot even hand out a complex attribute: read the op's text
+        text = str(op)
+        value = _constant_from_text(text[text.index("dense<"):], dtype)
+    else:
+        attr = op.attributes["value"]
+        try:
+            value = np.array(attr)
+        except (TypeError, ValueError):  # bf16: the bindings reject it, its printed form does not
+            value = _constant_from_text(str(attr), dtype)
     value = value.astype(dtype)
     if value.size == 1 and value.shape != shape:  # a splat
         value = np.broadcast_to(value.reshape(()), shape)

@@ -99,10 +99,10 @@ def all(x, axis=None, keepdims=False):
 
 
 def mean(x, axis=None, keepdims=False):
-    """Arithmetic mean; integers average in the default float (f32)."""
+    """Arithmetic mean; integers average in the default float (f32), complex numbers stay complex."""
     x = as_tensor(x, "mean")
     axes = normalize_axes("mean", axis, x.ndim)
-    if not dtypes.is_float(x.dtype):
+    if not dtypes.is_inexact(x.dtype):
         x = convert(x, dtypes.DEFAULT_FLOAT, x.weak)
     count = math.prod(x.shape[a] for a in axes)
     return reduce("sum", x, axes, keepdims) / (count if count else float("nan"))
