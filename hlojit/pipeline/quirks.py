@@ -11,6 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
+from .complex_pairs import complex_as_real_pairs
 from .targets import Target
 
 
@@ -171,8 +172,9 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-QUIRKS = {"vmvx": [truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
-          "cpu": [vector_products_as_reductions]}
+QUIRKS = {"vmvx": [complex_as_real_pairs, truncate_before_float_to_int, nan_aware_float_compares,
+                   narrow_int_to_f64_by_bits],
+          "cpu": [complex_as_real_pairs, vector_products_as_reductions]}
 
 
 def apply(module: ir.Module, target: Target) -> None:

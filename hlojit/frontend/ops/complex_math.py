@@ -151,7 +151,7 @@ def _tanh(z):
     far = ew.unary("abs", x) > 20
     xs = ew.where(far, 0.0 * x, x)
     d = ew.unary("cosh", 2 * xs) + ew.unary("cos", 2 * y)
-    re = ew.where(far, ew.unary("sign", x), ew.unary("sinh", 2 * xs) / d)
+    re = ew.where(far, ew.where(x < 0, -1.0, 1.0).astype(x.dtype), ew.unary("sinh", 2 * xs) / d)
     im = ew.where(far, 0.0 * y, ew.unary("sin", 2 * y) / d)
     return complex(re, im)
 
