@@ -88,15 +88,20 @@ def _bitcast(x: ir.Value, result: ir.Type) -> ir.Value:
                                attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0])}).result
 
 
-def _split(z: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """A complex function argument as (re, im), through a real [..., 2] view of its buffer."""
+def _split(z: ir.Value, native: bool) -> tuple[ir.Value, ir.Value]:
+    """A complex function argument as (re, im): by stablehlo.real/imag (native), or through a real [..., 2]
+    view of its buffer."""
+    if native:
+        return hlo.real(z), hlo.imag(z)
     shape, part = list(shape_of(z.type)), ir.ComplexType(ir.RankedTensorType(z.type).element_type).element_type
     pairs = _bitcast(z, ir.RankedTensorType.get(shape + [2], part))
     ends = [hlo.slice(pairs, [0] * len(shape) + [k], shape + [k + 1]) for k in (0, 1)]
     return tuple(hlo.reshape(e, shape) for e in ends)
 
 
-def _join(re: ir.Value, im: ir.Value, complex_type: ir.Type) -> ir.Value:
+def _join(re: ir.Value, im: ir.Value, complex_type: ir.Type, native: bool) -> ir.Value:
+    if native:
+        return hlo.complex(re, im)
     shape = list(shape_of(re.type))
     pairs = hlo.concatenate([hlo.reshape(re, shape + [1]), hlo.reshape(im, shape + [1])], len(shape))
     return _bitcast(pairs, complex_type)
@@ -187,14 +192,14 @@ def _convert(op, parts):
     return parts[0] if dtype_of(parts[0].type) == target else hlo.convert(parts[0], target)
 
 
-def _rewrite_function(func) -> int:
+def _rewrite_function(func, native: bool) -> int:
     block = func.regions[0].blocks[0]
     pairs, done = {}, []
     original = list(block.operations)
     with ir.InsertionPoint.at_block_begin(block), func.location:
         for arg in block.arguments:
             if _is_complex(arg.type):
-                pairs[arg] = _split(arg)
+                pairs[arg] = _split(arg, native)
     for inner in original:
         op = inner.operation
         if not _touches_complex(op):
@@ -203,7 +208,7 @@ def _rewrite_function(func) -> int:
             if op.name == "func.return":
                 for i, v in enumerate(op.operands):
                     if _is_complex(v.type):
-                        op.operands[i] = _join(*pairs[v], v.type)
+                        op.operands[i] = _join(*pairs[v], v.type, native)
                 continue
             for i, new in _rewrite_op(op, pairs).items():
                 result = op.results[i]
@@ -217,15 +222,22 @@ def _rewrite_function(func) -> int:
     return len(done)
 
 
-def complex_as_real_pairs(module: ir.Module) -> int:
+def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
     """Every function of the module whose complex ops this knows, rewritten onto real pairs; the count of
-    complex ops replaced."""
+    complex ops replaced. The ends are flow.tensor.bitcast views (vmvx), or with native_ends
+    stablehlo.real/imag/complex (llvm-cpu: it cannot compile a bitcast result of a dispatch that also
+    feeds another result, 'LLVM Translation failed for operation: builtin.unrealized_conversion_cast')."""
     count = 0
     for inner in module.body.operations:
         op = inner.operation
         if op.name == "func.func" and _uses_complex(op) and _supported(op):
-            count += _rewrite_function(op)
+            count += _rewrite_function(op, native_ends)
     return count
+
+
+def complex_as_real_pairs_native_ends(module: ir.Module) -> int:
+    """complex_as_real_pairs with real/imag/complex at the function's boundary (llvm-cpu)."""
+    return complex_as_real_pairs(module, native_ends=True)
 
 
 def _uses_complex(func) -> bool:

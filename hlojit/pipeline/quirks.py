@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from .complex_pairs import complex_as_real_pairs
+from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
 
 
@@ -174,7 +174,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 
 QUIRKS = {"vmvx": [complex_as_real_pairs, truncate_before_float_to_int, nan_aware_float_compares,
                    narrow_int_to_f64_by_bits],
-          "cpu": [complex_as_real_pairs, vector_products_as_reductions]}
+          "cpu": [complex_as_real_pairs_native_ends, vector_products_as_reductions]}
 
 
 def apply(module: ir.Module, target: Target) -> None:
