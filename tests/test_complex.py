@@ -167,3 +167,57 @@ def test_gradient_flows_from_complex_back_to_a_real_argument(backend):
     numeric = np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(5)])
     assert np.asarray(grad).dtype == np.float64
     np.testing.assert_allclose(np.asarray(grad), numeric, rtol=1e-6, atol=1e-7)
+
+
+GOLDEN_BEFORE = """func.func @main(%z: tensor<2xcomplex<f32>>, %w: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = stablehlo.multiply %z, %w : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}"""
+GOLDEN_AFTER = [  # vmvx's form: bitcast views at the ends, the product written out on the parts
+    "%0 = flow.tensor.bitcast %arg0 : tensor<2xcomplex<f32>> -> tensor<2x2xf32>",
+    "%1 = stablehlo.slice %0 [0:2, 0:1] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%2 = stablehlo.slice %0 [0:2, 1:2] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%3 = stablehlo.reshape %1 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%4 = stablehlo.reshape %2 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%5 = flow.tensor.bitcast %arg1 : tensor<2xcomplex<f32>> -> tensor<2x2xf32>",
+    "%6 = stablehlo.slice %5 [0:2, 0:1] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%7 = stablehlo.slice %5 [0:2, 1:2] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%8 = stablehlo.reshape %6 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%9 = stablehlo.reshape %7 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%10 = stablehlo.multiply %3, %8 : tensor<2xf32>",
+    "%11 = stablehlo.multiply %4, %9 : tensor<2xf32>",
+    "%12 = stablehlo.subtract %10, %11 : tensor<2xf32>",
+    "%13 = stablehlo.multiply %3, %9 : tensor<2xf32>",
+    "%14 = stablehlo.multiply %4, %8 : tensor<2xf32>",
+    "%15 = stablehlo.add %13, %14 : tensor<2xf32>",
+    "%16 = stablehlo.reshape %12 : (tensor<2xf32>) -> tensor<2x1xf32>",
+    "%17 = stablehlo.reshape %15 : (tensor<2xf32>) -> tensor<2x1xf32>",
+    "%18 = stablehlo.concatenate %16, %17, dim = 1 : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>",
+    "%19 = flow.tensor.bitcast %18 : tensor<2x2xf32> -> tensor<2xcomplex<f32>>",
+    "return %19 : tensor<2xcomplex<f32>>",
+]
+
+
+def _rewritten(text, native_ends=False):
+    from iree.compiler import ir
+    from hlojit.pipeline import complex_pairs, sessions, targets
+    session = sessions.session_for(targets.vmvx().flags)
+    module = ir.Module.parse(text, context=session.context)
+    with session.context:
+        count = complex_pairs.complex_as_real_pairs(module, native_ends)
+    lines = [line.strip() for line in str(module).splitlines()]
+    return count, lines[lines.index(next(x for x in lines if x.startswith("func.func"))) + 1:-2]
+
+
+def test_complex_pairs_golden():
+    count, body = _rewritten(GOLDEN_BEFORE)
+    assert count == 1 and body == GOLDEN_AFTER
+
+
+def test_complex_pairs_native_ends_and_unknown_ops():
+    _, body = _rewritten(GOLDEN_BEFORE, native_ends=True)
+    assert body[0].startswith("%0 = stablehlo.real %arg0") and body[-2].startswith("%") and \
+        "stablehlo.complex" in body[-2]
+    unknown = GOLDEN_BEFORE.replace("stablehlo.multiply %z, %w", "stablehlo.exponential %z")
+    count, body = _rewritten(unknown)
+    assert count == 0 and body[0].startswith("%0 = stablehlo.exponential")   # left for IREE to report

@@ -1,14 +1,15 @@
 """vmvx and cpu quirk: complex numbers as pairs of real tensors.
 
 IREE 3.13's vmvx cannot load or store a complex element in any dispatch ('util.buffer.load' op result
-must be index or integer or floating-point), so not even `z + w` compiles; its llvm-cpu segfaults compiling
-a stablehlo.pad of complex values (fft(x, n=20) did) and its complex matmuls are not data-tiled. This rewrite gives every
-complex value of a function two real values (its real and imaginary parts) and every op on complex
-values its real counterparts: ops that move elements without computing on them (broadcast, reshape,
-transpose, slice, concatenate, pad, select, gather ...) and add/subtract/negate run once per part with
-their own attributes; multiply, divide, dot_general, reduce-add/multiply, convert, compare EQ/NE, real, imag and
-complex are written out. At the function's boundary `flow.tensor.bitcast` (no dispatch, no copy) views
-a complex argument as real [..., 2] and a result back as complex, so callers still pass complex arrays.
+must be index or integer or floating-point), so not even `z + w` compiles; its llvm-cpu segfaults
+compiling a stablehlo.pad of complex values (fft(x, n=20) did) and does not data-tile complex matmuls.
+This rewrite gives every complex value of a function two real values (its real and imaginary parts) and
+every op on complex values its real counterparts: ops that move elements without computing on them
+(broadcast, reshape, transpose, slice, concatenate, pad, select, gather ...) and add/subtract/negate run
+once per part with their own attributes; multiply, divide, dot_general, reduce-add/multiply, convert,
+compare EQ/NE, real, imag and complex are written out. At the function's boundary `flow.tensor.bitcast`
+(no dispatch, no copy) views a complex argument as real [..., 2] and a result back as complex (vmvx), or
+stablehlo.real/imag/complex do (cpu), so callers still pass complex arrays.
 
 A function with a complex op this does not know (a while loop carrying complex values, a complex exp
 from `hj.from_mlir` ...) is left as it is, and IREE's own error says what failed.
