@@ -221,3 +221,10 @@ def test_complex_pairs_native_ends_and_unknown_ops():
     unknown = GOLDEN_BEFORE.replace("stablehlo.multiply %z, %w", "stablehlo.exponential %z")
     count, body = _rewritten(unknown)
     assert count == 0 and body[0].startswith("%0 = stablehlo.exponential")   # left for IREE to report
+
+
+def test_complex_artifacts_export_and_load(tmp_path):
+    """The vmfb declares tensor<4xcomplex<f32>>: the manifest check used to stop at the inner `>`."""
+    z = _z((4,), np.complex64)
+    hj.export(lambda z: z * (1 - 2j), z, path=str(tmp_path / "f"))
+    assert_close(hj.load(str(tmp_path / "f"))(z), z * (1 - 2j))
