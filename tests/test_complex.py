@@ -40,6 +40,16 @@ def test_complex_ops_are_refused_where_numpy_has_no_order():
         hj.jit(lambda z: z < z, backend="reference")(np.ones(2, np.complex64))
     with pytest.raises(DTypeError, match="maximum"):
         hj.jit(lambda z: ops.maximum(z, z), backend="reference")(np.ones(2, np.complex64))
+    with pytest.raises(DTypeError, match="max: complex numbers have no order"):
+        hj.jit(lambda z: ops.max(z), backend="reference")(np.ones(2, np.complex64))
+
+
+def test_tensor_parts_and_numpy_ufuncs():
+    z = _z((3,), np.complex128)
+    out = hj.jit(lambda z: (z.real, z.imag, z.conj(), np.conjugate(z), np.absolute(z), ops.angle(z)),
+                 backend="reference")(z)
+    for actual, expected in zip(out, (z.real, z.imag, z.conj(), z.conj(), np.abs(z), np.angle(z))):
+        assert_close(actual, expected)
 
 
 UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "abs", "angle", "conj", "real",

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ...dialects import stablehlo as hlo
-from ...errors import ShapeError
+from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..tensor import Tensor
 from ._core import as_tensor, constant, convert, emit, fail, normalize_axes, wrap
@@ -57,6 +57,8 @@ def reduce(name: str, x, axis=None, keepdims: bool = False) -> Tensor:
     if name in ("max", "min") and builtins.any(x.shape[a] == 0 for a in axes):
         fail(ShapeError, name, f"zero-size reduction over axes {axes} of {x.dtype}{list(x.shape)}, "
                                "which has no identity")
+    if name in ("max", "min") and dtypes.is_complex(x.dtype):
+        fail(DTypeError, name, f"complex numbers have no order ({x.dtype}{list(x.shape)})")
     dtype = _accumulator_dtype(name, x.dtype)
     if name in ("any", "all") and x.dtype != dtypes.bool_:
         x = x != 0
