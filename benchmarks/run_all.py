@@ -22,6 +22,7 @@ BENCHMARKS = {  # script -> what it measures
     "train_step": "training steps against JAX: MLP batch 256 (Adam), ResNet-18 batch 8 (SGD)",
     "compiler_flags": "each llvm-cpu compiler flag set on matmuls, a convolution, an elementwise chain and ResNet-18",
     "compile_cache": "cold IREE compiles against the persistent compile cache (x**4+1, MLP, ResNet-18)",
+    "fft": "complex64 FFTs of 2**20, 1000 and 997 points against numpy (pocketfft) and jax.numpy.fft",
 }
 
 
