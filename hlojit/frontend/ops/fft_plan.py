@@ -24,10 +24,9 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ._core import barrier, constant
-from .joining import concatenate
+from .joining import concatenate, pad
 from .matmul import matmul
 from .shape import reshape, slice_axis, transpose
-from .joining import pad
 
 DIRECT_MAX = 128
 
