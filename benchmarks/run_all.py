@@ -25,6 +25,7 @@ BENCHMARKS = {  # script -> what it measures
     "compile_cache": "cold IREE compiles against the persistent compile cache (x**4+1, MLP, ResNet-18)",
     "per_example_grads": "per-example gradients of the MLP loss (vmap of grad, batch 256) against JAX",
     "distributed": "data-parallel MLP training step on 1 and 2 MPI processes; all_reduce against raw mpi4py",
+    "fft": "complex64 FFTs of 2**20, 1000 and 997 points against numpy (pocketfft) and jax.numpy.fft",
 }
 
 

@@ -22,8 +22,8 @@ for _name in ("ops", "numpy"):
     for _sub in ("linalg", "fft"):
         if hasattr(ops, _sub):
             sys.modules[f"{__name__}.{_name}.{_sub}"] = getattr(ops, _sub)
-from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
-                              uint16, uint32, uint64)
+from .frontend.dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16,
+                              int32, int64, uint8, uint16, uint32, uint64)
 from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, entry="main", backend=None)
 from .frontend.export import Loaded, export, load   # hj.export(f, x, path="out/f"), hj.load("out/f")
 from .frontend.autodiff import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp   # reverse mode
@@ -46,8 +46,8 @@ __all__ = [
     "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "jit", "ops",
     "set_cpu_threads",
     # dtypes and promotion
-    "dtypes", "promotion", "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32",
-    "int64", "uint8", "uint16", "uint32", "uint64",
+    "dtypes", "promotion", "bfloat16", "bool_", "complex64", "complex128", "float16", "float32", "float64", "int8",
+    "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     # the pipeline: StableHLO in, artifacts out, the compile cache, cross-target checks
     "from_mlir", "export", "load", "Loaded", "cache", "testing",
     # pytrees

@@ -12,6 +12,7 @@ TOLERANCES = {  # dtype name -> (rtol, atol)
     "bool": (0, 0), "int8": (0, 0), "int16": (0, 0), "int32": (0, 0), "int64": (0, 0),
     "uint8": (0, 0), "uint16": (0, 0), "uint32": (0, 0), "uint64": (0, 0),
     "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2), "float32": (1e-6, 1e-6), "float64": (1e-12, 1e-12),
+    "complex64": (1e-6, 1e-6), "complex128": (1e-12, 1e-12),
 }
 
 
@@ -31,7 +32,8 @@ def assert_close(actual, expected, dtype=None, scale=1.0):
     if rtol == 0:
         np.testing.assert_array_equal(actual, expected.astype(dtype))
     else:
-        np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64),
+        wide = np.complex128 if dtype.kind == "c" else np.float64
+        np.testing.assert_allclose(actual.astype(wide), expected.astype(wide),
                                    rtol=rtol * scale, atol=atol * scale, equal_nan=True)
 
 

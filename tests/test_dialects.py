@@ -63,12 +63,14 @@ SPELLINGS = {
     "i64": np.dtype(np.int64), "ui8": np.dtype(np.uint8), "ui16": np.dtype(np.uint16),
     "ui32": np.dtype(np.uint32), "ui64": np.dtype(np.uint64), "f16": np.dtype(np.float16), "bf16": BF16,
     "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+    "complex<f32>": np.dtype(np.complex64), "complex<f64>": np.dtype(np.complex128),
 }
 
 
 def expected_result(spec: str):
     """"4x2x3xf32" -> ((4, 2, 3), "f32", float32); "f32" -> ((), "f32", float32)."""
-    *dims, elt = spec.split("x")
+    *dims, elt = spec.replace("complex", "C").split("x")
+    elt = elt.replace("C", "complex")
     return tuple(int(d) for d in dims), elt, SPELLINGS[elt]
 
 
@@ -184,6 +186,21 @@ GOLDEN = [
      "%0 = stablehlo.convert %arg0 : (tensor<2xui8>) -> tensor<2xi64>", ["2xi64"]),
     ("convert", "0d-f64-f16", ["f64"], lambda x: hlo.convert(x, np.float16),
      "%0 = stablehlo.convert %arg0 : (tensor<f64>) -> tensor<f16>", ["f16"]),
+    ("real", "c64", ["2x3xcomplex<f32>"], lambda x: hlo.real(x),
+     "%0 = stablehlo.real %arg0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>", ["2x3xf32"]),
+    ("imag", "c128", ["2x3xcomplex<f64>"], lambda x: hlo.imag(x),
+     "%0 = stablehlo.imag %arg0 : (tensor<2x3xcomplex<f64>>) -> tensor<2x3xf64>", ["2x3xf64"]),
+    ("complex", "f32", ["3xf32", "3xf32"], lambda x, y: hlo.complex(x, y),
+     "%0 = stablehlo.complex %arg0, %arg1 : tensor<3xcomplex<f32>>", ["3xcomplex<f32>"]),
+    ("fft", "fft", ["2x8xcomplex<f32>"], lambda x: hlo.fft(x, "FFT", [8]),
+     "%0 = stablehlo.fft %arg0, type = FFT, length = [8] : (tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>",
+     ["2x8xcomplex<f32>"]),
+    ("fft", "rfft", ["2x8xf32"], lambda x: hlo.fft(x, "RFFT", [8]),
+     "%0 = stablehlo.fft %arg0, type = RFFT, length = [8] : (tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>>",
+     ["2x5xcomplex<f32>"]),
+    ("fft", "irfft-2d", ["4x5xcomplex<f64>"], lambda x: hlo.fft(x, "IRFFT", [4, 8]),
+     "%0 = stablehlo.fft %arg0, type = IRFFT, length = [4, 8] : (tensor<4x5xcomplex<f64>>) -> tensor<4x8xf64>",
+     ["4x8xf64"]),
     ("broadcast_in_dim", "leading", ["2x3xf32"], lambda x: hlo.broadcast_in_dim(x, [4, 2, 3], [1, 2]),
      "%0 = stablehlo.broadcast_in_dim %arg0, dims = [1, 2] : (tensor<2x3xf32>) -> tensor<4x2x3xf32>",
      ["4x2x3xf32"]),
@@ -551,6 +568,10 @@ LOCATED = {  # builder -> (argument types, call with loc=)
     "compare": (["3xf32"], lambda loc, x: hlo.compare(x, x, "LT", loc=loc)),
     "select": (["3xi1", "3xf32"], lambda loc, p, x: hlo.select(p, x, x, loc=loc)),
     "is_finite": (["3xf32"], lambda loc, x: hlo.is_finite(x, loc=loc)),
+    "real": (["3xcomplex<f32>"], lambda loc, x: hlo.real(x, loc=loc)),
+    "imag": (["3xcomplex<f32>"], lambda loc, x: hlo.imag(x, loc=loc)),
+    "complex": (["3xf32"], lambda loc, x: hlo.complex(x, x, loc=loc)),
+    "fft": (["4xcomplex<f32>"], lambda loc, x: hlo.fft(x, "FFT", [4], loc=loc)),
     "unary": (["3xf32"], lambda loc, x: hlo.unary("exponential", x, loc=loc)),
     "binary": (["3xf32"], lambda loc, x: hlo.binary("add", x, x, loc=loc)),
     "reduce": (["3xf32", "f32"], lambda loc, x, init: hlo.reduce([x], [init], [0], "add", loc=loc)),
@@ -716,10 +737,10 @@ def test_reduce_with_an_unknown_body_name_leaves_no_op_behind():
 
 
 @pytest.mark.parametrize("make", [
-    lambda x: hlo.constant(np.zeros(2, np.complex64)),
-    lambda x: hlo.convert(x, np.complex64),
-    lambda x: hlo.iota([2], 0, np.complex128),
-    lambda x: hlo.dot_general(x, x, lhs_contract=[0], rhs_contract=[0], dtype=np.complex64),
+    lambda x: hlo.constant(np.zeros(2, np.clongdouble)),
+    lambda x: hlo.convert(x, np.longdouble),
+    lambda x: hlo.iota([2], 0, np.clongdouble),
+    lambda x: hlo.dot_general(x, x, lhs_contract=[0], rhs_contract=[0], dtype=np.longdouble),
 ], ids=["constant", "convert", "iota", "dot_general"])
 def test_unsupported_dtypes_raise_type_error(make):
     raises_without_emitting(["3xf32"], make, TypeError, "is not supported")

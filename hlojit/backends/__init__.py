@@ -40,7 +40,8 @@ def device_put(x, backend: str | None = None) -> Array:
     is copied into a new buffer on every call (IREE imports host memory only at 64-byte alignment, and
     numpy's is 16)."""
     array = np.asarray(x)
-    if array.dtype.kind not in "biuf" and array.dtype.name != "bfloat16" or array.dtype.itemsize > 8:
+    if array.dtype.kind not in "biufc" and array.dtype.name != "bfloat16" or array.dtype.itemsize > 16 or \
+            array.dtype.kind == "f" and array.dtype.itemsize > 8:
         raise BackendError(f"device_put: {array.dtype} is not a dtype hlojit computes with")
     if not array.dtype.isnative:  # big-endian data (`>f4`): the same values in the machine's byte order
         array = array.astype(array.dtype.newbyteorder("="))

@@ -49,6 +49,7 @@ _ELEMENT_TYPES = {
     np.dtype(np.uint32): rt.HalElementType.UINT_32, np.dtype(np.uint64): rt.HalElementType.UINT_64,
     np.dtype(np.float16): rt.HalElementType.FLOAT_16, np.dtype(np.float32): rt.HalElementType.FLOAT_32,
     np.dtype(np.float64): rt.HalElementType.FLOAT_64,
+    np.dtype(np.complex64): rt.HalElementType.COMPLEX_64, np.dtype(np.complex128): rt.HalElementType.COMPLEX_128,
 }
 try:
     import ml_dtypes

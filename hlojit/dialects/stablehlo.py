@@ -25,6 +25,7 @@ __all__ = [
     "gather", "scatter",
     "bitcast_convert", "sort",
     "optimization_barrier", "map",
+    "real", "imag", "complex", "fft",
 ]
 
 
@@ -78,7 +79,7 @@ COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
 
 def _compare_type(dtype: np.dtype) -> str:
-    if dtype.kind == "f" or dtype.name == "bfloat16":
+    if dtype.kind in "fc" or dtype.name == "bfloat16":
         return "FLOAT"
     if dtype.kind == "u" or dtype.kind == "b":
         return "UNSIGNED"
@@ -108,7 +109,7 @@ def constant(value, dtype=None, *, loc=None, ip=None) -> ir.Value:
     """`stablehlo.constant` holding a numpy array (or scalar) of a supported dtype."""
     array = np.asarray(value, dtype=dtype)
     result = tensor_type(array.shape, array.dtype)
-    if array.dtype.kind in "biuf" and array.dtype.name != "bfloat16":
+    if array.dtype.kind in "biufc" and array.dtype.name != "bfloat16":
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=result)
     else:  # bfloat16 and friends: hand MLIR the raw bits
         bits = np.ascontiguousarray(array).view(np.dtype(f"u{array.dtype.itemsize}"))
@@ -125,6 +126,45 @@ def iota(shape: Sequence[int], dimension: int, dtype, *, loc=None, ip=None) -> i
 def convert(x: ir.Value, dtype, *, loc=None, ip=None) -> ir.Value:
     result = ir.RankedTensorType.get(shape_of(x.type), element_type(dtype))
     return _create("stablehlo.convert", [result], [x], loc=loc, ip=ip).result
+
+
+def _part_type(x: ir.Value) -> ir.RankedTensorType:
+    element = ir.ComplexType(ir.RankedTensorType(x.type).element_type).element_type
+    return ir.RankedTensorType.get(shape_of(x.type), element)
+
+
+def real(x: ir.Value, *, loc=None, ip=None) -> ir.Value:
+    """`stablehlo.real`: the real part of a complex tensor, as a float tensor."""
+    return _create("stablehlo.real", [_part_type(x)], [x], loc=loc, ip=ip).result
+
+
+def imag(x: ir.Value, *, loc=None, ip=None) -> ir.Value:
+    """`stablehlo.imag`: the imaginary part of a complex tensor, as a float tensor."""
+    return _create("stablehlo.imag", [_part_type(x)], [x], loc=loc, ip=ip).result
+
+
+def complex(re: ir.Value, im: ir.Value, *, loc=None, ip=None) -> ir.Value:  # noqa: A001  (StableHLO's name)
+    """`stablehlo.complex re, im`: a complex tensor from two float tensors of one type."""
+    element = ir.ComplexType.get(ir.RankedTensorType(re.type).element_type)
+    result = ir.RankedTensorType.get(shape_of(re.type), element)
+    return _create("stablehlo.complex", [result], [re, im], loc=loc, ip=ip).result
+
+
+FFT_TYPES = ("FFT", "IFFT", "RFFT", "IRFFT")
+
+
+def fft(x: ir.Value, fft_type: str, length: Sequence[int], *, loc=None, ip=None) -> ir.Value:
+    """`stablehlo.fft` over the trailing len(length) dimensions. RFFT takes floats and keeps n//2 + 1
+    complex elements of the last one; IRFFT takes those and gives `length[-1]` floats."""
+    if fft_type not in FFT_TYPES:
+        raise ValueError(f"fft_type must be one of {FFT_TYPES}, not {fft_type!r}")
+    shape, element = list(shape_of(x.type)), ir.RankedTensorType(x.type).element_type
+    if fft_type == "RFFT":
+        shape[-1], element = length[-1] // 2 + 1, ir.ComplexType.get(element)
+    elif fft_type == "IRFFT":
+        shape[-1], element = length[-1], ir.ComplexType(element).element_type
+    attrs = {"fft_type": ir.Attribute.parse(f"#stablehlo<fft_type {fft_type}>"), "fft_length": _i64_array(length)}
+    return _create("stablehlo.fft", [ir.RankedTensorType.get(shape, element)], [x], attrs, loc=loc, ip=ip).result
 
 
 # --- shape ---------------------------------------------------------------------------------------

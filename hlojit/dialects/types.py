@@ -2,7 +2,7 @@
 numbers say (shape_of, dtype_of, dot_dimensions).
 
 One table, read both ways. StableHLO integers are signless (i32 means signed) except the explicit
-unsigned `ui` types; booleans are `i1`.
+unsigned `ui` types; booleans are `i1`; complex64 is `complex<f32>`.
 """
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ _ELEMENT_TYPES = {
     np.dtype(ml_dtypes.bfloat16): ("bf16", lambda: ir.BF16Type.get()),
     np.dtype(np.float32): ("f32", lambda: ir.F32Type.get()),
     np.dtype(np.float64): ("f64", lambda: ir.F64Type.get()),
+    np.dtype(np.complex64): ("complex<f32>", lambda: ir.ComplexType.get(ir.F32Type.get())),
+    np.dtype(np.complex128): ("complex<f64>", lambda: ir.ComplexType.get(ir.F64Type.get())),
 }
 _BY_SPELLING = {spelling: dtype for dtype, (spelling, _) in _ELEMENT_TYPES.items()}
 
@@ -63,7 +65,7 @@ def shape_of(t: ir.Type) -> tuple:
 
 
 def spelling(dtype) -> str:
-    """The short MLIR name of a dtype: f32, i1, ui8 ..."""
+    """The short MLIR name of a dtype: f32, i1, ui8, complex<f32> ..."""
     return _ELEMENT_TYPES[np.dtype(dtype)][0]
 
 
@@ -93,3 +95,54 @@ def dimension_numbers(text: str) -> dict:
     found = re.search(r"index_vector_dim = (\d+)", text)
     fields["index_vector_dim"] = int(found.group(1)) if found else 0
     return fields
+
+
+def _dense_from_text(text: str, dtype) -> np.ndarray:
+    """Elements of a printed dense attribute whose type the MLIR bindings cannot hand to numpy (bf16):
+    `dense<[1.5, 0x7FC0]> : ...` (decimal values, or bit patterns for nan/inf) or `dense<"0x...">`; complex
+    elements print as `(re,im)`."""
+    if dtype.kind == "c":  # `(re,im)` pairs, or the raw bytes: parsed as the parts' floats, then viewed
+        return _dense_from_text(text.replace("(", " ").replace(")", " "), np.dtype(f"f{dtype.itemsize // 2}")
+                                ).view(dtype)
+    body = text[text.index("<") + 1:text.rindex("> :")].strip()
+    bits = np.dtype(f"u{dtype.itemsize}")
+    if body.startswith('"0x'):
+        return np.frombuffer(bytes.fromhex(body[3:-1]), dtype=bits).view(dtype)
+    tokens = [t for t in body.replace("[", " ").replace("]", " ").replace(",", " ").split() if t]
+    return np.array([np.array(int(t, 16), bits).view(dtype) if t.startswith("0x") else np.array(float(t), dtype)
+                     for t in tokens], dtype=dtype)
+
+
+def _balanced(text: str, start: int) -> int:
+    """The index just past the `>` closing the first `<` at or after start."""
+    depth, i = 0, text.index("<", start)
+    while True:
+        depth += {"<": 1, ">": -1}.get(text[i], 0)
+        i += 1
+        if depth == 0:
+            return i
+
+
+def _dense_text(op_text: str) -> str:
+    """`dense<...> : tensor<...>` out of an op's text, custom (`%c = stablehlo.constant dense<..> : ..`) or
+    generic (`"stablehlo.constant"() <{value = dense<..> : tensor<..>}> : ...`)."""
+    start = op_text.index("dense<")
+    end = _balanced(op_text, start)
+    return op_text[start:_balanced(op_text, end)]
+
+
+def constant_value(op) -> np.ndarray:
+    """The array a `stablehlo.constant` holds, splats expanded, C-contiguous."""
+    dtype, shape = dtype_of(op.result.type), shape_of(op.result.type)
+    if dtype.kind == "c":  # the bindings cannot even hand out a complex attribute: read the op's text
+        value = _dense_from_text(_dense_text(str(op)), dtype)
+    else:
+        attr = op.attributes["value"]
+        try:
+            value = np.array(attr)
+        except (TypeError, ValueError):  # bf16: the bindings reject it, its printed form does not
+            value = _dense_from_text(str(attr), dtype)
+    value = value.astype(dtype)
+    if value.size == 1 and value.shape != shape:  # a splat
+        value = np.broadcast_to(value.reshape(()), shape)
+    return np.array(value.reshape(shape), order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)

@@ -2,7 +2,8 @@
 
 The promotion lattice is JAX's: Python scalars are *weakly typed* (`i*`, `f*`) and take the dtype of the
 array they meet, so `f32 * 2` stays f32 and `i32 + 1.5` becomes f32; `bf16 + f16` is f32; unsigned meets
-signed one size up. Two operands promote to their least upper bound in the lattice below.
+signed one size up. Two operands promote to their least upper bound in the lattice below. Complex is above
+float: `f32 + c64` is c64, `f64 + c64` is c128, and a Python complex (`c*`) is weak: `f32 * 1j` is c64.
 
 Strict mode (`with hj.promotion("strict"):` or `HLOJIT_PROMOTION=strict`) forbids implicit promotion
 between two different concrete dtypes; weakly typed Python scalars still adapt.
@@ -23,18 +24,24 @@ int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, 
 uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 DEFAULT_INT = int32
 DEFAULT_FLOAT = float32
+DEFAULT_COMPLEX = complex64
 
-# Node names of the lattice; "i*" and "f*" are the weak Python int and float.
+# Node names of the lattice; "i*", "f*" and "c*" are the weak Python int, float and complex.
 _NODE = {bool_: "b", uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", int8: "i8", int16: "i16",
-         int32: "i32", int64: "i64", bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64"}
-_DTYPE = {node: dtype for dtype, node in _NODE.items()} | {"i*": DEFAULT_INT, "f*": DEFAULT_FLOAT}
+         int32: "i32", int64: "i64", bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64",
+         complex64: "c64", complex128: "c128"}
+_DTYPE = {node: dtype for dtype, node in _NODE.items()} | {"i*": DEFAULT_INT, "f*": DEFAULT_FLOAT,
+                                                           "c*": DEFAULT_COMPLEX}
+_WEAK = ("i*", "f*", "c*")
 _LATTICE = {
     "b": ["i*"], "i*": ["u8", "i8"], "u8": ["u16", "i16"], "u16": ["u32", "i32"], "u32": ["u64", "i64"],
-    "u64": ["f*"], "i8": ["i16"], "i16": ["i32"], "i32": ["i64"], "i64": ["f*"], "f*": ["bf16", "f16"],
-    "bf16": ["f32"], "f16": ["f32"], "f32": ["f64"], "f64": [],
+    "u64": ["f*"], "i8": ["i16"], "i16": ["i32"], "i32": ["i64"], "i64": ["f*"], "f*": ["bf16", "f16", "c*"],
+    "bf16": ["f32"], "f16": ["f32"], "f32": ["f64", "c64"], "f64": ["c128"], "c*": ["c64"], "c64": ["c128"],
+    "c128": [],
 }
 
 
@@ -99,16 +106,35 @@ def is_float(dtype) -> bool:
     return dtype in (float16, bfloat16, float32, float64)
 
 
+def is_complex(dtype) -> bool:
+    return dtype in (complex64, complex128)
+
+
+def is_inexact(dtype) -> bool:
+    """float or complex: the dtypes that differentiate."""
+    return is_float(dtype) or is_complex(dtype)
+
+
+def real_dtype(dtype) -> np.dtype:
+    """The dtype of a complex dtype's parts (c64 -> f32); a real dtype itself."""
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
+def complex_dtype(dtype) -> np.dtype:
+    """The complex dtype whose parts have this float dtype (f64 -> c128; f32, f16, bf16 -> c64)."""
+    return complex128 if dtype in (float64, complex128) else complex64
+
+
 def is_int(dtype) -> bool:
     return dtype.kind in "iu"
 
 
 def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
     """Promote (dtype, weak) pairs; returns the result's (dtype, weak)."""
-    nodes = [("i*" if d.kind in "iu" else "f*" if is_float(d) else _NODE[d]) if weak and d != bool_
+    nodes = [("i*" if d.kind in "iu" else "f*" if is_float(d) else "c*") if weak and d != bool_
              else _NODE[d] for d, weak in operands]
     if _PROMOTION.get() == "strict":
-        concrete = {n for n in nodes if n not in ("i*", "f*")}
+        concrete = {n for n in nodes if n not in _WEAK}
         if len(concrete) > 1:
             names = ", ".join(sorted(str(_DTYPE[n]) for n in concrete))
             raise DTypeError(f"implicit promotion of {names} is not allowed in strict mode; "
@@ -116,15 +142,17 @@ def result_type(*operands: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
     node = nodes[0]
     for other in nodes[1:]:
         node = _join(node, other)
-    return _DTYPE[node], node in ("i*", "f*")
+    return _DTYPE[node], node in _WEAK
 
 
 def python_scalar_dtype(value) -> tuple[np.dtype, bool]:
-    """(dtype, weak) of a Python scalar: bool is a concrete bool, int and float are weak."""
+    """(dtype, weak) of a Python scalar: bool is a concrete bool, int, float and complex are weak."""
     if isinstance(value, bool):
         return bool_, False
     if isinstance(value, int):
         return DEFAULT_INT, True
     if isinstance(value, float):
         return DEFAULT_FLOAT, True
+    if isinstance(value, complex):
+        return DEFAULT_COMPLEX, True
     raise DTypeError(f"{type(value).__name__} is not an array or a Python scalar")

@@ -153,6 +153,20 @@ class Tensor:
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return _ops.diagonal(self, offset, axis1, axis2)
 
+    # --- complex parts (ops/complex_math.py) ---
+    @property
+    def real(self) -> "Tensor":
+        return _ops.real(self)
+
+    @property
+    def imag(self) -> "Tensor":
+        return _ops.imag(self)
+
+    def conj(self) -> "Tensor":
+        return _ops.conj(self)
+
+    conjugate = conj
+
     # --- operators ---
     __hash__ = None  # == builds a comparison, so tensors cannot be dict keys
 

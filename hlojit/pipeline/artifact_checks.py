@@ -24,7 +24,8 @@ _DTYPE_NAMES = frozenset(d.name for d in SUPPORTED_DTYPES)
 _KINDS = ("positional_only", "positional_or_keyword", "var_positional", "keyword_only", "var_keyword")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 # one argument or result of IREE's declaration: `%input0: tensor<2xi8> {iree.abi.encoding = tensor<2xui8>}`
-_DECLARED = re.compile(r"%(input|output)(\d+): (tensor<[^>]*>)(?: \{iree\.abi\.encoding = (tensor<[^>]*>)\})?")
+_TENSOR = r"tensor<(?:[^<>]|<[^<>]*>)*>"   # one level of nesting: tensor<4xcomplex<f32>>
+_DECLARED = re.compile(rf"%(input|output)(\d+): ({_TENSOR})(?: \{{iree\.abi\.encoding = ({_TENSOR})\}})?")
 
 
 class Malformed(Exception):

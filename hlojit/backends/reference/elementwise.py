@@ -76,7 +76,10 @@ _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equ
 
 
 def _convert(op):
+    """numpy's astype; complex -> real keeps the real part (StableHLO's rule; numpy would warn)."""
     dtype = dtype_of(op.result.type)
+    if dtype.kind != "c" and dtype_of(op.operands[0].type).kind == "c":
+        return lambda x: np.real(x).astype(dtype)
     return lambda x: np.asarray(x).astype(dtype)
 
 

@@ -4,35 +4,15 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dot_dimensions, dtype_of, shape_of
+from ...dialects.types import constant_value, dot_dimensions, dtype_of, shape_of
 from .interpreter import OPS, attr_ints, compile_block
 
 _REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
              "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
-def _constant_from_text(text: str, dtype) -> np.ndarray:
-    """Elements of a printed dense attribute whose type the MLIR bindings cannot hand to numpy (bf16):
-    `dense<[1.5, 0x7FC0]> : ...` (decimal values, or bit patterns for nan/inf) or `dense<"0x...">`."""
-    body = text[text.index("<") + 1:text.rindex("> :")].strip()
-    bits = np.dtype(f"u{dtype.itemsize}")
-    if body.startswith('"0x'):
-        return np.frombuffer(bytes.fromhex(body[3:-1]), dtype=bits).view(dtype)
-    tokens = [t for t in body.replace("[", " ").replace("]", " ").replace(",", " ").split() if t]
-    return np.array([np.array(int(t, 16), bits).view(dtype) if t.startswith("0x") else np.array(float(t), dtype)
-                     for t in tokens], dtype=dtype)
-
-
 def _constant(op):
-    attr, dtype, shape = op.attributes["value"], dtype_of(op.result.type), shape_of(op.result.type)
-    try:
-        value = np.array(attr)
-    except (TypeError, ValueError):  # bf16: the bindings reject it, its printed form does not
-        value = _constant_from_text(str(attr), dtype)
-    value = value.astype(dtype)
-    if value.size == 1 and value.shape != shape:  # a splat
-        value = np.broadcast_to(value.reshape(()), shape)
-    value = np.array(value.reshape(shape), order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
+    value = constant_value(op)
     return lambda: value
 
 

@@ -48,7 +48,7 @@ class _Linearized:
         for i in argnums:
             leaves, tree = pytree.flatten(args[i])
             handles = [as_tensor(x, op) for x in leaves]
-            handles = [core.identity(t) if dtypes.is_float(t.dtype) else t for t in handles]
+            handles = [core.identity(t) if dtypes.is_inexact(t.dtype) else t for t in handles]
             args[i] = pytree.unflatten(tree, handles)
             self.trees.append(tree)
             self.inputs.append(handles)
@@ -73,13 +73,13 @@ class _Linearized:
                                f"(at {_trace.user_site()})")
         cotangents = {}
         for out, ct in zip(self.outputs, cts):
-            if ct is not None and dtypes.is_float(out.dtype):
+            if ct is not None and dtypes.is_inexact(out.dtype):
                 core.accumulate(cotangents, out.value, ct, "the output")
         leaves = [t for handles in self.inputs for t in handles]
-        core.backward(self.ops, cotangents, [t.value for t in leaves if dtypes.is_float(t.dtype)])
+        core.backward(self.ops, cotangents, [t.value for t in leaves if dtypes.is_inexact(t.dtype)])
         grads = []
         for tree, handles in zip(self.trees, self.inputs):
-            grads.append(pytree.unflatten(tree, [cotangents.get(t.value) if dtypes.is_float(t.dtype) and
+            grads.append(pytree.unflatten(tree, [cotangents.get(t.value) if dtypes.is_inexact(t.dtype) and
                                                  t.value in cotangents else core.zeros_like(t) for t in handles]))
         return grads
 
@@ -201,7 +201,7 @@ def stop_gradient(x):
     out = []
     for leaf in leaves:
         t = as_tensor(leaf, "stop_gradient")
-        if dtypes.is_float(t.dtype):
+        if dtypes.is_inexact(t.dtype):
             held = core.identity(t)
             core.add_region(core.Region("stop_gradient", [t.value], [held.value], [], lambda res, cts: [None]))
             t = held

@@ -77,7 +77,7 @@ def tensor(value) -> Tensor:
 
 
 def is_float_value(value) -> bool:
-    return dtypes.is_float(dtype_of(value.type))
+    return dtypes.is_inexact(dtype_of(value.type))
 
 
 def identity(t: Tensor) -> Tensor:

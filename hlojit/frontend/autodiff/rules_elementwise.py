@@ -124,8 +124,20 @@ def _clamp(p, cts, active):
 
 @register("convert")
 def _convert(p, cts, active):
+    """Back to the input's dtype; real -> complex gives back the real part of the cotangent (JAX's rule)."""
     (x,), g = p.inputs, cts[0]
-    return [convert(g, x.dtype) if dtypes.is_float(x.dtype) else None]
+    if not dtypes.is_inexact(x.dtype):
+        return [None]
+    if dtypes.is_complex(g.dtype) and not dtypes.is_complex(x.dtype):
+        g = ops.real(g)
+    return [convert(g, x.dtype)]
+
+
+# Complex parts, with JAX's convention (cotangents are transposes of the linear map, no conjugation), so
+# grad of a real loss of a complex z is the conjugate of 2 dL/dz̄: grad(abs(z)**2) = 2 conj(z).
+register("real")(lambda p, cts, active: [ops.complex(cts[0], ops.zeros_like(cts[0]))])
+register("imag")(lambda p, cts, active: [ops.complex(ops.zeros_like(cts[0]), -cts[0])])
+register("complex")(lambda p, cts, active: [ops.real(cts[0]), -ops.imag(cts[0])])
 
 
 @register("optimization_barrier")

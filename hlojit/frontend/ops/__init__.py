@@ -18,6 +18,8 @@ from .joining import array_split, concat, concatenate, pad, repeat, roll, split,
 from . import updates  # x.at[index].set(v) ...: Tensor.at
 from .indexing import dynamic_slice, dynamic_update_slice, getitem, one_hot, take, take_along_axis
 from . import math as _math  # noqa: F401  (registers the composites of the math family's table rows)
+from . import fft  # numpy.fft's namespace: ops.fft.fft, ops.fft.rfft2 ...
+from .complex_math import angle, complex, iscomplex, iscomplexobj, isreal, isrealobj  # complex operands' composites
 from .math import bitcast, clip, elu, gelu, leaky_relu, nan_to_num, signbit
 from .statistics import (argmax, argmin, argsort, cummax, cummin, cumprod, cumsum, log_softmax, logsumexp,
                          softmax, sort, std, top_k, var)

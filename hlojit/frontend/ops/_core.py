@@ -61,7 +61,7 @@ def constant(value, dtype, weak: bool = False, op: str = "constant") -> Tensor:
 
 def is_scalar(x) -> bool:
     """A weakly typed Python scalar (np.float64 subclasses float but has a dtype of its own)."""
-    return isinstance(x, (bool, int, float)) and not isinstance(x, (Tensor, np.generic))
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, (Tensor, np.generic))
 
 
 def as_tensor(x, op: str) -> Tensor:

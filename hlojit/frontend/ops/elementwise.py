@@ -16,12 +16,13 @@ from ...dialects import stablehlo as hlo
 from ...errors import DTypeError
 from .. import dtypes
 from ..tensor import Tensor
-from ._core import as_tensor, barrier, broadcast_all, constant, convert, emit, fail, promote, wrap
+from ._core import (as_tensor, barrier, broadcast_all, constant, convert, describe, emit, fail, promote, result_dtype,
+                    wrap)
 
 
 class Elementwise(NamedTuple):
     hlo: str | None          # StableHLO op name; None for a composite defined in this module
-    kinds: str               # dtype kinds taken: b(ool) i(nt) u(nsigned) f(loat)
+    kinds: str               # dtype kinds taken: b(ool) i(nt) u(nsigned) f(loat) c(omplex)
     to_float: bool           # bool/int operands first become the default float (exp, log, divide ...)
     numpy: Callable          # the numpy reference the op tests compare with
 
@@ -95,10 +96,10 @@ UNARY = {
 }
 
 BINARY = {
-    "add": Elementwise("add", "biuf", False, np.add),
-    "subtract": Elementwise("subtract", "iuf", False, np.subtract),
-    "multiply": Elementwise("multiply", "biuf", False, np.multiply),
-    "divide": Elementwise("divide", "f", True, np.true_divide),
+    "add": Elementwise("add", "biufc", False, np.add),
+    "subtract": Elementwise("subtract", "iufc", False, np.subtract),
+    "multiply": Elementwise("multiply", "biufc", False, np.multiply),
+    "divide": Elementwise("divide", "fc", True, np.true_divide),
     "floor_divide": Elementwise(None, "iuf", False, np.floor_divide),
     "remainder": Elementwise(None, "iuf", False, np.remainder),
     "power": Elementwise("power", "iuf", False, np.power),
@@ -126,17 +127,24 @@ COMPARISONS = {  # numpy name -> StableHLO comparison direction
 # wrap(composite, *operands): filled by frontend/autodiff/composites.py with each one's derivative.
 DIFFERENTIABLE: dict = {}
 
+# Complex operands of these ops go to their composites on the parts instead (name -> composite(*tensors)):
+# filled by complex_math.py. Complex ops neither there nor in a row's kinds are a DTypeError.
+COMPLEX_UNARY: dict = {}
+COMPLEX_BINARY: dict = {}
+COMPLEX_COMPARISONS: dict = {}
+
+
 def _check_kinds(name: str, row: Elementwise, operands):
     for x in operands:
         if _kind(x.dtype) not in row.kinds:
-            taken = {"b": "bool", "i": "signed int", "u": "unsigned int", "f": "float"}
+            taken = {"b": "bool", "i": "signed int", "u": "unsigned int", "f": "float", "c": "complex"}
             fail(DTypeError, name, f"does not take {x.dtype} (operand {x.dtype}{list(x.shape)}); it takes "
                                    f"{', '.join(taken[k] for k in row.kinds)}")
 
 
 def _prepare(name: str, row: Elementwise, *operands) -> tuple[list[Tensor], object, bool]:
     tensors, dtype, weak = promote(name, *operands)
-    if row.to_float and not dtypes.is_float(dtype):
+    if row.to_float and not dtypes.is_inexact(dtype):
         tensors = [convert(t, dtypes.DEFAULT_FLOAT, weak) for t in tensors]
         dtype = dtypes.DEFAULT_FLOAT
     _check_kinds(name, row, tensors)
@@ -153,6 +161,8 @@ def _emit_same(op: str, tensors: list[Tensor], dtype, weak) -> Tensor:
 
 def unary(name: str, x) -> Tensor:
     row = UNARY[name]
+    if name in COMPLEX_UNARY and _is_complex_operand(x, name):
+        return COMPLEX_UNARY[name](as_tensor(x, name))
     (x,), dtype, weak = _prepare(name, row, x)
     if row.hlo is not None:
         return _emit_same(row.hlo, [x], dtype, weak)
@@ -163,6 +173,9 @@ def unary(name: str, x) -> Tensor:
 
 def binary(name: str, x, y) -> Tensor:
     row = BINARY[name]
+    if name in COMPLEX_BINARY and _is_complex_operand(x, name, y) and not (name == "power" and _is_int(y)):
+        tensors, _, _ = promote(name, x, y)
+        return COMPLEX_BINARY[name](*broadcast_all(name, tensors))
     if name == "power" and isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor):
         return _integer_power(as_tensor(x, name), y)
     if row.hlo is None:
@@ -181,7 +194,20 @@ def binary(name: str, x, y) -> Tensor:
 def compare(name: str, x, y) -> Tensor:
     tensors, dtype, _ = promote(name, x, y)
     a, b = broadcast_all(name, tensors)
+    if dtypes.is_complex(dtype):
+        if name not in COMPLEX_COMPARISONS:
+            fail(DTypeError, name, f"complex numbers have no order ({describe(a)}, {describe(b)})")
+        return COMPLEX_COMPARISONS[name](a, b)
     return wrap(emit(hlo.compare, a.value, b.value, COMPARISONS[name]), a.shape, dtypes.bool_)
+
+
+def _is_int(y) -> bool:
+    return isinstance(y, int) and not isinstance(y, bool)
+
+
+def _is_complex_operand(x, name, *others) -> bool:
+    """Whether the operands promote to a complex dtype."""
+    return dtypes.is_complex(result_dtype(name, [x, *others])[0])
 
 
 # --- composites ----------------------------------------------------------------------------------
@@ -198,7 +224,7 @@ def _select(pred: Tensor, a: Tensor, b: Tensor) -> Tensor:
 def _integer_power(x: Tensor, n: int) -> Tensor:
     """x ** n for a Python int n, by repeated squaring (what JAX's integer_pow lowers to)."""
     if n < 0:
-        if not dtypes.is_float(x.dtype):
+        if not dtypes.is_inexact(x.dtype):
             fail(ValueError, "power", f"integers to negative integer powers are not allowed ({x.dtype} ** {n})")
         return unary("reciprocal", _integer_power(x, -n))
     if x.dtype == dtypes.bool_:
@@ -371,8 +397,11 @@ def where(condition, x, y) -> Tensor:
 
 
 def astype(x, dtype) -> Tensor:
+    """x converted to dtype; complex -> real keeps the real part (JAX; numpy warns and does the same)."""
     x = as_tensor(x, "astype")
     dtype = dtypes.canonical(dtype)
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtype):
+        return astype(wrap(emit(hlo.real, x.value), x.shape, dtypes.real_dtype(x.dtype), x.weak), dtype)
     if dtype == dtypes.bool_ and x.dtype != dtypes.bool_:
         return compare("not_equal", x, 0)  # StableHLO convert to i1 is nonzero-is-true too; be explicit
     if dtype == dtypes.bfloat16 and _kind(x.dtype) in "biu":

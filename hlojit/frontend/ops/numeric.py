@@ -15,6 +15,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, fail
+from .complex_math import conj, conjugate, imag, real  # noqa: F401  (numpy's names, in numeric's __all__)
 from .elementwise import binary, compare, unary, where
 from ..control import while_loop
 from .math import FORMATS, bitcast
@@ -115,25 +116,6 @@ def positive(x) -> Tensor:
     if x.dtype == dtypes.bool_:
         fail(DTypeError, "positive", "does not take bool (numpy neither)")
     return x
-
-
-def conjugate(x) -> Tensor:
-    """The complex conjugate: real dtypes are their own conjugate."""
-    return as_tensor(x, "conjugate")
-
-
-conj = conjugate
-
-
-def real(x) -> Tensor:
-    """The real part: a real array itself."""
-    return as_tensor(x, "real")
-
-
-def imag(x) -> Tensor:
-    """The imaginary part: zeros for a real array."""
-    x = as_tensor(x, "imag")
-    return _core.broadcast_to(_core.constant(0, x.dtype, x.weak), x.shape, "imag")
 
 
 def float_power(x, y) -> Tensor:

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...dialects import stablehlo as hlo
-from ...errors import ShapeError
+from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..tensor import Tensor
 from ._core import as_tensor, constant, convert, emit, fail, normalize_axes, wrap
@@ -72,6 +72,8 @@ def reduce(name: str, x, axis=None, keepdims: bool = False) -> Tensor:
     if name in ("max", "min") and builtins.any(x.shape[a] == 0 for a in axes):
         fail(ShapeError, name, f"zero-size reduction over axes {axes} of {x.dtype}{list(x.shape)}, "
                                "which has no identity")
+    if name in ("max", "min") and dtypes.is_complex(x.dtype):
+        fail(DTypeError, name, f"complex numbers have no order ({x.dtype}{list(x.shape)})")
     out = _accumulator_dtype(name, x.dtype)
     if name in ("any", "all") and x.dtype != dtypes.bool_:
         x = x != 0
@@ -117,10 +119,10 @@ def all(x, axis=None, keepdims=False):
 
 def mean(x, axis=None, keepdims=False):
     """Arithmetic mean; integers average in the default float (f32); 16-bit floats sum and divide in f32
-    and round once (JAX's mean)."""
+    and round once (JAX's mean); complex numbers stay complex."""
     x = as_tensor(x, "mean")
     axes = normalize_axes("mean", axis, x.ndim)
-    if not dtypes.is_float(x.dtype):
+    if not dtypes.is_inexact(x.dtype):
         x = convert(x, dtypes.DEFAULT_FLOAT, x.weak)
     count = math.prod(x.shape[a] for a in axes)
     total = reduce("sum", widened(x), axes, keepdims) / (count if count else float("nan"))

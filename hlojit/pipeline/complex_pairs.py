@@ -1,0 +1,247 @@
+"""vmvx and cpu quirk: complex numbers as pairs of real tensors.
+
+IREE 3.13's vmvx cannot load or store a complex element in any dispatch ('util.buffer.load' op result
+must be index or integer or floating-point), so not even `z + w` compiles; its llvm-cpu segfaults
+compiling a stablehlo.pad of complex values (fft(x, n=20) did) and does not data-tile complex matmuls.
+This rewrite gives every complex value of a function two real values (its real and imaginary parts) and
+every op on complex values its real counterparts: ops that move elements without computing on them
+(broadcast, reshape, transpose, slice, concatenate, pad, select, gather ...) and add/subtract/negate run
+once per part with their own attributes; multiply, divide, dot_general, reduce-add/multiply, convert,
+compare EQ/NE, real, imag and complex are written out. At the function's boundary `flow.tensor.bitcast`
+(no dispatch, no copy) views a complex argument as real [..., 2] and a result back as complex (vmvx), or
+stablehlo.real/imag/complex do (cpu), so callers still pass complex arrays.
+
+A function with a complex op this does not know (a while loop carrying complex values, a complex exp
+from `hj.from_mlir` ...) is left as it is, and IREE's own error says what failed.
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..dialects import stablehlo as hlo
+from ..dialects.types import constant_value, dtype_of, shape_of
+
+# ops applied to each part alone, attributes unchanged
+PER_PART = frozenset(f"stablehlo.{name}" for name in (
+    "add", "subtract", "negate", "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate", "reverse",
+    "pad", "select", "dynamic_slice", "dynamic_update_slice", "gather", "optimization_barrier", "copy"))
+WRITTEN_OUT = frozenset(f"stablehlo.{name}" for name in (
+    "constant", "multiply", "divide", "dot_general", "reduce", "convert", "compare", "real", "imag", "complex"))
+
+
+def _is_complex(t: ir.Type) -> bool:
+    t = t.maybe_downcast() if hasattr(t, "maybe_downcast") else t
+    return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type.maybe_downcast(), ir.ComplexType)
+
+
+def _part_type(t: ir.Type) -> ir.Type:
+    t = ir.RankedTensorType(t)
+    return ir.RankedTensorType.get(list(t.shape), ir.ComplexType(t.element_type).element_type)
+
+
+def _touches_complex(op) -> bool:
+    return any(_is_complex(v.type) for v in (*op.operands, *op.results))
+
+
+def _reduce_body(op) -> str | None:
+    """"add" or "multiply" for a one-input reduce whose body is that op alone, else None."""
+    names = [inner.operation.name for inner in op.regions[0].blocks[0].operations]
+    if len(op.operands) == 2 and len(names) == 2 and names[1] == "stablehlo.return" and \
+            names[0] in ("stablehlo.add", "stablehlo.multiply"):
+        return names[0].split(".")[1]
+    return None
+
+
+def _supported(func) -> bool:
+    """Every complex op of the function is one this rewrite knows, and none sits inside a region."""
+    def nested_complex(op):
+        for region in op.regions:
+            for block in region.blocks:
+                if any(_is_complex(a.type) for a in block.arguments):
+                    return True
+                for inner in block.operations:
+                    if _touches_complex(inner.operation) or nested_complex(inner.operation):
+                        return True
+        return False
+    for inner in func.regions[0].blocks[0].operations:
+        op = inner.operation
+        if op.name == "stablehlo.reduce" and _touches_complex(op):
+            if _reduce_body(op) is None:
+                return False
+            continue
+        if nested_complex(op):
+            return False
+        if _touches_complex(op) and op.name not in PER_PART | WRITTEN_OUT | {"func.return"}:
+            return False
+        if op.name == "stablehlo.compare" and _touches_complex(op) and \
+                str(op.attributes["comparison_direction"]).rstrip(">").split()[-1] not in ("EQ", "NE"):
+            return False
+    return True
+
+
+def _splat(value, like: ir.Value) -> ir.Value:
+    return hlo.broadcast_in_dim(hlo.constant(np.array(value, dtype_of(like.type))), shape_of(like.type), [])
+
+
+def _bitcast(x: ir.Value, result: ir.Type) -> ir.Value:
+    return ir.Operation.create("flow.tensor.bitcast", results=[result], operands=[x],
+                               attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0])}).result
+
+
+def _split(z: ir.Value, native: bool) -> tuple[ir.Value, ir.Value]:
+    """A complex function argument as (re, im): by stablehlo.real/imag (native), or through a real [..., 2]
+    view of its buffer."""
+    if native:
+        return hlo.real(z), hlo.imag(z)
+    shape, part = list(shape_of(z.type)), ir.ComplexType(ir.RankedTensorType(z.type).element_type).element_type
+    pairs = _bitcast(z, ir.RankedTensorType.get(shape + [2], part))
+    ends = [hlo.slice(pairs, [0] * len(shape) + [k], shape + [k + 1]) for k in (0, 1)]
+    return tuple(hlo.reshape(e, shape) for e in ends)
+
+
+def _join(re: ir.Value, im: ir.Value, complex_type: ir.Type, native: bool) -> ir.Value:
+    if native:
+        return hlo.complex(re, im)
+    shape = list(shape_of(re.type))
+    pairs = hlo.concatenate([hlo.reshape(re, shape + [1]), hlo.reshape(im, shape + [1])], len(shape))
+    return _bitcast(pairs, complex_type)
+
+
+def _clone(op, operands, results) -> ir.Operation:
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    return ir.Operation.create(op.name, results=results, operands=operands, attributes=attributes)
+
+
+def _mul(a, b):
+    (ar, ai), (br, bi) = a, b
+    m = lambda x, y: hlo.binary("multiply", x, y)  # noqa: E731
+    return hlo.binary("subtract", m(ar, br), m(ai, bi)), hlo.binary("add", m(ar, bi), m(ai, br))
+
+
+def _div(a, b):
+    """(ar + i ai) / (br + i bi) with b scaled by max(|br|, |bi|) first (no overflow of br**2 + bi**2)."""
+    (ar, ai), (br, bi) = a, b
+    m = lambda x, y: hlo.binary("multiply", x, y)  # noqa: E731
+    s = hlo.binary("maximum", hlo.unary("abs", br), hlo.unary("abs", bi))
+    brs, bis = hlo.binary("divide", br, s), hlo.binary("divide", bi, s)
+    d = hlo.binary("add", m(br, brs), m(bi, bis))
+    re = hlo.binary("divide", hlo.binary("add", m(ar, brs), m(ai, bis)), d)
+    im = hlo.binary("divide", hlo.binary("subtract", m(ai, brs), m(ar, bis)), d)
+    return re, im
+
+
+def _dot(op, a, b):
+    result = _part_type(op.results[0].type)
+    d = lambda x, y: _clone(op, [x, y], [result]).result  # noqa: E731
+    (ar, ai), (br, bi) = a, b
+    return hlo.binary("subtract", d(ar, br), d(ai, bi)), hlo.binary("add", d(ar, bi), d(ai, br))
+
+
+def _rewrite_op(op, pairs: dict):
+    """Build the real ops of one complex op before it; returns {result index: (re, im) or real value}."""
+    name = op.name
+    get = lambda v: pairs[v] if _is_complex(v.type) else None  # noqa: E731
+    if name in PER_PART:
+        out = {}
+        clones = [_clone(op, [pairs[v][k] if _is_complex(v.type) else v for v in op.operands],
+                         [_part_type(r.type) if _is_complex(r.type) else r.type for r in op.results]) for k in (0, 1)]
+        for i, r in enumerate(op.results):
+            out[i] = (clones[0].results[i], clones[1].results[i]) if _is_complex(r.type) else clones[0].results[i]
+        return out
+    if name == "stablehlo.constant":
+        value = constant_value(op)
+        return {0: (hlo.constant(np.array(value.real, order="C")), hlo.constant(np.array(value.imag, order="C")))}
+    if name == "stablehlo.multiply":
+        return {0: _mul(get(op.operands[0]), get(op.operands[1]))}
+    if name == "stablehlo.divide":
+        return {0: _div(get(op.operands[0]), get(op.operands[1]))}
+    if name == "stablehlo.dot_general":
+        return {0: _dot(op, get(op.operands[0]), get(op.operands[1]))}
+    if name == "stablehlo.real":
+        return {0: get(op.operands[0])[0]}
+    if name == "stablehlo.imag":
+        return {0: get(op.operands[0])[1]}
+    if name == "stablehlo.complex":
+        return {0: (op.operands[0], op.operands[1])}
+    if name == "stablehlo.reduce":
+        dims = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+        (xr, xi), (ir_, ii) = get(op.operands[0]), get(op.operands[1])
+        if _reduce_body(op) == "add":
+            return {0: (hlo.reduce([xr], [ir_], dims, "add")[0], hlo.reduce([xi], [ii], dims, "add")[0])}
+        # a product: one reduce of both parts, whose body multiplies (acc_re, acc_im) by (x_re, x_im)
+        return {0: tuple(hlo.reduce([xr, xi], [ir_, ii], dims, lambda ar, ai, br, bi: list(_mul((ar, ai), (br, bi)))))}
+    if name == "stablehlo.compare":
+        direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
+        (ar, ai), (br, bi) = get(op.operands[0]), get(op.operands[1])
+        both = "and" if direction == "EQ" else "or"
+        return {0: hlo.binary(both, hlo.compare(ar, br, direction), hlo.compare(ai, bi, direction))}
+    if name == "stablehlo.convert":
+        return {0: _convert(op, get(op.operands[0]))}
+    raise AssertionError(f"complex_pairs: {name} passed _supported but has no rule")
+
+
+def _convert(op, parts):
+    source, result = op.operands[0], op.results[0]
+    target = dtype_of(result.type)
+    if parts is None:                       # real -> complex: the real part converted, a zero imaginary part
+        re = hlo.convert(source, dtype_of(_part_type(result.type)))
+        return re, _splat(0, re)
+    if _is_complex(result.type):            # complex -> complex: each part
+        part = dtype_of(_part_type(result.type))
+        return tuple(p if dtype_of(p.type) == part else hlo.convert(p, part) for p in parts)
+    return parts[0] if dtype_of(parts[0].type) == target else hlo.convert(parts[0], target)
+
+
+def _rewrite_function(func, native: bool) -> int:
+    block = func.regions[0].blocks[0]
+    pairs, done = {}, []
+    original = list(block.operations)
+    with ir.InsertionPoint.at_block_begin(block), func.location:
+        for arg in block.arguments:
+            if _is_complex(arg.type):
+                pairs[arg] = _split(arg, native)
+    for inner in original:
+        op = inner.operation
+        if not _touches_complex(op):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            if op.name == "func.return":
+                for i, v in enumerate(op.operands):
+                    if _is_complex(v.type):
+                        op.operands[i] = _join(*pairs[v], v.type, native)
+                continue
+            for i, new in _rewrite_op(op, pairs).items():
+                result = op.results[i]
+                if isinstance(new, tuple):
+                    pairs[result] = new
+                else:
+                    result.replace_all_uses_with(new)
+        done.append(op)
+    for op in reversed(done):
+        op.erase()
+    return len(done)
+
+
+def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
+    """Every function of the module whose complex ops this knows, rewritten onto real pairs; the count of
+    complex ops replaced. The ends are flow.tensor.bitcast views (vmvx), or with native_ends
+    stablehlo.real/imag/complex (llvm-cpu: it cannot compile a bitcast result of a dispatch that also
+    feeds another result, 'LLVM Translation failed for operation: builtin.unrealized_conversion_cast')."""
+    count = 0
+    for inner in module.body.operations:
+        op = inner.operation
+        if op.name == "func.func" and _uses_complex(op) and _supported(op):
+            count += _rewrite_function(op, native_ends)
+    return count
+
+
+def complex_as_real_pairs_native_ends(module: ir.Module) -> int:
+    """complex_as_real_pairs with real/imag/complex at the function's boundary (llvm-cpu)."""
+    return complex_as_real_pairs(module, native_ends=True)
+
+
+def _uses_complex(func) -> bool:
+    block = func.regions[0].blocks[0]
+    return any(_is_complex(a.type) for a in block.arguments) or any(
+        _touches_complex(inner.operation) for inner in block.operations)

@@ -1,0 +1,240 @@
+"""complex64 and complex128: promotion, the parts, arithmetic and the transcendental functions against numpy
+on every target (one compiled module per backend and dtype), hj.Array in and out, and gradients of real
+losses of complex values against central differences (JAX's convention: dL/dx - i dL/dy)."""
+import numpy as np
+import pytest
+
+import hlojit as hj
+from hlojit import ops
+from hlojit.errors import DTypeError
+
+from conftest import assert_close
+
+RNG = np.random.default_rng(12)
+
+
+def _z(shape, dtype):
+    return (RNG.normal(size=shape) + 1j * RNG.normal(size=shape)).astype(dtype)
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (np.float32, np.complex64, np.complex64), (np.float64, np.complex64, np.complex128),
+    (np.complex64, np.complex128, np.complex128), (np.int32, np.complex64, np.complex64),
+    (np.float16, np.complex64, np.complex64), (np.bool_, np.complex128, np.complex128),
+])
+def test_promotion_puts_complex_above_float(a, b, expected):
+    out = hj.jit(lambda x, y: x + y, backend="reference")(np.ones(2, a), np.ones(2, b))
+    assert out.dtype == np.dtype(expected)
+
+
+@pytest.mark.parametrize("dtype, expected", [(np.float32, np.complex64), (np.float64, np.complex128),
+                                             (np.int32, np.complex64), (np.complex128, np.complex128)])
+def test_python_complex_scalars_are_weak(dtype, expected):
+    out = hj.jit(lambda x: x * 1j + (2 + 0.5j), backend="reference")(np.ones(3, dtype))
+    assert out.dtype == np.dtype(expected)
+    assert_close(out, np.ones(3, dtype) * 1j + (2 + 0.5j), expected)
+
+
+def test_complex_ops_are_refused_where_numpy_has_no_order():
+    with pytest.raises(DTypeError, match="no order"):
+        hj.jit(lambda z: z < z, backend="reference")(np.ones(2, np.complex64))
+    with pytest.raises(DTypeError, match="maximum"):
+        hj.jit(lambda z: ops.maximum(z, z), backend="reference")(np.ones(2, np.complex64))
+    with pytest.raises(DTypeError, match="max: complex numbers have no order"):
+        hj.jit(lambda z: ops.max(z), backend="reference")(np.ones(2, np.complex64))
+
+
+def test_tensor_parts_and_numpy_ufuncs():
+    z = _z((3,), np.complex128)
+    out = hj.jit(lambda z: (z.real, z.imag, z.conj(), np.conjugate(z), np.absolute(z), ops.angle(z)),
+                 backend="reference")(z)
+    for actual, expected in zip(out, (z.real, z.imag, z.conj(), z.conj(), np.abs(z), np.angle(z))):
+        assert_close(actual, expected)
+
+
+UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "abs", "angle", "conj", "real",
+         "imag", "square", "reciprocal", "negative", "sign", "log10", "log2", "isnan", "isfinite", "isinf"]
+NUMPY = {"conj": np.conj, "angle": np.angle, "real": np.real, "imag": np.imag,
+         "sign": lambda z: np.where(z == 0, 0, z / np.where(z == 0, 1, np.abs(z)))}
+
+
+def _binary_cases(z, w, x):
+    return [
+        ("z+w", lambda z, w, x: z + w), ("z-w", lambda z, w, x: z - w), ("z*w", lambda z, w, x: z * w),
+        ("z/w", lambda z, w, x: z / w), ("z*x+1j", lambda z, w, x: z * x + 1j), ("x/z", lambda z, w, x: x / z),
+        ("z**3", lambda z, w, x: z ** 3), ("z**-2", lambda z, w, x: z ** -2), ("z**w", lambda z, w, x: z ** w),
+        ("x+1j*x", lambda z, w, x: x + 1j * x), ("z==w", lambda z, w, x: z == w), ("z!=z", lambda z, w, x: z != z),
+        ("z==z", lambda z, w, x: z == z),
+    ]
+
+
+def _suite(dtype):
+    """(name, numpy result, hlojit result) rows of one function: everything compiles into one module."""
+    part = np.float32 if dtype == np.complex64 else np.float64
+    z = _z((3, 4), dtype)
+    z[0, :3] = [0, 1e-3 - 2j, -4 + 0j]            # zero, small, the negative real axis
+    z[1, 0] = 30 + 2j                               # tanh's far range
+    w = _z((3, 4), dtype)
+    w[0, 0] = 1
+    w[2] = z[2]                                     # some equal elements
+    x = RNG.normal(size=(3, 4)).astype(part)
+    rows = []
+
+    def traced(z, w, x):
+        out = [getattr(ops, name)(z) for name in UNARY]
+        out += [fn(z, w, x) for _, fn in _binary_cases(z, w, x)]
+        out += [z @ w.T, ops.sum(z, axis=1), ops.mean(z), ops.prod(z[1:], axis=0), ops.dot(z[0], w[0]),
+                z.astype(part), x.astype(dtype), ops.complex(x, 2 * x), ops.where(x > 0, z, w), z.T, z[1:, ::2],
+                ops.concatenate([z, w]), ops.reshape(z, (4, 3)), ops.angle(x), ops.real(x), ops.imag(x)]
+        return out
+    with np.errstate(all="ignore"):
+        expected = [NUMPY.get(name, getattr(np, name, None))(z) for name in UNARY]
+        expected += [fn(z, w, x) for _, fn in _binary_cases(z, w, x)]
+        expected += [z @ w.T, z.sum(axis=1), z.mean(), z[1:].prod(axis=0), np.dot(z[0], w[0]), z.real.astype(part),
+                     x.astype(dtype), (x + 2j * x).astype(dtype), np.where(x > 0, z, w), z.T, z[1:, ::2],
+                     np.concatenate([z, w]), z.reshape(4, 3), np.angle(x).astype(part), x, np.zeros_like(x)]
+    names = UNARY + [n for n, _ in _binary_cases(z, w, x)] + [
+        "matmul", "sum", "mean", "prod", "dot", "astype-real", "astype-complex", "complex", "where", "T", "slice",
+        "concatenate", "reshape", "angle-real", "real-real", "imag-real"]
+    rows = list(zip(names, expected))
+    return traced, (z, w, x), rows
+
+
+_RESULTS = {}
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_ops_against_numpy(backend, dtype):
+    traced, args, rows = _suite(dtype)
+    key = (backend, dtype)
+    if key not in _RESULTS:
+        _RESULTS[key] = hj.jit(traced, backend=backend)(*args)
+    scale = 8 if dtype == np.complex64 else 50     # libm's last bits differ, and sums of products
+    for (name, expected), actual in zip(rows, _RESULTS[key]):
+        expected = np.asarray(expected)
+        if expected.dtype == np.float64 and dtype == np.complex64:
+            expected = expected.astype(np.float32)
+        if expected.dtype == np.complex128 and dtype == np.complex64:
+            expected = expected.astype(np.complex64)
+        try:
+            assert_close(actual, expected, scale=scale)
+        except AssertionError as e:
+            raise AssertionError(f"{name} on {backend}: {e}") from None
+
+
+def test_nan_and_inf_parts(backend):
+    z = np.array([np.nan + 1j, 1 + np.nan * 1j, np.inf + 0j, 1 - 1j], np.complex64)
+    out = hj.jit(lambda z: (ops.isnan(z), ops.isinf(z), ops.isfinite(z), z == z, ops.abs(z)), backend=backend)(z)
+    for actual, expected in zip(out, (np.isnan(z), np.isinf(z), np.isfinite(z), z == z, np.abs(z))):
+        assert_close(actual, expected)
+
+
+def test_arrays_carry_complex_in_and_out(backend):
+    z = _z((2, 3), np.complex128)
+    f = hj.jit(lambda z: z * 2, backend=backend)
+    y = f(z)
+    assert isinstance(y, hj.Array) and y.dtype == np.complex128
+    assert_close(f(y), z * 4)                        # an hj.Array of complex goes back in
+
+
+def _central_gradient(f, z, eps=1e-6):
+    """JAX's convention for a real f of complex z: df/dx - i df/dy, by central differences."""
+    g = np.zeros_like(z)
+    for i in np.ndindex(z.shape):
+        for unit, sign in ((1, 1), (1j, -1j)):
+            dz = np.zeros_like(z)
+            dz[i] = unit * eps
+            g[i] += sign * (f(z + dz) - f(z - dz)) / (2 * eps)
+    return g
+
+
+LOSSES = [  # (id, hlojit loss, numpy loss) of a complex128 argument
+    ("abs2", lambda z: ops.sum(ops.abs(z) ** 2), lambda z: np.sum(np.abs(z) ** 2)),
+    ("real-exp", lambda z: ops.sum(ops.real(ops.exp(z) * (1 + 2j))), lambda z: np.sum(np.real(np.exp(z) * (1 + 2j)))),
+    ("imag-log-sqrt", lambda z: ops.sum(ops.imag(ops.log(z)) + ops.real(ops.sqrt(z))),
+     lambda z: np.sum(np.imag(np.log(z)) + np.real(np.sqrt(z)))),
+    ("matmul-conj", lambda z: ops.real(ops.sum(ops.conj(z) @ z.T)), lambda z: np.real(np.sum(np.conj(z) @ z.T))),
+    ("angle-tanh", lambda z: ops.sum(ops.angle(ops.tanh(z))), lambda z: np.sum(np.angle(np.tanh(z)))),
+    ("abs-sin-div", lambda z: ops.sum(ops.abs(ops.sin(z) / (z + 3))), lambda z: np.sum(np.abs(np.sin(z) / (z + 3)))),
+]
+
+
+@pytest.mark.parametrize("name, loss, reference", LOSSES, ids=[c[0] for c in LOSSES])
+def test_gradients_of_real_losses_of_complex_values(name, loss, reference):
+    z = _z((2, 2), np.complex128) + 0.5
+    grad = hj.jit(hj.grad(loss), backend="reference")(z)
+    np.testing.assert_allclose(np.asarray(grad), _central_gradient(reference, z), rtol=1e-6, atol=1e-7)
+
+
+def test_gradient_flows_from_complex_back_to_a_real_argument(backend):
+    def loss(x):
+        z = ops.exp(1j * x) * (x + 2j)
+        return ops.sum(ops.abs(z) ** 2 + ops.real(z))
+    x = np.linspace(-1, 1, 5)
+    grad = hj.jit(hj.grad(loss), backend=backend)(x)
+    eps = 1e-6
+    f = lambda x: np.sum(np.abs(np.exp(1j * x) * (x + 2j)) ** 2 + np.real(np.exp(1j * x) * (x + 2j)))
+    numeric = np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(5)])
+    assert np.asarray(grad).dtype == np.float64
+    np.testing.assert_allclose(np.asarray(grad), numeric, rtol=1e-6, atol=1e-7)
+
+
+GOLDEN_BEFORE = """func.func @main(%z: tensor<2xcomplex<f32>>, %w: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = stablehlo.multiply %z, %w : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}"""
+GOLDEN_AFTER = [  # vmvx's form: bitcast views at the ends, the product written out on the parts
+    "%0 = flow.tensor.bitcast %arg0 : tensor<2xcomplex<f32>> -> tensor<2x2xf32>",
+    "%1 = stablehlo.slice %0 [0:2, 0:1] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%2 = stablehlo.slice %0 [0:2, 1:2] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%3 = stablehlo.reshape %1 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%4 = stablehlo.reshape %2 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%5 = flow.tensor.bitcast %arg1 : tensor<2xcomplex<f32>> -> tensor<2x2xf32>",
+    "%6 = stablehlo.slice %5 [0:2, 0:1] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%7 = stablehlo.slice %5 [0:2, 1:2] : (tensor<2x2xf32>) -> tensor<2x1xf32>",
+    "%8 = stablehlo.reshape %6 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%9 = stablehlo.reshape %7 : (tensor<2x1xf32>) -> tensor<2xf32>",
+    "%10 = stablehlo.multiply %3, %8 : tensor<2xf32>",
+    "%11 = stablehlo.multiply %4, %9 : tensor<2xf32>",
+    "%12 = stablehlo.subtract %10, %11 : tensor<2xf32>",
+    "%13 = stablehlo.multiply %3, %9 : tensor<2xf32>",
+    "%14 = stablehlo.multiply %4, %8 : tensor<2xf32>",
+    "%15 = stablehlo.add %13, %14 : tensor<2xf32>",
+    "%16 = stablehlo.reshape %12 : (tensor<2xf32>) -> tensor<2x1xf32>",
+    "%17 = stablehlo.reshape %15 : (tensor<2xf32>) -> tensor<2x1xf32>",
+    "%18 = stablehlo.concatenate %16, %17, dim = 1 : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>",
+    "%19 = flow.tensor.bitcast %18 : tensor<2x2xf32> -> tensor<2xcomplex<f32>>",
+    "return %19 : tensor<2xcomplex<f32>>",
+]
+
+
+def _rewritten(text, native_ends=False):
+    from iree.compiler import ir
+    from hlojit.pipeline import complex_pairs, sessions, targets
+    session = sessions.session_for(targets.vmvx().flags)
+    module = ir.Module.parse(text, context=session.context)
+    with session.context:
+        count = complex_pairs.complex_as_real_pairs(module, native_ends)
+    lines = [line.strip() for line in str(module).splitlines()]
+    return count, lines[lines.index(next(x for x in lines if x.startswith("func.func"))) + 1:-2]
+
+
+def test_complex_pairs_golden():
+    count, body = _rewritten(GOLDEN_BEFORE)
+    assert count == 1 and body == GOLDEN_AFTER
+
+
+def test_complex_pairs_native_ends_and_unknown_ops():
+    _, body = _rewritten(GOLDEN_BEFORE, native_ends=True)
+    assert body[0].startswith("%0 = stablehlo.real %arg0") and body[-2].startswith("%") and \
+        "stablehlo.complex" in body[-2]
+    unknown = GOLDEN_BEFORE.replace("stablehlo.multiply %z, %w", "stablehlo.exponential %z")
+    count, body = _rewritten(unknown)
+    assert count == 0 and body[0].startswith("%0 = stablehlo.exponential")   # left for IREE to report
+
+
+def test_complex_artifacts_export_and_load(tmp_path):
+    """The vmfb declares tensor<4xcomplex<f32>>: the manifest check used to stop at the inner `>`."""
+    z = _z((4,), np.complex64)
+    hj.export(lambda z: z * (1 - 2j), z, path=str(tmp_path / "f"))
+    assert_close(hj.load(str(tmp_path / "f"))(z), z * (1 - 2j))
