@@ -37,7 +37,7 @@ class Executable:
         for i in self.donated:
             if type(leaves[i]) is Array:
                 leaves[i].donate(self.source_name)
-        return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape))
+        return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape), driver="reference")
                 for o, (shape, dtype) in zip(outs, self._outputs)]
 
     call = __call__
@@ -54,7 +54,7 @@ class ReferenceBackend:
         return Executable(program)
 
     def put(self, array: np.ndarray) -> Array:
-        return Array.from_numpy(array.copy())
+        return Array.from_numpy(array.copy(), driver="reference")
 
     def __repr__(self):
         return "<backend reference>"

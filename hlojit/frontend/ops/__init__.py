@@ -2,7 +2,8 @@
 
 Elementwise ops and reductions are generated from the tables in `elementwise.py` and `reductions.py`;
 everything else is a plain function. Each op checks shapes and dtypes at trace time and builds StableHLO
-located at the caller's line.
+located at the caller's line. Called outside a trace, every op here runs at once on its arrays as a cached
+one-op program and returns an hj.Array (frontend/eager.py).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from .math import bitcast, clip, elu, gelu, leaky_relu, nan_to_num, signbit
 from .statistics import (argmax, argmin, argsort, cummax, cummin, cumprod, cumsum, log_softmax, logsumexp,
                          softmax, sort, std, top_k, var)
 from ..control import cond, fori_loop, scan, switch, while_loop  # lax-style control flow
+from .. import eager as _eager
 
 
 def _op(family, name, doc):
@@ -29,7 +31,9 @@ def _op(family, name, doc):
         return family(name, *operands)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    return op
+    # eager: Python scalars are arguments of the program (except power's exponent, whose ints trace to
+    # multiplications)
+    return _eager.dispatching(op, scalars_are_arguments=name != "power")
 
 
 for _name in UNARY:
@@ -39,6 +43,12 @@ for _name in BINARY:
                                                        "hlojit's promotion (Python scalars are weakly typed).")
 for _name in COMPARISONS:
     globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.")
+
+# every other op: eager outside a trace too (getitem's concrete index is checked and passed as arguments)
+for _name, _fn in list(globals().items()):
+    if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) \
+            and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):
+        globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else None)
 
 # numpy aliases and activations
 true_divide = divide  # noqa: F821 (generated above)
