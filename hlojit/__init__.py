@@ -12,6 +12,7 @@ from .errors import (ArtifactError, BackendError, CheckpointError, CompileError,
                      DTypeError, HlojitError, ShapeError, SignatureError, TracingError)
 from .backends import Array, device_put, set_cpu_threads   # set_cpu_threads: local-task's workers
 from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
+from .frontend import eager                    # ops outside a trace run at once: hj.eager.cache_info()
 from .frontend.dtypes import (bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8,
                               uint16, uint32, uint64)
 from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, entry="main", backend=None)
@@ -29,7 +30,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # compiling and running
-    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "jit", "ops",
+    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "eager", "jit", "ops",
     "set_cpu_threads",
     # dtypes and promotion
     "dtypes", "promotion", "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32",

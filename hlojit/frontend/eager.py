@@ -6,8 +6,9 @@ the backend, the promotion mode, the structure of the arguments, each array's sh
 value of everything else (axis=, shape=, a slice, a branch function): those are static, baked into the
 program, as JAX's eager ops bake theirs.
 
-Which backend: an hj.Array argument's own (the first one's, by its driver), else the default one
-($HLOJIT_BACKEND, else iree:cpu), read on each call as `hj.jit` reads it when it is built.
+Which backend: an hj.Array argument's own (the first one's, by its driver), else the default one:
+`with hj.eager.default_backend(name):`, else $HLOJIT_BACKEND as it was when hlojit was imported, else
+iree:cpu (read once: a lookup of os.environ would cost a tenth of a cached call).
 
 Python scalars are weakly typed, as in traced code (`a_f32 + 1.0` stays f32). In the elementwise table ops
 (`ops.add`, `ops.sin`, `ops.less` ...: the ops that `a + 1` and `np.sin(a)` reach) a Python scalar is an
@@ -20,6 +21,8 @@ the backend executable's own fast path (benchmarks/eager_dispatch.py measures it
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
 import threading
@@ -37,7 +40,8 @@ from .tensor import Tensor
 
 _MAX_ENTRIES = 4096                 # programs kept; the oldest go first beyond that
 _ENTRIES: dict = {}                 # full signature -> run(leaves)
-_FAST: dict = {}                    # (fn, default backend, per-argument spec) of positional calls -> run(args)
+_FAST: list = []                    # per op: (default backend, per-argument spec) -> run(args)
+_DEFAULT = contextvars.ContextVar("hlojit_eager_backend", default=os.environ.get("HLOJIT_BACKEND") or backends.DEFAULT)
 _LOCK = threading.Lock()
 _COUNTS = {"hits": 0, "misses": 0}
 _SCALAR_TYPES = (bool, int, float)
@@ -59,8 +63,26 @@ def cache_info() -> EagerCacheInfo:
 def cache_clear():
     with _LOCK:
         _ENTRIES.clear()
-        _FAST.clear()
+        _clear_fast()
         _COUNTS.update(hits=0, misses=0)
+
+
+def _clear_fast():
+    for fast in _FAST:
+        fast.clear()
+
+
+@contextlib.contextmanager
+def default_backend(name: str):
+    """`with hj.eager.default_backend("reference"):` eager ops on numpy arrays and scalars run on `name`
+    in this block (JAX's `jax.default_device`); outside any such block, on $HLOJIT_BACKEND as it was when
+    hlojit was imported, else iree:cpu. (An hj.Array operand still takes the op to its own backend.)"""
+    backends.get(name)  # a clear error for an unknown name, here
+    token = _DEFAULT.set(name)
+    try:
+        yield
+    finally:
+        _DEFAULT.reset(token)
 
 
 # --- the wrapper every public op gets -----------------------------------------------------------------------
@@ -70,41 +92,46 @@ def dispatching(fn, scalars_are_arguments: bool = False, prepare=None):
     become arguments of the program (elementwise table ops, whose operands all promote together).
     `prepare(args, kwargs) -> (args, kwargs)`: rewrites the arguments of an eager call first (getitem
     turns concrete masks into indices)."""
-    current = _trace.current
+    current, default = _trace.current, _DEFAULT.get
+    fast = {} if prepare is None else None   # this op's calls of positional arguments seen before
+    if fast is not None:
+        _FAST.append(fast)
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
         if current() is not None:
             return fn(*args, **kwargs)
-        if prepare is None and not kwargs and not dtypes.overrides_active:
-            key = _fast_key(fn, args, scalars_are_arguments)
-            run = _FAST.get(key) if key is not None else None
+        key = None
+        if fast is not None and not kwargs and not dtypes.overrides_active:
+            key = _fast_key(default(), args, scalars_are_arguments)
+            run = fast.get(key)
             if run is not None:
                 _COUNTS["hits"] += 1
                 return run(args)
-        else:
-            key = None
         if prepare is not None:
             args, kwargs = prepare(args, kwargs)
-        return _dispatch(fn, args, kwargs, scalars_are_arguments, key)
+        entry, result = _dispatch(fn, args, kwargs, scalars_are_arguments)
+        if key is not None:
+            fast[key] = entry
+        return result
     op.eager_fn = fn
     return op
 
 
 def run(fn, *args, **kwargs):
     """fn(*args, **kwargs) as an eager op (a traced function of Tensors, run as a cached program)."""
-    return _dispatch(fn, args, kwargs, False, None)
+    return _dispatch(fn, args, kwargs, False)[1]
 
 
-def _fast_key(fn, args, scalars: bool):
+def _fast_key(default: str, args, scalars: bool):
     """The signature of a call of positional arrays (and scalars, where they are arguments), else None."""
-    key = [fn, os.environ.get("HLOJIT_BACKEND")]
+    key = [default]
     for a in args:
         kind = type(a)
         if kind is Array:
-            key.append((a.shape, a.dtype, a.driver))
+            key += (a.shape, a.dtype, a.driver)
         elif kind is np.ndarray:
-            key.append((a.shape, a.dtype))
+            key += (a.shape, a.dtype, kind)
         elif scalars and kind in _SCALAR_TYPES or isinstance(a, np.generic):
             key.append(kind)
         else:
@@ -131,7 +158,8 @@ def _static_key(x):
     return type(x), x
 
 
-def _dispatch(fn, args, kwargs, scalars: bool, fast_key):
+def _dispatch(fn, args, kwargs, scalars: bool):
+    """(the program of this call's signature, compiled on a miss; its result)."""
     leaves, treedef = pytree.flatten((args, kwargs))
     for x in leaves:
         if isinstance(x, Tensor):
@@ -152,16 +180,14 @@ def _dispatch(fn, args, kwargs, scalars: bool, fast_key):
         else:
             roles.append(False)
             specs.append(_static_key(x))
-    backend = _backend_for(leaves)
+    backend = _backend_for(leaves, _DEFAULT.get())
     key = (fn, backend.name, dtypes.promotion_mode(), treedef, tuple(specs))
     entry = _ENTRIES.get(key)
     if entry is None:
         entry = _compile(fn, key, treedef, roles, leaves, inputs, backend)
     else:
         _COUNTS["hits"] += 1
-    if fast_key is not None:
-        _FAST[fast_key] = entry
-    return entry([x for x, role in zip(leaves, roles) if role])
+    return entry, entry([x for x, role in zip(leaves, roles) if role])
 
 
 def _scalar_dtype(leaves):
@@ -180,9 +206,8 @@ def _scalar_dtype(leaves):
     return dtypes.result_type(*pairs)[0]
 
 
-def _backend_for(leaves):
+def _backend_for(leaves, default: str):
     """The first hj.Array's backend, else the default one."""
-    default = os.environ.get("HLOJIT_BACKEND") or backends.DEFAULT
     for x in leaves:
         if type(x) is Array and x.driver is not None:
             if x.driver == "reference":
@@ -219,7 +244,7 @@ def _compile(fn, key, treedef, roles, leaves, inputs, backend):
         _ENTRIES[key] = entry
         while len(_ENTRIES) > _MAX_ENTRIES:
             _ENTRIES.pop(next(iter(_ENTRIES)))
-            _FAST.clear()  # (rare) fast keys point at entries: rebuilt on the next calls
+            _clear_fast()  # (rare) fast keys point at entries: rebuilt on the next calls
     return entry
 
 
