@@ -298,7 +298,9 @@ class _EagerIndexed:
         return run(_indexing.getitem, self._x, self._index)
 
     def _update(self, values, mode: str):
-        return run(_updates.update, self._x, self._index, values, mode)
+        # x goes in as a copy: IREE 3.13 writes a scatter's result into its operand's buffer when that
+        # is an argument's, even one not donated (iree-org/iree#16168): the update would change x
+        return run(_updates.update, np.asarray(self._x), self._index, values, mode)
 
     def set(self, values):
         return self._update(values, "set")

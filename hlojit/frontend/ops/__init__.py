@@ -26,9 +26,13 @@ from ..control import cond, fori_loop, scan, switch, while_loop  # lax-style con
 from .. import eager as _eager
 
 
-def _op(family, name, doc):
-    def op(*operands):
-        return family(name, *operands)
+def _op(family, name, doc, arity):
+    if arity == 1:
+        def op(x):
+            return family(name, x)
+    else:
+        def op(x, y):
+            return family(name, x, y)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     # eager: Python scalars are arguments of the program (except power's exponent, whose ints trace to
@@ -37,12 +41,12 @@ def _op(family, name, doc):
 
 
 for _name in UNARY:
-    globals()[_name] = _op(_elementwise.unary, _name, f"Elementwise `{_name}` as numpy computes it.")
+    globals()[_name] = _op(_elementwise.unary, _name, f"Elementwise `{_name}` as numpy computes it.", 1)
 for _name in BINARY:
     globals()[_name] = _op(_elementwise.binary, _name, f"Elementwise `{_name}` with numpy broadcasting and "
-                                                       "hlojit's promotion (Python scalars are weakly typed).")
+                                                       "hlojit's promotion (Python scalars are weakly typed).", 2)
 for _name in COMPARISONS:
-    globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.")
+    globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.", 2)
 
 # every other op: eager outside a trace too (getitem's concrete index is checked and passed as arguments)
 for _name, _fn in list(globals().items()):
