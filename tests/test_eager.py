@@ -275,6 +275,26 @@ def test_a_cached_op_compiles_nothing():
     assert hj.eager.cache_info().misses == 7
 
 
+def test_cached_calls_key_on_static_values_and_index_kinds():
+    m = hj.device_put(X)
+    for _ in range(2):  # the second round runs from the cache: each call must still find its own program
+        assert_close(m.sum(axis=0), X.sum(axis=0), scale=2)
+        assert_close(m.sum(axis=1), X.sum(axis=1), scale=2)
+        assert_close(m.sum(axis=1, keepdims=True), X.sum(axis=1, keepdims=True), scale=2)
+        assert_close(m[1], X[1])
+        assert_close(m[-2], X[-2])
+        assert_close(m[0, 1:], X[0, 1:])
+        assert_close(m[:, ::-1], X[:, ::-1])
+        assert_close(m + 1, X + 1)
+        assert_close(m + 1.5, X + 1.5)
+        assert_close(m + True, X + 1)
+        assert_close(m ** 2, X ** 2)
+        assert_close(m ** 3, X ** 3)        # power's int exponent is static
+    with hj.promotion("strict"):
+        with pytest.raises(hj.DTypeError):
+            hj.device_put(I) + np.float32(1)
+
+
 def test_eager_arrays_pass_into_jit_as_they_are():
     a = ops.sin(hj.device_put(X))
     out = hj.jit(lambda v: v)(a)           # IREE returns the argument's buffer itself: it was not copied

@@ -45,6 +45,7 @@ _DEFAULT = contextvars.ContextVar("hlojit_eager_backend", default=os.environ.get
 _LOCK = threading.Lock()
 _COUNTS = {"hits": 0, "misses": 0}
 _SCALAR_TYPES = (bool, int, float)
+_INDEX_SCALARS = frozenset({np.int32, np.int64})
 _CPU_DRIVERS = frozenset({"local-sync", "local-task"})
 _CPU_BACKENDS = frozenset({"iree:cpu", "iree:vmvx"})
 
@@ -93,25 +94,24 @@ def dispatching(fn, scalars_are_arguments: bool = False, prepare=None):
     `prepare(args, kwargs) -> (args, kwargs)`: rewrites the arguments of an eager call first (getitem
     turns concrete masks into indices)."""
     current, default = _trace.current, _DEFAULT.get
-    fast = {} if prepare is None else None   # this op's calls of positional arguments seen before
-    if fast is not None:
-        _FAST.append(fast)
+    fast = {}   # this op's calls of arrays and scalars seen before: _fast_key -> run(arguments)
+    _FAST.append(fast)
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
         if current() is not None:
             return fn(*args, **kwargs)
-        key = None
-        if fast is not None and not kwargs and not dtypes.overrides_active:
-            key = _fast_key(default(), args, scalars_are_arguments)
+        if prepare is not None:
+            args, kwargs = prepare(args, kwargs)
+        key = inputs = None
+        if not dtypes.overrides_active:
+            key, inputs = _fast_key(default(), args, kwargs, scalars_are_arguments)
             run = fast.get(key)
             if run is not None:
                 _COUNTS["hits"] += 1
-                return run(args)
-        if prepare is not None:
-            args, kwargs = prepare(args, kwargs)
-        entry, result = _dispatch(fn, args, kwargs, scalars_are_arguments)
-        if key is not None:
+                return run(inputs)
+        entry, result, arguments = _dispatch(fn, args, kwargs, scalars_are_arguments)
+        if key is not None and arguments == len(inputs):  # (unless scalars were static: strict promotion)
             fast[key] = entry
         return result
     op.eager_fn = fn
@@ -123,20 +123,41 @@ def run(fn, *args, **kwargs):
     return _dispatch(fn, args, kwargs, False)[1]
 
 
-def _fast_key(default: str, args, scalars: bool):
-    """The signature of a call of positional arrays (and scalars, where they are arguments), else None."""
-    key = [default]
-    for a in args:
+def _fast_key(default: str, args, kwargs, scalars: bool):
+    """(signature, program arguments) of a call whose arguments are arrays, Python scalars and None (no
+    containers), else (None, None). Python types mark what follows: a static scalar is (type, value)."""
+    key, inputs = [default], []
+    for a in (*args, *kwargs.values()) if kwargs else args:
         kind = type(a)
         if kind is Array:
             key += (a.shape, a.dtype, a.driver)
+            inputs.append(a)
         elif kind is np.ndarray:
             key += (a.shape, a.dtype, kind)
-        elif scalars and kind in _SCALAR_TYPES or isinstance(a, np.generic):
+            inputs.append(a)
+        elif kind in _SCALAR_TYPES:
+            if scalars:
+                key.append(kind)
+                inputs.append(a)
+            else:
+                key += (kind, a)
+        elif a is None:
+            key.append(None)
+        elif isinstance(a, np.generic):
             key.append(kind)
+            inputs.append(a)
+        elif kind is tuple and _static_items(a):   # an index of slices, None and ... (ints come as np.int32)
+            key.append(tuple([(slice, i.start, i.stop, i.step) if type(i) is slice else i for i in a]))
+            inputs += [i for i in a if isinstance(i, np.generic)]
         else:
-            return None
-    return tuple(key)
+            return None, None
+    if kwargs:
+        key.append(tuple(kwargs))
+    return tuple(key), inputs
+
+
+def _static_items(items) -> bool:
+    return all(type(i) is slice or i is None or i is Ellipsis or type(i) in _INDEX_SCALARS for i in items)
 
 
 # --- the slow path: a full signature, compiled on a miss ----------------------------------------------------
@@ -159,7 +180,7 @@ def _static_key(x):
 
 
 def _dispatch(fn, args, kwargs, scalars: bool):
-    """(the program of this call's signature, compiled on a miss; its result)."""
+    """(the program of this call's signature, compiled on a miss; its result; how many arguments it took)."""
     leaves, treedef = pytree.flatten((args, kwargs))
     for x in leaves:
         if isinstance(x, Tensor):
@@ -187,7 +208,8 @@ def _dispatch(fn, args, kwargs, scalars: bool):
         entry = _compile(fn, key, treedef, roles, leaves, inputs, backend)
     else:
         _COUNTS["hits"] += 1
-    return entry, entry([x for x, role in zip(leaves, roles) if role])
+    arguments = [x for x, role in zip(leaves, roles) if role]
+    return entry, entry(arguments), len(arguments)
 
 
 def _scalar_dtype(leaves):
@@ -256,6 +278,9 @@ def prepare_index(args, kwargs):
     arrays are checked against x's shape as static indices are (IndexError when out of range), then passed
     as arguments of the program, so `a[i]` in a loop and `for row in a` run one program."""
     x, index = _bind_index(args, kwargs)
+    basic = _basic_index(x, index)
+    if basic is not None:
+        return (x, basic), {}
     items = []
     for item in (index if isinstance(index, tuple) else (index,)):
         if isinstance(item, Array) or isinstance(item, list) and not _is_static_list(item):
@@ -268,6 +293,23 @@ def prepare_index(args, kwargs):
     items = [np.asarray(item, np.int32 if -2**31 <= item < 2**31 else np.int64) if _is_int(item) else item
              for item in items]
     return (x, tuple(items)), {}
+
+
+def _basic_index(x, index):
+    """The common index (ints in range and slices, one per leading axis) prepared at once, else None."""
+    items = index if type(index) is tuple else (index,)
+    shape = x.shape
+    if len(items) > len(shape):
+        return None
+    prepared = []
+    for item, n in zip(items, shape):
+        if type(item) is int and -n <= item < n:
+            prepared.append(np.int32(item))
+        elif type(item) is slice and all(type(b) is int or b is None for b in (item.start, item.stop, item.step)):
+            prepared.append(item)
+        else:
+            return None
+    return tuple(prepared)
 
 
 def _bind_index(args, kwargs):
