@@ -38,7 +38,7 @@ from .jit import Exec
 from .ops import indexing as _indexing, updates as _updates  # (loaded: ops imports this module last)
 from .tensor import Tensor
 
-_MAX_ENTRIES = 4096                 # programs kept; the oldest go first beyond that
+_MAX_ENTRIES = 1024                 # programs kept; the oldest go first beyond that
 _ENTRIES: dict = {}                 # full signature -> run(leaves)
 _FAST: list = []                    # per op: (default backend, per-argument spec) -> run(args)
 _DEFAULT = contextvars.ContextVar("hlojit_eager_backend", default=os.environ.get("HLOJIT_BACKEND") or backends.DEFAULT)
@@ -243,10 +243,11 @@ def _backend_for(leaves, default: str):
 def _compile(fn, key, treedef, roles, leaves, inputs, backend):
     """Trace fn on the arguments (Tensors for arrays, the static values as they are) and compile it."""
     out_tree = []
+    statics = [None if role else x for x, role in zip(leaves, roles)]  # (the arrays of this call: not kept)
 
     def one_op(*tensors):
         supplied = iter(tensors)
-        rebuilt = [next(supplied) if role else x for x, role in zip(leaves, roles)]
+        rebuilt = [next(supplied) if role else x for x, role in zip(statics, roles)]
         args, kwargs = pytree.unflatten(treedef, rebuilt)
         result = fn(*args, **kwargs)
         out_tree[:] = [pytree.flatten(result)[1]]
