@@ -191,6 +191,10 @@ def test_array_properties_and_conversions():
     assert len(rows) == 2 and all(type(r) is hj.Array for r in rows)
     np.testing.assert_array_equal(np.asarray(rows[1]), X[1])
     assert np.asarray(a).dtype == np.float32 and float(a[0, 0]) == float(X[0, 0])
+    copied = a[0].copy()
+    assert type(copied) is hj.Array and copied.tolist() == X[0].tolist()
+    with pytest.raises(TypeError, match="unhashable"):
+        {a}
 
 
 def test_index_out_of_range_is_an_index_error():

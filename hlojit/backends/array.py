@@ -124,6 +124,11 @@ class Array(ArrayOperators):
         return self.shape[0]
 
     # --- numpy-like behaviour beyond ArrayOperators' (values read from the buffer) ---
+    def copy(self) -> "Array":
+        """A new Array of the same values, in host memory (calls upload it; eager ops run it on the default
+        backend, or on the reference backend for one of its Arrays)."""
+        return Array.from_numpy(np.array(self.numpy()), "reference" if self.driver == "reference" else None)
+
     def __iter__(self):
         """The rows, as hj.Arrays: `a[i]` for each i (one eager program for every row)."""
         if not self.shape:
