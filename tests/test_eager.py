@@ -218,6 +218,23 @@ def test_at_updates():
     np.testing.assert_array_equal(np.asarray(a), X)  # a itself never changes
 
 
+WRITERS = [  # ops IREE computes in their operand's buffer, an argument's too (iree-org/iree#16168, #24665)
+    ("sort", lambda a: ops.sort(a), lambda x: np.sort(x)),
+    ("dynamic_update_slice", lambda a: ops.dynamic_update_slice(a, np.full((1, 1), 9, np.float32), (1, 0)),
+     lambda x: np.concatenate([x[:1], np.concatenate([[[9.0]], x[1:, 1:]], axis=1)]).astype(np.float32)),
+    ("at-set", lambda a: a.at[0, 1].set(9.0), lambda x: np.where(np.arange(6).reshape(2, 3) == 1, 9, x)),
+    ("top_k", lambda a: ops.top_k(a, 2)[0], lambda x: -np.sort(-x)[:, :2]),
+]
+
+
+@pytest.mark.parametrize("case", WRITERS, ids=[c[0] for c in WRITERS])
+def test_eager_ops_never_change_their_operands(eager_backend, case):
+    _, fn, expected = case
+    a = hj.device_put(X, eager_backend)
+    assert_close(fn(a), expected(X).astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(a), X)
+
+
 # --- numpy's protocols ----------------------------------------------------------------------------------------
 
 def test_numpy_protocols_on_arrays_run_hlojit_ops():
