@@ -327,6 +327,13 @@ def test_eager_arrays_pass_into_jit_as_they_are():
     assert_close(doubled, np.sin(X) * 2)
 
 
+def test_building_blocks_outside_a_trace_point_at_hlojit_ops():
+    from hlojit.frontend.ops import statistics
+    with pytest.raises(hj.TracingError, match="call the hlojit.ops function instead"):
+        statistics.argmax(X)   # not the public op: that one runs eagerly
+    assert_close(ops.argmax(X), np.int32(np.argmax(X)))
+
+
 def test_a_leaked_tensor_in_an_eager_op_is_an_error():
     leaked = []
     hj.jit(lambda x: leaked.append(x) or x, backend="reference")(X)
