@@ -303,6 +303,8 @@ def prepare_index(args, kwargs):
     arrays are checked against x's shape as static indices are (IndexError when out of range), then passed
     as arguments of the program, so `a[i]` in a loop and `for row in a` run one program."""
     x, index = _bind_index(args, kwargs)
+    if not isinstance(x, Array):
+        x = np.asarray(x)
     basic = _basic_index(x, index)
     if basic is not None:
         return (x, basic), {}
