@@ -48,12 +48,6 @@ for _name in BINARY:
 for _name in COMPARISONS:
     globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.", 2)
 
-# every other op: eager outside a trace too (getitem's concrete index is checked and passed as arguments)
-for _name, _fn in list(globals().items()):
-    if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) \
-            and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):
-        globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else None)
-
 # numpy aliases and activations
 true_divide = divide  # noqa: F821 (generated above)
 mod = remainder  # noqa: F821
@@ -65,3 +59,10 @@ logistic = sigmoid  # noqa: F821
 # the array API's names for the inverse functions (numpy 2 has both)
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F821
 asinh, acosh, atanh = arcsinh, arccosh, arctanh  # noqa: F821
+
+# Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
+# concrete index is checked and passed as arguments)
+for _name, _fn in list(globals().items()):
+    if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) \
+            and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):
+        globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else None)
