@@ -61,8 +61,10 @@ asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F821
 asinh, acosh, atanh = arcsinh, arccosh, arctanh  # noqa: F821
 
 # Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
-# concrete index is checked and passed as arguments)
+# concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
+# (einsum_path computes an order from shapes and subscripts)
+_PYTHON_HELPERS = frozenset({"einsum_path"})
 for _name, _fn in list(globals().items()):
-    if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) \
+    if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) and _name not in _PYTHON_HELPERS \
             and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):
         globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else None)
