@@ -22,6 +22,7 @@ for _name in ("ops", "numpy"):
     for _sub in ("linalg", "fft"):
         if hasattr(ops, _sub):
             sys.modules[f"{__name__}.{_name}.{_sub}"] = getattr(ops, _sub)
+from .frontend import eager                    # ops outside a trace run at once: hj.eager.cache_info()
 from .frontend.dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16,
                               int32, int64, uint8, uint16, uint32, uint64)
 from .frontend.from_mlir import from_mlir        # hj.from_mlir(text_or_path, entry="main", backend=None)
@@ -43,7 +44,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # compiling and running
-    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "jit", "ops",
+    "Array", "CacheInfo", "Exec", "Lowered", "RecompileWarning", "Tensor", "device_put", "eager", "jit", "ops",
     "set_cpu_threads",
     # dtypes and promotion
     "dtypes", "promotion", "bfloat16", "bool_", "complex64", "complex128", "float16", "float32", "float64", "int8",

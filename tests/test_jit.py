@@ -199,11 +199,6 @@ def test_leaked_tensor_is_an_error():
         hj.jit(lambda y: y + leaked[0], backend="reference")(np.float32(1))
 
 
-def test_ops_outside_a_trace_are_an_error():
-    with pytest.raises(hj.TracingError, match="only inside a function traced by hj.jit"):
-        ops.zeros(3)
-
-
 def test_locations_point_at_user_lines():
     def f(x):
         y = x * 2  # loc-multiply

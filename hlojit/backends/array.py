@@ -4,6 +4,10 @@ It holds either a reference to an IREE buffer view (device-resident; on the CPU 
 without a copy) or, for the reference backend, a numpy array. Passed back into a compiled function on
 the same kind of device, the buffer is used as it is, not copied.
 
+It behaves like a numpy/JAX array: operators, `.sum() .reshape() .T ...`, indexing, `.at[]` and numpy's
+protocols come from `ArrayOperators` (backends/operators.py), shared with the traced Tensor; outside a
+trace they run hlojit's ops eagerly (frontend/eager.py), on this array's backend, and give hj.Arrays.
+
 Donated to a function (`hj.jit(f, donate_argnums=...)`), an Array gives up its buffer: IREE may have written
 a result into it, so every later use raises a `BackendError` that names the function it went to.
 """
@@ -12,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import BackendError
+from .operators import ArrayOperators
 
 
 class _Owner:
@@ -25,7 +30,7 @@ class _Owner:
         self._keep = (array, *keep)
 
 
-class Array:
+class Array(ArrayOperators):
     __slots__ = ("device_ref", "shape", "dtype", "driver", "_host", "_donated_to", "__weakref__")
     __array_priority__ = 100
 
@@ -39,8 +44,9 @@ class Array:
         self._donated_to = None          # the name of the function this Array was donated to
 
     @classmethod
-    def from_numpy(cls, array: np.ndarray) -> "Array":
-        return cls(None, array.shape, array.dtype, None, array)
+    def from_numpy(cls, array: np.ndarray, driver: str | None = None) -> "Array":
+        """A host Array; `driver="reference"` marks the reference backend's (eager ops on it run there)."""
+        return cls(None, array.shape, array.dtype, driver, array)
 
     @property
     def buffer_view(self):
@@ -117,11 +123,17 @@ class Array:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
-    def __getitem__(self, index):
-        return self.numpy()[index]
+    # --- numpy-like behaviour beyond ArrayOperators' (values read from the buffer) ---
+    def copy(self) -> "Array":
+        """A new Array of the same values, in host memory (calls upload it; eager ops run it on the default
+        backend, or on the reference backend for one of its Arrays)."""
+        return Array.from_numpy(np.array(self.numpy()), "reference" if self.driver == "reference" else None)
 
     def __iter__(self):
-        return iter(self.numpy())
+        """The rows, as hj.Arrays: `a[i]` for each i (one eager program for every row)."""
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
 
     def __float__(self):
         return float(self.numpy())

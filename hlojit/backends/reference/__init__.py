@@ -44,7 +44,7 @@ class Executable:
         for i in self.donated:  # only once it ran: a call that fails consumes nothing
             if type(leaves[i]) is Array:
                 leaves[i].donate(self.source_name)
-        return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape))
+        return [Array.from_numpy(np.asarray(o, dtype=dtype).reshape(shape), driver="reference")
                 for o, (shape, dtype) in zip(outs, self._outputs)]
 
     call = __call__
@@ -61,7 +61,7 @@ class ReferenceBackend:
         return Executable(program)
 
     def put(self, array: np.ndarray) -> Array:
-        return Array.from_numpy(np.array(array, order="C"))  # a copy of its own, C-ordered like a device buffer
+        return Array.from_numpy(np.array(array, order="C"), driver="reference")  # a C-ordered copy of its own
 
     def __repr__(self):
         return "<backend reference>"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ...errors import DifferentiationError
-from .. import dtypes, ops, trace as _trace
+from .. import dtypes, eager, ops, trace as _trace
 from ..ops import elementwise, statistics
 from ..ops._core import as_tensor
 from .core import Region, add_region, identity
@@ -118,4 +118,5 @@ def top_k(x, k: int):
 
 
 top_k.__doc__ = _top_k.__doc__
-statistics.top_k = ops.top_k = top_k
+statistics.top_k = top_k
+ops.top_k = eager.dispatching(top_k)   # outside a trace it runs at once, as every other op (frontend/eager.py)

@@ -2,7 +2,8 @@
 
 Elementwise ops and reductions are generated from the tables in `elementwise.py` and `reductions.py`;
 everything else is a plain function. Each op checks shapes and dtypes at trace time and builds StableHLO
-located at the caller's line.
+located at the caller's line. Called outside a trace, every op here runs at once on its arrays as a cached
+one-op program and returns an hj.Array (frontend/eager.py).
 """
 from __future__ import annotations
 
@@ -34,23 +35,30 @@ from .numeric import (allclose, array_equal, array_equiv, conj, conjugate, convo
                       imag,
                       interp, isclose, lcm, ldexp, logaddexp, logaddexp2, modf, polyval, positive, ptp, rad2deg,
                       radians, real, sinc, trapezoid)
+from .. import eager as _eager
 
 
-def _op(family, name, doc):
-    def op(*operands):
-        return family(name, *operands)
+def _op(family, name, doc, arity):
+    if arity == 1:
+        def op(x):
+            return family(name, x)
+    else:
+        def op(x, y):
+            return family(name, x, y)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    return op
+    # eager: Python scalars are arguments of the program (except power's exponent, whose ints trace to
+    # multiplications)
+    return _eager.dispatching(op, scalars_are_arguments=name != "power")
 
 
 for _name in UNARY:
-    globals()[_name] = _op(_elementwise.unary, _name, f"Elementwise `{_name}` as numpy computes it.")
+    globals()[_name] = _op(_elementwise.unary, _name, f"Elementwise `{_name}` as numpy computes it.", 1)
 for _name in BINARY:
     globals()[_name] = _op(_elementwise.binary, _name, f"Elementwise `{_name}` with numpy broadcasting and "
-                                                       "hlojit's promotion (Python scalars are weakly typed).")
+                                                       "hlojit's promotion (Python scalars are weakly typed).", 2)
 for _name in COMPARISONS:
-    globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.")
+    globals()[_name] = _op(_elementwise.compare, _name, f"Elementwise comparison `{_name}`; gives bool.", 2)
 
 # numpy aliases and activations
 true_divide = divide  # noqa: F821 (generated above)
@@ -69,3 +77,12 @@ from .searching import numpy_where as where
 from .quantiles import (average, corrcoef, cov, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
                         nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile,
                         quantile)
+
+# Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
+# concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
+# (einsum_path computes an order from shapes and subscripts)
+_PYTHON_HELPERS = frozenset({"einsum_path"})
+for _name, _fn in list(globals().items()):
+    if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) and _name not in _PYTHON_HELPERS \
+            and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):
+        globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else None)

@@ -41,9 +41,12 @@ def barrier(t: Tensor) -> Tensor:
 
 
 def _current_trace(op: str):
+    """The trace being built. The public `hlojit.ops` functions never get here without one (outside a trace
+    they run eagerly, frontend/eager.py); the building blocks under them, called directly, do."""
     t = trace.current()
     if t is None:
-        fail(TracingError, op, "hlojit ops build a graph and run only inside a function traced by hj.jit")
+        fail(TracingError, op, "this building block builds a graph and runs only inside a function traced by "
+                               "hj.jit; call the hlojit.ops function instead, which also runs outside hj.jit")
     return t
 
 
