@@ -114,6 +114,23 @@ def available_drivers() -> list[str]:
     return list(rt.query_available_drivers())
 
 
+# IREE 3.13 may compute these in their operand's buffer, and does so in an argument's buffer too, donated or
+# not (iree-org/iree#16168, #24665): `jit(lambda x: x.at[1].set(9.0))(a)` changed the Array a
+_IN_PLACE_OPS = frozenset({"stablehlo.sort", "stablehlo.scatter", "stablehlo.dynamic_update_slice"})
+
+
+def writes_arguments(program: Program) -> bool:
+    """Whether IREE may write into @main's argument buffers: then device-resident Arrays are copied per call."""
+    def walk(op) -> bool:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    if inner.operation.name in _IN_PLACE_OPS or walk(inner.operation):
+                        return True
+        return False
+    return walk(program.module.operation)
+
+
 def work_estimate(program: Program) -> int:
     """Elements produced by all ops of @main (plus multiply-adds of contractions): picks the driver."""
     total = 0
@@ -145,8 +162,9 @@ class Executable:
     order: IREE would take a big-endian array's bytes as they are)."""
 
     def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main",
-                 donated=(), aliases=None, name: str = "main"):
+                 donated=(), aliases=None, name: str = "main", copies_arrays: bool = False):
         self.compiled = compiled
+        self.copies_arrays = copies_arrays   # IREE may write into the arguments: Arrays go in as copies
         self.donated, self.aliases, self.name = tuple(donated), dict(aliases or {}), name
         self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)]) for shape, dtype in inputs]
         self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in outputs]
@@ -250,6 +268,8 @@ class Executable:
                     f"    r{i} = None",
                     "else:  # IREE writes into what comes here: a copy (a numpy view of it may be alive, or it is",
                     "    # numpy). No reuse, but nothing else changes", *copy]
+        if self.copies_arrays:   # IREE would write into the argument's buffer (writes_arguments)
+            return [line[4:] for line in copy]
         return [f"if type(a{i}) is Array and a{i}.driver in shares:",
                 f"    push(a{i}.device_ref)  # device-resident: no copy",
                 f"    r{i} = a{i}.device_ref",
@@ -330,7 +350,7 @@ class IreeBackend:
             else:
                 compiled = compile_cached(program, target)
         return Executable(compiled, program.inputs, program.outputs, driver, donated=program.donated,
-                          aliases=program.aliases, name=program.name)
+                          aliases=program.aliases, name=program.name, copies_arrays=writes_arguments(program))
 
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.

@@ -242,7 +242,7 @@ def _backend_for(leaves, default: str):
 
 def _compile(fn, key, treedef, roles, leaves, inputs, backend):
     """Trace fn on the arguments (Tensors for arrays, the static values as they are) and compile it."""
-    out_tree, writes = [], []
+    out_tree = []
     statics = [None if role else x for x, role in zip(leaves, roles)]  # (the arrays of this call: not kept)
 
     def one_op(*tensors):
@@ -251,7 +251,6 @@ def _compile(fn, key, treedef, roles, leaves, inputs, backend):
         args, kwargs = pytree.unflatten(treedef, rebuilt)
         result = fn(*args, **kwargs)
         out_tree[:] = [pytree.flatten(result)[1]]
-        writes[:] = [_writes_in_place(_trace.current().block)]
         return result
     one_op.__name__ = one_op.__qualname__ = fn.__name__
     with _LOCK:
@@ -264,35 +263,12 @@ def _compile(fn, key, treedef, roles, leaves, inputs, backend):
         else:
             call, tree = executable.call, out_tree[0]
             entry = lambda leaves: pytree.unflatten(tree, call(leaves))  # noqa: E731
-        if writes[0]:
-            entry = _with_copied_arrays(entry)
         _COUNTS["misses"] += 1
         _ENTRIES[key] = entry
         while len(_ENTRIES) > _MAX_ENTRIES:
             _ENTRIES.pop(next(iter(_ENTRIES)))
             _clear_fast()  # (rare) fast keys point at entries: rebuilt on the next calls
     return entry
-
-
-# IREE 3.13 may compute these in their operand's buffer, and does so in an argument's buffer too, donated
-# or not (iree-org/iree#16168, #24665): `ops.sort(a)` or `a.at[i].set(v)` would change a
-_IN_PLACE_OPS = frozenset({"stablehlo.sort", "stablehlo.scatter", "stablehlo.dynamic_update_slice"})
-
-
-def _writes_in_place(block) -> bool:
-    for op in block.operations:
-        if op.operation.name in _IN_PLACE_OPS:
-            return True
-        if any(_writes_in_place(b) for region in op.operation.regions for b in region.blocks):
-            return True
-    return False
-
-
-def _with_copied_arrays(run):
-    """run, given copies of its hj.Array arguments (numpy's are copied on upload anyway)."""
-    def copying(leaves):
-        return run([np.asarray(x) if type(x) is Array else x for x in leaves])
-    return copying
 
 
 # --- indexing: concrete indices, checked, then arguments ----------------------------------------------------
