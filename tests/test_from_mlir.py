@@ -76,12 +76,23 @@ def test_text_entry_and_argument_errors():
 
 
 def test_unsupported_ops_are_named():
-    text = """func.func @main(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
-      %0 = stablehlo.cholesky %x, lower = true : tensor<3x3xf32>
-      return %0 : tensor<3x3xf32>
+    text = """func.func @main(%s: tensor<2xui64>) -> tensor<4xui32> {
+      %0, %1 = stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
+      return %1 : tensor<4xui32>
     }"""
-    with pytest.raises(hj.BackendError, match="reference backend does not implement stablehlo.cholesky"):
+    with pytest.raises(hj.BackendError, match="reference backend does not implement stablehlo.rng_bit_generator"):
         hj.from_mlir(text, backend="reference")
+
+
+def test_an_op_iree_cannot_lower_is_named():
+    """The reference backend runs the spec's cholesky; IREE 3.13 cannot legalize it and says which op."""
+    text = """func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+      %0 = stablehlo.cholesky %x, lower = true : tensor<2x2xf32>
+      return %0 : tensor<2x2xf32>
+    }"""
+    a = np.float32([[4, 2], [2, 5]])
+    np.testing.assert_allclose(np.asarray(hj.from_mlir(text, backend="reference")(a)), np.linalg.cholesky(a),
+                               rtol=1e-6)
     with pytest.raises(hj.CompileError, match="cholesky"):
         hj.from_mlir(text, backend="iree:cpu")
 

@@ -652,9 +652,6 @@ KNOWN_CRASHES: list = []
 
 # Wrong answers.
 KNOWN_WRONG = [
-    (IREE, lambda g, c: c.id in ("floor-f32-subnormal", "ceil-f32-subnormal", "floor-f64-subnormal",
-                                 "ceil-f64-subnormal"),
-     "IREE floor/ceil flush subnormals to zero: floor(-tiny) gives -0, numpy -1 (IREE_NOTES.md)"),
     (BACKENDS, lambda g, c: c.id in ("remainder-f64-huge-quotient",),
      "hlojit's f64 remainder computes fmod as a - trunc(a/b)*b, which loses every digit once a/b is past "
      "2**53: 1e30 % 2.5 gives 0 (numpy, exact fmod: 1.0)"),

@@ -59,7 +59,8 @@ def _save_failed_ir(program: Program) -> str:
 def with_fallback(program: Program, target: Target, run):
     """run(session, module operation, target): the module copied into the session for the target's flags, with
     the target's quirks applied. Where IREE cannot compile it with those flags and the target has a
-    fallback, run again with the fallback's, in the fallback's own session (flags cannot be taken back)."""
+    fallback, run again with the fallback's (and its fallback's ...), each in its own session (flags cannot
+    be taken back)."""
     def attempt(chosen: Target):
         session = sessions.session_for(chosen.flags)
         module = sessions.module_in(session, program.module)
@@ -70,7 +71,7 @@ def with_fallback(program: Program, target: Target, run):
     except CompileError:
         if target.fallback is None:
             raise
-        return attempt(target.fallback)
+        return with_fallback(program, target.fallback, run)   # which may fall back again
 
 
 def compile_program(program: Program, target: Target) -> Compiled:

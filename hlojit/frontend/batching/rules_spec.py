@@ -1,6 +1,7 @@
-"""Batching rules of the spec's ops that hlojit's own ops never emit but a `from_mlir` module may hold (the
-reference interpreter runs them): CHLO's elementwise ops share the elementwise rule; the rest run lane by
-lane, once per example, which is right for any op though not fast; tokens and tuples carry nothing to batch.
+"""Batching rules of the spec's ops that the rules_* modules of the core families leave out: complex parts
+(real, imag, complex) and CHLO's elementwise ops share the elementwise rule; fft and the ops that hlojit's own
+ops never emit but a `from_mlir` module may hold run lane by lane, once per example, which is right for any op
+though not fast; tokens and tuples carry nothing to batch.
 """
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ CHLO_BROADCASTING = ("add", "and", "atan2", "compare", "divide", "maximum", "min
                      "remainder", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical",
                      "subtract", "xor")
 
-register("reduce_precision")(_elementwise)
+register("reduce_precision", "real", "imag", "complex")(_elementwise)
 RULES.update({f"chlo.{name}": _elementwise for name in CHLO_ELEMENTWISE})
 RULES.update({f"chlo.broadcast_{name}": lane_by_lane for name in CHLO_BROADCASTING})
 RULES.update({f"chlo.{name}": lane_by_lane for name in ("top_k", "constant_like")})
-register("batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast", "cholesky", "composite",
+register("fft", "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast", "cholesky", "composite",
          "dot", "dynamic_broadcast_in_dim", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
          "einsum", "get_dimension_size", "real_dynamic_slice", "select_and_scatter", "triangular_solve",
          "unary_einsum")(lane_by_lane)
