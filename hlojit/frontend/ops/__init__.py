@@ -66,3 +66,4 @@ from .searching import numpy_where as where
 from .quantiles import (average, corrcoef, cov, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
                         nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile,
                         quantile)
+from . import linalg  # numpy.linalg and scipy.linalg names: ops.linalg.solve, cholesky, eigh ...

@@ -1,0 +1,4 @@
+"""numpy.linalg's names, plus scipy.linalg's solve_triangular, cho_factor/cho_solve, lu/lu_factor/lu_solve
+and expm, on stacks of matrices (..., m, n), built from StableHLO ops IREE compiles well (no LAPACK)."""
+from .cholesky import cho_factor, cho_solve, cholesky
+from .triangular import solve_triangular
