@@ -2,3 +2,4 @@
 and expm, on stacks of matrices (..., m, n), built from StableHLO ops IREE compiles well (no LAPACK)."""
 from .cholesky import cho_factor, cho_solve, cholesky
 from .triangular import solve_triangular
+from .lu import det, inv, lu, lu_factor, lu_solve, slogdet, solve

@@ -119,7 +119,16 @@ def matrix_and_rhs(op: str, a, b):
 def mm(a, b):
     """a @ b for the factorizations. Batched operands pass an optimization barrier first: IREE 3.13's cpu
     data tiling fails ("large vector sizes", then "failed to legalize linalg.batch_matmul") on a batched
-    matmul that fuses the slice producing its operand."""
+    matmul that fuses the slice producing an operand or the select consuming its result."""
     if a.ndim > 2 or b.ndim > 2:
-        a, b = _core.barrier(a), _core.barrier(b)
+        return _core.barrier(_core.barrier(a) @ _core.barrier(b))
     return a @ b
+
+
+def pad_rectangular(a, size: int):
+    """a (..., m, n) with zero rows and columns appended up to (size, size): LU with partial pivoting of
+    it factors a (a zero column pivots on its own row and eliminates nothing)."""
+    m, n = a.shape[-2:]
+    if n < size:
+        a = ops.concatenate([a, ops.zeros(a.shape[:-1] + (size - n,), a.dtype)], axis=-1)
+    return pad_rows(a, size)
