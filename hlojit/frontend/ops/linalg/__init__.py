@@ -3,3 +3,8 @@ and expm, on stacks of matrices (..., m, n), built from StableHLO ops IREE compi
 from .cholesky import cho_factor, cho_solve, cholesky
 from .triangular import solve_triangular
 from .lu import det, inv, lu, lu_factor, lu_solve, slogdet, solve
+from .qr import qr
+from .spectral import eigh, eigvalsh, svd, svdvals
+from .norms import matrix_norm, norm, vector_norm
+from .derived import cond, lstsq, matrix_power, matrix_rank, multi_dot, pinv
+from .expm import expm
