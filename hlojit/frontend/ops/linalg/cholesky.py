@@ -2,7 +2,7 @@
 rank-1 updates on the (n x BLOCK) panel alone, then the whole trailing matrix takes one matmul update.
 
 Only the lower triangle of the input is read (numpy's convention). A matrix that is not positive definite
-gives a factor of NaNs, as JAX's does.
+gives NaN on and below the diagonal, as JAX does.
 """
 from __future__ import annotations
 
@@ -45,13 +45,13 @@ def lower_factor(a):
     else:
         l = fori_loop(0, size // block, panel_step, (a, ops.zeros_like(a)))[1]
     l = l[..., :n, :n]
-    failed = ops.any(ops.isnan(l), axis=(-2, -1), keepdims=True)
-    return ops.where(failed, float("nan"), l)
+    failed = ops.any(ops.isnan(l), axis=(-2, -1), keepdims=True)   # JAX: NaN on and below the diagonal
+    return ops.where(ops.logical_and(failed, _util.index((n, n), 0) >= _util.index((n, n), 1)), float("nan"), l)
 
 
 def cholesky(a, upper: bool = False):
     """numpy.linalg.cholesky: the lower factor L of the symmetric positive definite a (..., n, n), a = L @ L.T
-    (the upper factor L.T with upper=True). Not positive definite: all NaN, as JAX."""
+    (the upper factor L.T with upper=True). Not positive definite: NaN in the factor's triangle, as JAX."""
     l = lower_factor(_util.matrix("cholesky", a, square=True))
     return mT(l) if upper else l
 

@@ -93,10 +93,10 @@ def matrix_power(a, n: int):
     result, power = None, a
     while n:
         if n & 1:
-            result = power if result is None else result @ power
+            result = power if result is None else _util.mm(result, power)
         n >>= 1
         if n:
-            power = power @ power
+            power = _util.mm(power, power)
     return result
 
 
