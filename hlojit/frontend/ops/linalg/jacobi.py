@@ -88,14 +88,14 @@ def symmetric_eigen(a):
         return ops.diagonal(a, 0, -2, -1)[..., :n], ops.ones(a.shape[:-2] + (1, 1), a.dtype)
     schedule = _schedule(size)
     tolerance = _util.eps(a.dtype)
-    off_mask = ops.logical_not(_util.eye(size, dtypes.bool_))
+    off_mask = _util.index((size, size), 0) != _util.index((size, size), 1)
 
     def one_round(r, carry):
         a, v = carry
         p, q, back = _round_indices(r, schedule)
         d = ops.diagonal(a, 0, -2, -1)
-        apq = ops.take_along_axis(ops.take(a, p, axis=-2), ops.broadcast_to(q[:, None], a.shape[:-2] + (size // 2, 1)),
-                                  axis=-1)[..., 0]
+        at_q = q[:, None] == _util.index((1, size), 1)                 # (n/2, n): column q of each pair's row
+        apq = ops.sum(ops.where(at_q, ops.take(a, p, axis=-2), 0), axis=-1)
         c, s = _rotation(ops.take(d, p, axis=-1), ops.take(d, q, axis=-1), apq)
         a = _rotate(a, p, q, back, c[..., :, None], s[..., :, None], -2)
         a = _rotate(a, p, q, back, c[..., None, :], s[..., None, :], -1)
@@ -108,9 +108,8 @@ def symmetric_eigen(a):
     identity = ops.broadcast_to(_util.eye(size, a.dtype), a.shape)
     a, v = _sweeps(lambda state: fori_loop(0, size - 1, one_round, state), (a, identity), converged, a.dtype)
     w, v = ops.diagonal(a, 0, -2, -1)[..., :n], v[..., :n, :n]
-    order = ops.argsort(w, axis=-1)
-    return ops.take_along_axis(w, order, axis=-1), ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape),
-                                                                        axis=-1)
+    order = ops.argsort(w, axis=-1)   # w itself by sort: IREE 3.13's cpu cannot compile gathering w by `order`
+    return ops.sort(w, axis=-1), ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape), axis=-1)
 
 
 def column_rotations(a):

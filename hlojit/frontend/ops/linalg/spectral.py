@@ -76,7 +76,7 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending."""
     sigma, scaled, v = column_rotations(a)
     order = ops.argsort(-sigma, axis=-1)
-    sigma = ops.take_along_axis(sigma, order, axis=-1)
+    sigma = -ops.sort(-sigma, axis=-1)   # not a gather by `order`: IREE 3.13's cpu cannot compile that
     if not compute_uv:
         return sigma
     by_order = lambda x: ops.take_along_axis(x, ops.broadcast_to(order[..., None, :], x.shape), axis=-1)  # noqa: E731
