@@ -91,25 +91,35 @@ def symmetric_eigen(a):
     off_mask = _util.index((size, size), 0) != _util.index((size, size), 1)
 
     def one_round(r, carry):
-        a, v = carry
+        a, vt = carry
         p, q, back = _round_indices(r, schedule)
-        d = ops.diagonal(a, 0, -2, -1)
-        at_q = q[:, None] == _util.index((1, size), 1)                 # (n/2, n): column q of each pair's row
-        apq = ops.sum(ops.where(at_q, ops.take(a, p, axis=-2), 0), axis=-1)
-        c, s = _rotation(ops.take(d, p, axis=-1), ops.take(d, q, axis=-1), apq)
-        a = _rotate(a, p, q, back, c[..., :, None], s[..., :, None], -2)
-        a = _rotate(a, p, q, back, c[..., None, :], s[..., None, :], -1)
-        return a, _rotate(v, p, q, back, c[..., None, :], s[..., None, :], -1)
+        column = _util.index((1, size), 1)
+        ap, aq = ops.take(a, p, axis=-2), ops.take(a, q, axis=-2)
+        entry = lambda rows, at: ops.sum(ops.where(at[:, None] == column, rows, 0), axis=-1)  # noqa: E731
+        c, s = _rotation(entry(ap, p), entry(aq, q), entry(ap, q))
+        c, s = c[..., :, None], s[..., :, None]
+        rotated = ops.take(ops.concatenate([c * ap - s * aq, s * ap + c * aq], axis=-2), back, axis=-2)
+        # J^T (J^T a)^T = J^T a J for symmetric a: both sides by row rotations (IREE 3.13's cpu fails to
+        # compile the column gathers of a rotation along the last axis at n >= 64)
+        return _rotate(mT(rotated), p, q, back, c, s, -2), _rotate(vt, p, q, back, c, s, -2)
 
     def converged(state):
         a, _ = state
         off = ops.sum(ops.where(off_mask, a * a, 0), axis=(-2, -1))
         return ops.all(off <= (tolerance * tolerance) * ops.sum(a * a, axis=(-2, -1)))
     identity = ops.broadcast_to(_util.eye(size, a.dtype), a.shape)
-    a, v = _sweeps(lambda state: fori_loop(0, size - 1, one_round, state), (a, identity), converged, a.dtype)
-    w, v = ops.diagonal(a, 0, -2, -1)[..., :n], v[..., :n, :n]
-    order = ops.argsort(w, axis=-1)   # w itself by sort: IREE 3.13's cpu cannot compile gathering w by `order`
-    return ops.sort(w, axis=-1), ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape), axis=-1)
+    a, vt = _sweeps(lambda state: fori_loop(0, size - 1, one_round, state), (a, identity), converged, a.dtype)
+    w, v = ops.diagonal(a, 0, -2, -1)[..., :n], mT(vt)[..., :n, :n]
+    order = ops.argsort(w, axis=-1)
+    return sort_by(w, order), ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape), axis=-1)
+
+
+def sort_by(w, order):
+    """w[..., order] as a one-hot sum: IREE 3.13's cpu cannot compile this gather next to the sort that
+    made `order` (nor a second sort of w, nor top_k at n = 256: "LLVM Translation failed")."""
+    n = w.shape[-1]
+    picks = order[..., None, :] == _util.index((n, 1), 0)        # picks[i, j]: w[i] goes to place j
+    return ops.sum(ops.where(picks, w[..., :, None], 0), axis=-2)
 
 
 def column_rotations(a):

@@ -10,7 +10,7 @@ from ...autodiff import custom_vjp
 from .. import _core
 from . import _util
 from ._util import mm, mT
-from .jacobi import column_rotations, symmetric_eigen
+from .jacobi import column_rotations, sort_by, symmetric_eigen
 from .qr import form_q, householder
 
 
@@ -76,7 +76,7 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending."""
     sigma, scaled, v = column_rotations(a)
     order = ops.argsort(-sigma, axis=-1)
-    sigma = -ops.sort(-sigma, axis=-1)   # not a gather by `order`: IREE 3.13's cpu cannot compile that
+    sigma = sort_by(sigma, order)
     if not compute_uv:
         return sigma
     by_order = lambda x: ops.take_along_axis(x, ops.broadcast_to(order[..., None, :], x.shape), axis=-1)  # noqa: E731
