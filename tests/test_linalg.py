@@ -255,11 +255,12 @@ ON_IREE = {"cholesky", "cholesky-not-pd-nan", "solve_triangular-upper-trans-unit
            "solve-ill-conditioned-f64", "inv-singular-inf", "det", "slogdet", "lu_factor", "lu-tall", "qr",
            "qr-complete", "eigh", "eigh-odd-upper", "svd-wide-full", "svd-rank-deficient", "svd-f64", "pinv", "lstsq",
            "cond", "norm-nuc-axes", "norm-matrix-1", "matrix_power-minus-2", "multi_dot", "expm-large", "expm-f64"}
-TABLE = FACTOR + SPECTRAL + NORMS
-GROUPS = {"factor": FACTOR, "spectral": SPECTRAL, "norms": NORMS, "blocked": BLOCKED,
-          "on-iree": [c for c in TABLE if c[0] in ON_IREE]}
-PLAN = {"reference": ["factor", "spectral", "norms", "blocked"], "iree:cpu": ["on-iree", "blocked"],
-        "iree:vmvx": ["on-iree", "blocked"]}
+GROUPS = {"factor": FACTOR, "spectral": SPECTRAL, "norms": NORMS, "blocked": BLOCKED}
+GROUPS.update({f"{g}-on-iree": [c for c in GROUPS[g] if c[0] in ON_IREE] for g in ("factor", "spectral", "norms")})
+# three modules, not one: IREE 3.13 fails on the whole ("'scf.while' op ... region branch point has 6
+# operands, but region successor needs 8 inputs"), each third compiles
+ON_IREE_GROUPS = ["factor-on-iree", "spectral-on-iree", "norms-on-iree", "blocked"]
+PLAN = {"reference": ["factor", "spectral", "norms", "blocked"], "iree:cpu": ON_IREE_GROUPS, "iree:vmvx": ON_IREE_GROUPS}
 _RESULTS: dict = {}
 
 

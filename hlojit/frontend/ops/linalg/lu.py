@@ -56,8 +56,9 @@ def _gather_rows(x, order):
 
 
 def factor(a):
-    """(lu, pivots, swaps) of square a (..., n, n): L below the diagonal (unit diagonal implied), U on and
-    above it, LAPACK's 0-based pivots (row i was swapped with pivots[i]) and the number of real swaps."""
+    """(lu, pivots, order, swaps) of square a (..., n, n): L below the diagonal (unit diagonal implied), U on
+    and above it, LAPACK's 0-based pivots (row i was swapped with pivots[i]), the row order they make
+    (a[order] = L @ U) and the number of real swaps."""
     n = a.shape[-1]
     block, size = _util.blocks_of(n)
     a = _util.pad_identity(a, size)
@@ -67,21 +68,24 @@ def factor(a):
     row, col = _util.index((size, 1), 0), _util.index((1, size), 1)
 
     def panel_step(k, carry):
-        a, pivots, swaps = carry
+        a, rows_order, pivots, swaps = carry
         start = k * block
         panel, order, pivots, swaps = _factor_panel(_util.column(a, start, block), start, pivots, swaps)
         a = _util.set_columns(_gather_rows(a, order), panel, start)
+        rows_order = _gather_rows(rows_order, order)
         unit_lower = ops.tril(_util.rows(panel, start, block), -1) + _util.eye(block, a.dtype)
         right = col >= start + block
         u_rows = ops.where(right, mm(lower_inverse(unit_lower), _util.rows(a, start, block)), _util.rows(a, start, block))
         a = _util.set_rows(a, u_rows, start)
         below = ops.where(row >= start + block, panel, 0)
-        return a - mm(below, ops.where(right, u_rows, 0)), pivots, swaps
+        return a - mm(below, ops.where(right, u_rows, 0)), rows_order, pivots, swaps
     if size == block:
-        lu, _, pivots, swaps = _factor_panel(a, 0, pivots, swaps)
+        lu, order, pivots, swaps = _factor_panel(a, 0, pivots, swaps)
     else:
-        lu, pivots, swaps = fori_loop(0, size // block, panel_step, (a, pivots, swaps))
-    return lu[..., :n, :n], pivots[..., :n], swaps
+        rows_order = ops.broadcast_to(_util.index((size, 1), 0), batch + (size, 1))
+        lu, order, pivots, swaps = fori_loop(0, size // block, panel_step, (a, rows_order, pivots, swaps))
+        order = order[..., 0]
+    return lu[..., :n, :n], pivots[..., :n], order[..., :n], swaps
 
 
 def permutation(pivots):
@@ -110,19 +114,14 @@ def solve_factored(lu, order, b, transpose: bool = False):
 
 # --- the public functions, with JAX's derivative rules where the loops would be slow to differentiate ----
 
-def _solve_matrix(a, b):
-    lu, pivots, _ = factor(a)
-    return solve_factored(lu, permutation(pivots), b)
-
-
 @custom_vjp
 def _solve(a, b):
-    return _solve_matrix(a, b)
+    lu, _, order, _ = factor(a)
+    return solve_factored(lu, order, b)
 
 
 def _solve_fwd(a, b):
-    lu, pivots, _ = factor(a)
-    order = permutation(pivots)
+    lu, _, order, _ = factor(a)
     x = solve_factored(lu, order, b)
     return x, (lu, order, x)
 
@@ -154,7 +153,7 @@ def inv(a):
 
 def _log_det_parts(a):
     """(sign, log|det|, det) from the LU factors (the swaps' parity times the diagonal of U)."""
-    lu, _, swaps = factor(a)
+    lu, _, _, swaps = factor(a)
     diagonal = ops.diagonal(lu, 0, -2, -1)
     parity = 1 - 2 * (swaps % 2).astype(a.dtype)
     sign = parity * ops.prod(ops.sign(diagonal), axis=-1)
@@ -211,7 +210,7 @@ def slogdet(a):
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     """scipy.linalg.lu_factor: (lu, piv) of square a (..., n, n): L below the diagonal (unit diagonal), U on and
     above it, and LAPACK's 0-based pivots (int32: row i was interchanged with row piv[i])."""
-    lu, pivots, _ = factor(_util.matrix("lu_factor", a, square=True))
+    lu, pivots, _, _ = factor(_util.matrix("lu_factor", a, square=True))
     return lu, pivots
 
 
@@ -232,8 +231,8 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     a = _util.matrix("lu", a)
     m, n = a.shape[-2:]
     k = min(m, n)
-    lu_full, pivots, _ = factor(_util.pad_rectangular(a, max(m, n)))
-    order = permutation(pivots)[..., :m]
+    lu_full, _, order, _ = factor(_util.pad_rectangular(a, max(m, n)))
+    order = order[..., :m]
     l = ops.tril(lu_full[..., :m, :k], -1) + _util.eye(m, a.dtype, k)
     u = ops.triu(lu_full[..., :k, :n])
     if permute_l:
