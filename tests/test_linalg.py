@@ -149,8 +149,8 @@ FACTOR = [
     ("cholesky-f64", L.cholesky, (spd(2, 6, 6, dtype=np.float64),), against(np.linalg.cholesky)),
     ("cholesky-not-pd-nan", L.cholesky, (NOT_PD,), lambda out, args: np.testing.assert_array_equal(
         np.isnan(np.asarray(out)), np.tril(np.ones((2, 2), bool)))),   # JAX's: NaN on and below the diagonal
-    ("solve_triangular-lower", lambda a, b: L.solve_triangular(a, b, lower=True), (f32(5, 5) + 5 * np.eye(5, dtype=np.float32),
-                                                                                    f32(5, 2)),
+    ("solve_triangular-lower", lambda a, b: L.solve_triangular(a, b, lower=True),
+     (f32(5, 5) + 5 * np.eye(5, dtype=np.float32), f32(5, 2)),
      against(lambda a, b: sl.solve_triangular(a, b, lower=True))),
     ("solve_triangular-upper-trans-unit", lambda a, b: L.solve_triangular(a, b, trans="T", unit_diagonal=True),
      (f32(4, 4), f32(4)), against(lambda a, b: sl.solve_triangular(a, b, trans="T", unit_diagonal=True), scale=10)),
@@ -170,7 +170,8 @@ FACTOR = [
     ("slogdet-singular", L.slogdet, (SINGULAR,), lambda out, args: (close(out[0], 0.0),
                                                                     np.testing.assert_equal(float(out[1]), -np.inf))),
     ("lu_factor", L.lu_factor, (f32(2, 5, 5),), check_lu_factor),
-    ("lu_solve", lambda a, b: L.lu_solve(L.lu_factor(a), b), (f32(5, 5), f32(5, 2)), against(np.linalg.solve, scale=10)),
+    ("lu_solve", lambda a, b: L.lu_solve(L.lu_factor(a), b), (f32(5, 5), f32(5, 2)),
+     against(np.linalg.solve, scale=10)),
     ("lu_solve-trans", lambda a, b: L.lu_solve(L.lu_factor(a), b, trans=1), (f32(5, 5), f32(5)),
      against(lambda a, b: np.linalg.solve(a.T, b), scale=10)),
     ("lu", L.lu, (f32(2, 5, 5),), check_plu),
@@ -180,7 +181,8 @@ FACTOR = [
     ("qr", L.qr, (f32(2, 6, 4),), check_qr("reduced")),
     ("qr-wide-f64", L.qr, (np.float64(1) * f32(3, 5),), check_qr("reduced")),
     ("qr-complete", lambda a: L.qr(a, "complete"), (f32(5, 3),), check_qr("complete")),
-    ("qr-r", lambda a: L.qr(a, "r"), (f32(5, 3),), lambda out, args: close(np.abs(out), np.abs(np.linalg.qr(args[0], "r")))),
+    ("qr-r", lambda a: L.qr(a, "r"), (f32(5, 3),),
+     lambda out, args: close(np.abs(out), np.abs(np.linalg.qr(args[0], "r")))),
 ]
 
 SPECTRAL = [
@@ -200,7 +202,8 @@ SPECTRAL = [
     ("lstsq", L.lstsq, (f32(6, 3), f32(6, 2)), against(lambda a, b: np.linalg.lstsq(a, b), scale=10)),
     ("lstsq-vector-square", lambda a, b: L.lstsq(a, b)[0], (f32(4, 4), f32(4)),
      against(lambda a, b: np.linalg.lstsq(a, b)[0], scale=30)),
-    ("matrix_rank", L.matrix_rank, (np.stack([SINGULAR, np.eye(3, dtype=np.float32)]),), against(np.linalg.matrix_rank)),
+    ("matrix_rank", L.matrix_rank, (np.stack([SINGULAR, np.eye(3, dtype=np.float32)]),),
+     against(np.linalg.matrix_rank)),
     ("cond", L.cond, (f32(2, 4, 4),), against(np.linalg.cond, scale=30)),
     ("cond-fro", lambda a: L.cond(a, "fro"), (f32(4, 4),), against(lambda a: np.linalg.cond(a, "fro"), scale=30)),
     ("norm-2", lambda a: L.norm(a, 2), (f32(4, 3),), against(lambda a: np.linalg.norm(a, 2), scale=10)),
@@ -225,7 +228,8 @@ NORMS = [("norm", L.norm, (f32(3, 4),), against(np.linalg.norm))] + [
      against(lambda x: np.linalg.vector_norm(x, axis=(0, 2), ord=3))),
     ("matrix_norm", lambda x: L.matrix_norm(x, ord=np.inf), (f32(2, 3, 4),),
      against(lambda x: np.linalg.matrix_norm(x, ord=np.inf))),
-    ("matrix_power-3", lambda a: L.matrix_power(a, 3), (f32(2, 4, 4),), against(lambda a: np.linalg.matrix_power(a, 3))),
+    ("matrix_power-3", lambda a: L.matrix_power(a, 3), (f32(2, 4, 4),),
+     against(lambda a: np.linalg.matrix_power(a, 3))),
     ("matrix_power-0", lambda a: L.matrix_power(a, 0), (f32(3, 3),), against(lambda a: np.linalg.matrix_power(a, 0))),
     ("matrix_power-minus-2", lambda a: L.matrix_power(a, -2), (f32(3, 3) + 3 * np.eye(3, dtype=np.float32),),
      against(lambda a: np.linalg.matrix_power(a, -2), scale=10)),
@@ -245,7 +249,8 @@ BLOCKED = [  # n > BLOCK: the panel loops
      against(np.linalg.solve, scale=10)),
     ("lu_factor-70", L.lu_factor, (f32(2, 70, 70),), check_lu_factor),
     ("solve_triangular-130-upper", lambda a, b: L.solve_triangular(a, b),
-     (f32(130, 130) + 10 * np.eye(130, dtype=np.float32), f32(130, 3)), against(lambda a, b: sl.solve_triangular(a, b))),
+     (f32(130, 130) + 10 * np.eye(130, dtype=np.float32), f32(130, 3)),
+     against(lambda a, b: sl.solve_triangular(a, b))),
     ("det-70", L.det, (0.3 * f32(70, 70),), against(np.linalg.det, scale=30)),
 ]
 
@@ -260,7 +265,8 @@ GROUPS.update({f"{g}-on-iree": [c for c in GROUPS[g] if c[0] in ON_IREE] for g i
 # three modules, not one: IREE 3.13 fails on the whole ("'scf.while' op ... region branch point has 6
 # operands, but region successor needs 8 inputs"), each third compiles
 ON_IREE_GROUPS = ["factor-on-iree", "spectral-on-iree", "norms-on-iree", "blocked"]
-PLAN = {"reference": ["factor", "spectral", "norms", "blocked"], "iree:cpu": ON_IREE_GROUPS, "iree:vmvx": ON_IREE_GROUPS}
+PLAN = {"reference": ["factor", "spectral", "norms", "blocked"], "iree:cpu": ON_IREE_GROUPS,
+        "iree:vmvx": ON_IREE_GROUPS}
 _RESULTS: dict = {}
 
 
@@ -299,9 +305,11 @@ GRADS = [
     ("inv", lambda a: ops.sum(L.inv(a) * W), lambda a: np.sum(np.linalg.inv(a) * W), rng.standard_normal((4, 4))),
     ("solve", lambda a: ops.sum(L.solve(a, W[:, :2]) ** 2), lambda a: np.sum(np.linalg.solve(a, W[:, :2]) ** 2),
      rng.standard_normal((4, 4))),
-    ("cholesky", lambda a: ops.sum(L.cholesky(a) * W), lambda a: np.sum(np.linalg.cholesky(a) * W), spd(4, 4, dtype=np.float64)),
+    ("cholesky", lambda a: ops.sum(L.cholesky(a) * W), lambda a: np.sum(np.linalg.cholesky(a) * W),
+     spd(4, 4, dtype=np.float64)),
     ("eigh", lambda a: ops.sum(L.eigh(a)[0] * W[0]) + ops.sum(ops.abs(L.eigh(a)[1][:, 0])),
-     lambda a: np.sum(np.linalg.eigh(a)[0] * W[0]) + np.sum(np.abs(np.linalg.eigh(a)[1][:, 0])), spd(4, 4, dtype=np.float64)),
+     lambda a: np.sum(np.linalg.eigh(a)[0] * W[0]) + np.sum(np.abs(np.linalg.eigh(a)[1][:, 0])),
+     spd(4, 4, dtype=np.float64)),
     ("expm", lambda a: ops.sum(L.expm(a) * W), lambda a: np.sum(sl.expm(a) * W), 0.5 * rng.standard_normal((4, 4))),
 ]
 

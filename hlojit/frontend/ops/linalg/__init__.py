@@ -8,3 +8,7 @@ from .spectral import eigh, eigvalsh, svd, svdvals
 from .norms import matrix_norm, norm, vector_norm
 from .derived import cond, lstsq, matrix_power, matrix_rank, multi_dot, pinv
 from .expm import expm
+
+__all__ = ["cho_factor", "cho_solve", "cholesky", "cond", "det", "eigh", "eigvalsh", "expm", "inv", "lstsq", "lu",
+           "lu_factor", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]

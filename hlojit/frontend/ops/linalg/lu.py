@@ -75,7 +75,8 @@ def factor(a):
         rows_order = _gather_rows(rows_order, order)
         unit_lower = ops.tril(_util.rows(panel, start, block), -1) + _util.eye(block, a.dtype)
         right = col >= start + block
-        u_rows = ops.where(right, mm(lower_inverse(unit_lower), _util.rows(a, start, block)), _util.rows(a, start, block))
+        panel_rows = _util.rows(a, start, block)
+        u_rows = ops.where(right, mm(lower_inverse(unit_lower), panel_rows), panel_rows)
         a = _util.set_rows(a, u_rows, start)
         below = ops.where(row >= start + block, panel, 0)
         return a - mm(below, ops.where(right, u_rows, 0)), rows_order, pivots, swaps
