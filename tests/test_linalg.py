@@ -252,6 +252,8 @@ BLOCKED = [  # n > BLOCK: the panel loops
      (f32(130, 130) + 10 * np.eye(130, dtype=np.float32), f32(130, 3)),
      against(lambda a, b: sl.solve_triangular(a, b))),
     ("det-70", L.det, (0.3 * f32(70, 70),), against(np.linalg.det, scale=30)),
+    ("qr-130x70", L.qr, (f32(130, 70),), check_qr("reduced")),
+    ("qr-complete-70x130", lambda a: L.qr(a, "complete"), (f32(70, 130),), check_qr("complete")),
 ]
 
 # The reference backend runs every case; the IREE targets (whose compiles of these loops take seconds) run
