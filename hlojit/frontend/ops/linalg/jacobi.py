@@ -1,11 +1,13 @@
 """eigh and svd by Jacobi rotations, in parallel rounds.
 
-A round rotates n/2 disjoint index pairs (p, q) at once (the round-robin tournament ordering: n - 1
-rounds visit every pair once, a sweep); a rotation is a gather of the p and q rows (or columns), two
-multiply-adds and a gather back. Sweeps repeat in a while_loop until the off-diagonal part is negligible
-(or a fixed number of sweeps has run). eigh rotates the symmetric matrix from both sides (two-sided
-Jacobi); svd rotates the columns of a until they are orthogonal (one-sided Jacobi, Hestenes), which
-keeps the small singular values accurate (unlike the eigenvalues of a.T @ a).
+A round rotates n/2 disjoint index pairs at once; the round-robin tournament (the circle method) makes
+n - 1 rounds visit every pair once, a sweep. The matrix is kept in the round's *pair layout*: pair k is
+(row k, row k + n/2), so a round is two static halves, two multiply-adds and a concatenation, and the move
+to the next round is one fixed row permutation (the same for every round; a sweep brings the layout back).
+Sweeps repeat in a while_loop until the off-diagonal part is negligible (or MAX_SWEEPS). eigh rotates
+the symmetric matrix from both sides (two-sided Jacobi); svd rotates the columns of a until they are
+orthogonal (one-sided Jacobi, Hestenes), which keeps the small singular values accurate (unlike the
+eigenvalues of a.T @ a).
 """
 from __future__ import annotations
 
@@ -20,26 +22,16 @@ from ._util import mT
 MAX_SWEEPS = {np.dtype(np.float32): 20, np.dtype(np.float64): 30}
 
 
-def _schedule(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(p, q, back) of the round-robin ordering of an even n: p, q (n-1, n/2) with p < q, and back
-    (n-1, n) the positions in concat(p, q) of 0..n-1."""
+def _layouts(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first, move) for even n: `first` orders 0..n-1 into round 0's pair layout, and x[move] takes
+    a round's layout to the next one (the circle method: player 0 stays, the others rotate)."""
+    def layout(players):
+        return players[:n // 2] + players[n // 2:][::-1]
     players = list(range(n))
-    ps, qs = [], []
-    for _ in range(n - 1):
-        pairs = [(players[i], players[n - 1 - i]) for i in range(n // 2)]
-        ps.append([min(p) for p in pairs])
-        qs.append([max(p) for p in pairs])
-        players = [players[0], players[-1]] + players[1:-1]
-    p, q = np.array(ps, np.int32), np.array(qs, np.int32)
-    back = np.argsort(np.concatenate([p, q], axis=1), axis=1).astype(np.int32)
-    return p, q, back
-
-
-def _round_indices(r, schedule):
-    p, q, back = (_core.as_tensor(s, "jacobi") for s in schedule)
-    half, n = p.shape[1], back.shape[1]
-    take = lambda table, width: ops.dynamic_slice(table, [r, 0], (1, width))[0]  # noqa: E731
-    return take(p, half), take(q, half), take(back, n)
+    first = layout(players)
+    second = layout([players[0], players[-1]] + players[1:-1])
+    position = {player: i for i, player in enumerate(first)}
+    return np.array(first, np.int32), np.array([position[p] for p in second], np.int32)
 
 
 def _rotation(app, aqq, apq):
@@ -52,21 +44,34 @@ def _rotation(app, aqq, apq):
     return c, t * c
 
 
-def _rotate(x, p, q, back, c, s, axis: int):
-    """x with its p and q slices along `axis` replaced by c x_p - s x_q and s x_p + c x_q."""
-    xp, xq = ops.take(x, p, axis=axis), ops.take(x, q, axis=axis)
-    return ops.take(ops.concatenate([c * xp - s * xq, s * xp + c * xq], axis=axis), back, axis=axis)
+def _rotate_halves(x, c, s):
+    """x (..., n, m) with rows k and k + n/2 replaced by c x_k - s x_(k+n/2) and s x_k + c x_(k+n/2)."""
+    half = x.shape[-2] // 2
+    top, bottom = x[..., :half, :], x[..., half:, :]
+    return ops.concatenate([c * top - s * bottom, s * top + c * bottom], axis=-2)
 
 
-def _pad_even(a, axis_pair: bool):
-    """a with one zero row/column added when n is odd (a decoupled index that never rotates)."""
+def _pad_even(a, both: bool):
+    """a with one zero column (and row, when `both`) added when n is odd: a decoupled index that never
+    rotates, which round 0's layout puts at position n/2 (where every sweep brings it back)."""
     n = a.shape[-1]
     if n % 2 == 0:
         return a
     a = ops.concatenate([a, ops.zeros(a.shape[:-1] + (1,), a.dtype)], axis=-1)
-    if axis_pair:
+    if both:
         a = ops.concatenate([a, ops.zeros(a.shape[:-2] + (1, n + 1), a.dtype)], axis=-2)
     return a
+
+
+def _drop_padding(x, n: int, axis: int):
+    """x without the padded index (position size/2 of the layout) along `axis`, when n is odd."""
+    if n % 2 == 0:
+        return x
+    half = (n + 1) // 2
+    axis = axis % x.ndim
+    before = ops.getitem(x, (slice(None),) * axis + (slice(0, half),))
+    after = ops.getitem(x, (slice(None),) * axis + (slice(half + 1, None),))
+    return ops.concatenate([before, after], axis=axis)
 
 
 def _sweeps(body, state, converged, dtype):
@@ -82,34 +87,36 @@ def _sweeps(body, state, converged, dtype):
 def symmetric_eigen(a):
     """(w, v) of symmetric a (..., n, n): a = v diag(w) v^T, w ascending."""
     n = a.shape[-1]
+    if n == 1:
+        return ops.diagonal(a, 0, -2, -1), ops.ones(a.shape, a.dtype)
     a = _pad_even(a, True)
     size = a.shape[-1]
-    if size == 1 or n == 1:
-        return ops.diagonal(a, 0, -2, -1)[..., :n], ops.ones(a.shape[:-2] + (1, 1), a.dtype)
-    schedule = _schedule(size)
+    half = size // 2
+    first, move = (_core.as_tensor(x, "eigh") for x in _layouts(size))
+    b = ops.take(ops.take(a, first, axis=-2), first, axis=-1)       # a in round 0's pair layout
+    vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), a.shape)
     tolerance = _util.eps(a.dtype)
     off_mask = _util.index((size, size), 0) != _util.index((size, size), 1)
+    pair = _util.index((half, size), 1) == _util.index((half, size), 0) + half   # (k, k + n/2)
 
     def one_round(r, carry):
-        a, vt = carry
-        p, q, back = _round_indices(r, schedule)
-        column = _util.index((1, size), 1)
-        ap, aq = ops.take(a, p, axis=-2), ops.take(a, q, axis=-2)
-        entry = lambda rows, at: ops.sum(ops.where(at[:, None] == column, rows, 0), axis=-1)  # noqa: E731
-        c, s = _rotation(entry(ap, p), entry(aq, q), entry(ap, q))
+        b, vt = carry
+        d = ops.diagonal(b, 0, -2, -1)
+        apq = ops.sum(ops.where(pair, b[..., :half, :], 0), axis=-1)
+        c, s = _rotation(d[..., :half], d[..., half:], apq)
         c, s = c[..., :, None], s[..., :, None]
-        rotated = ops.take(ops.concatenate([c * ap - s * aq, s * ap + c * aq], axis=-2), back, axis=-2)
-        # J^T (J^T a)^T = J^T a J for symmetric a: both sides by row rotations (IREE 3.13's cpu fails to
-        # compile the column gathers of a rotation along the last axis at n >= 64)
-        return _rotate(mT(rotated), p, q, back, c, s, -2), _rotate(vt, p, q, back, c, s, -2)
+        # J^T (J^T b)^T = J^T b J for symmetric b: both sides as row rotations
+        b = _rotate_halves(mT(_rotate_halves(b, c, s)), c, s)
+        b = ops.take(ops.take(b, move, axis=-2), move, axis=-1)
+        return b, ops.take(_rotate_halves(vt, c, s), move, axis=-2)
 
     def converged(state):
-        a, _ = state
-        off = ops.sum(ops.where(off_mask, a * a, 0), axis=(-2, -1))
-        return ops.all(off <= (tolerance * tolerance) * ops.sum(a * a, axis=(-2, -1)))
-    identity = ops.broadcast_to(_util.eye(size, a.dtype), a.shape)
-    a, vt = _sweeps(lambda state: fori_loop(0, size - 1, one_round, state), (a, identity), converged, a.dtype)
-    w, v = ops.diagonal(a, 0, -2, -1)[..., :n], mT(vt)[..., :n, :n]
+        b, _ = state
+        off = ops.sum(ops.where(off_mask, b * b, 0), axis=(-2, -1))
+        return ops.all(off <= (tolerance * tolerance) * ops.sum(b * b, axis=(-2, -1)))
+    b, vt = _sweeps(lambda state: fori_loop(0, size - 1, one_round, state), (b, vt), converged, a.dtype)
+    w = _drop_padding(ops.diagonal(b, 0, -2, -1), n, -1)
+    v = _drop_padding(mT(vt)[..., :n, :], n, -1)
     order = ops.argsort(w, axis=-1)
     return sort_by(w, order), ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape), axis=-1)
 
@@ -126,30 +133,32 @@ def column_rotations(a):
     """(sigma, u_scaled, v) of a (..., m, n), m >= n, by one-sided Jacobi: a v = u_scaled, whose columns are
     orthogonal with norms sigma (unsorted)."""
     n = a.shape[-1]
+    if n == 1:
+        return ops.sqrt(ops.sum(a * a, axis=-2)), a, ops.ones(a.shape[:-2] + (1, 1), a.dtype)
     x = mT(_pad_even(a, False))          # rows of x are the columns of a
     size = x.shape[-2]
-    if size == 1 or n == 1:
-        return ops.sqrt(ops.sum(x * x, axis=-1))[..., :n], a, ops.ones(a.shape[:-2] + (1, 1), a.dtype)
-    schedule = _schedule(size)
+    first, move = (_core.as_tensor(y, "svd") for y in _layouts(size))
+    x = ops.take(x, first, axis=-2)
+    vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), x.shape[:-2] + (size, size))
     tolerance = _util.eps(a.dtype) * np.sqrt(a.shape[-2])
+    half = size // 2
 
     def one_round(r, carry):
         x, vt, worst = carry
-        p, q, back = _round_indices(r, schedule)
-        xp, xq = ops.take(x, p, axis=-2), ops.take(x, q, axis=-2)
-        alpha, beta, gamma = (ops.sum(u * w, axis=-1) for u, w in ((xp, xp), (xq, xq), (xp, xq)))
+        top, bottom = x[..., :half, :], x[..., half:, :]
+        alpha, beta, gamma = (ops.sum(u * w, axis=-1) for u, w in ((top, top), (bottom, bottom), (top, bottom)))
         scale = ops.sqrt(alpha * beta)
         negligible = ops.abs(gamma) <= tolerance * scale
         c, s = _rotation(alpha, beta, ops.where(negligible, 0, gamma))
         worst = ops.maximum(worst, ops.max(ops.where(negligible, 0, ops.abs(gamma) / scale)))
-        x = _rotate(x, p, q, back, c[..., :, None], s[..., :, None], -2)
-        return x, _rotate(vt, p, q, back, c[..., :, None], s[..., :, None], -2), worst
+        c, s = c[..., :, None], s[..., :, None]
+        x = ops.take(_rotate_halves(x, c, s), move, axis=-2)
+        return x, ops.take(_rotate_halves(vt, c, s), move, axis=-2), worst
 
     def sweep(state):
         x, vt, _ = state
         return fori_loop(0, size - 1, one_round, (x, vt, ops.zeros((), a.dtype)))
-    identity = ops.broadcast_to(_util.eye(size, a.dtype), x.shape[:-2] + (size, size))
-    start = (x, identity, ops.ones((), a.dtype))
-    x, vt, _ = _sweeps(sweep, start, lambda state: state[2] <= 0, a.dtype)
-    sigma = ops.sqrt(ops.sum(x * x, axis=-1))[..., :n]
-    return sigma, mT(x)[..., :, :n], mT(vt)[..., :n, :n]
+    x, vt, _ = _sweeps(sweep, (x, vt, ops.ones((), a.dtype)), lambda state: state[2] <= 0, a.dtype)
+    x, vt = _drop_padding(x, n, -2), _drop_padding(vt, n, -2)
+    sigma = ops.sqrt(ops.sum(x * x, axis=-1))
+    return sigma, mT(x), mT(vt)[..., :n, :]
