@@ -315,6 +315,8 @@ GRADS = [
      lambda a: np.sum(np.linalg.eigh(a)[0] * W[0]) + np.sum(np.abs(np.linalg.eigh(a)[1][:, 0])),
      spd(4, 4, dtype=np.float64)),
     ("expm", lambda a: ops.sum(L.expm(a) * W), lambda a: np.sum(sl.expm(a) * W), 0.5 * rng.standard_normal((4, 4))),
+    ("qr", lambda a: ops.sum(L.qr(a)[1] * W[:3, :3]), lambda a: np.sum(np.linalg.qr(a)[1] * W[:3, :3]),
+     rng.standard_normal((4, 3))),
 ]
 
 
@@ -326,6 +328,12 @@ def test_gradients_match_central_differences(fn, reference, x):
     if fn in (GRADS[4][1], GRADS[5][1]):
         ours, theirs = np.tril(ours + T(np.triu(ours, 1))), np.tril(theirs + T(np.triu(theirs, 1)))
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_svd_has_no_gradient_yet():
+    """Its Jacobi sweeps run a data-dependent while_loop (documented in the README)."""
+    with pytest.raises(hj.DifferentiationError, match="trip count depends on the data"):
+        hj.jit(hj.grad(lambda a: ops.sum(L.svdvals(a))), backend="reference")(np.eye(3))
 
 
 ERRORS = [
