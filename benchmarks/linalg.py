@@ -1,6 +1,9 @@
 """cholesky, solve, qr, eigh, svd of n x n float32: hlojit (iree:cpu) against numpy (LAPACK) and jax.numpy.linalg.
 
-    python benchmarks/linalg.py [--sizes 256 1024] [--rounds 5] [--skip-slow-at 1024]
+    python benchmarks/linalg.py [--sizes 256 1024] [--rounds 5] [--skip-slow-at 1024] [--ops cholesky ...]
+
+On a shared or loaded machine run it with OPENBLAS_NUM_THREADS=1: numpy's threaded OpenBLAS then stops
+fighting the load (on the 2-vCPU VM at load 3-8 its threads made it 10-300x slower and erratic).
 
 All contenders run in the same process, in interleaved rounds (one call of each per round, after a warm-up
 call that compiles); a row is the median over the rounds. hlojit's input is placed once with hj.device_put

@@ -33,9 +33,10 @@ def lower_inverse(l):
 
 
 def _block_product(x, y):
-    """x @ y for stacks of s x s blocks; below 16 as a broadcast multiply and sum (IREE 3.13's cpu cannot
-    compile data-tiled batched matmuls of tiny blocks: "failed to solve for timepoint coverage")."""
-    if x.shape[-1] >= 16:
+    """x @ y for stacks of s x s blocks; below 32 as a broadcast multiply and sum (IREE 3.13's cpu cannot
+    compile data-tiled batched matmuls of tiny blocks: "failed to solve for timepoint coverage", or at 16
+    inside a loop "large vector sizes")."""
+    if x.shape[-1] >= 32:
         return _util.mm(x, y)
     return ops.sum(x[..., :, :, None] * y[..., None, :, :], axis=-2)
 
