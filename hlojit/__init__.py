@@ -15,13 +15,12 @@ from .errors import (ArtifactError, BackendError, CheckpointError, CompileError,
 from .backends import Array, device_put, set_cpu_threads   # set_cpu_threads: local-task's workers
 from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
 # `import hlojit.ops`, `from hlojit.ops import exp` and `import hlojit.numpy as hnp` (jax.numpy's role) name the one
-# module, and its namespaces of numpy's (ops.linalg, ops.fft, where present) import under those names too
+# module, and its namespaces of numpy's (ops.linalg, ops.fft) import under those names too
 numpy = ops
 for _name in ("ops", "numpy"):
     sys.modules[f"{__name__}.{_name}"] = ops
     for _sub in ("linalg", "fft"):
-        if hasattr(ops, _sub):
-            sys.modules[f"{__name__}.{_name}.{_sub}"] = getattr(ops, _sub)
+        sys.modules[f"{__name__}.{_name}.{_sub}"] = getattr(ops, _sub)
 from .frontend import eager                    # ops outside a trace run at once: hj.eager.cache_info()
 from .frontend.dtypes import (bfloat16, bool_, complex64, complex128, float16, float32, float64, int8, int16,
                               int32, int64, uint8, uint16, uint32, uint64)

@@ -112,3 +112,12 @@ def test_shuffle_and_errors():
         hr.choice(KEY, 3, (5,), replace=False)
     with pytest.raises(hj.ShapeError, match="p must have shape"):
         hr.choice(KEY, 3, (2,), p=np.float32([0.5, 0.5]))
+
+
+def test_multivariate_normal_and_orthogonal():
+    cov = np.float32([[2.0, 0.6], [0.6, 1.0]])
+    x = np.asarray(hr.multivariate_normal(KEY, np.float32([1.0, -1.0]), cov, (N,)))
+    np.testing.assert_allclose(x.mean(0), [1.0, -1.0], atol=0.05)
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.06)
+    q = np.asarray(hr.orthogonal(KEY, 4, (3,)))
+    np.testing.assert_allclose(q @ np.swapaxes(q, -1, -2), np.broadcast_to(np.eye(4), (3, 4, 4)), atol=1e-5)

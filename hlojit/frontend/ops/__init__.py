@@ -77,6 +77,7 @@ from .searching import numpy_where as where
 from .quantiles import (average, corrcoef, cov, median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
                         nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile,
                         quantile)
+from . import linalg  # numpy.linalg and scipy.linalg names: ops.linalg.solve, cholesky, eigh ...
 
 # Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
 # concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph

@@ -1,0 +1,100 @@
+"""cholesky, solve, qr, eigh, svd of n x n float32: hlojit (iree:cpu) against numpy (LAPACK) and jax.numpy.linalg.
+
+    python benchmarks/linalg.py [--sizes 256 1024] [--rounds 5] [--skip-slow-at 1024] [--ops cholesky ...]
+
+On a shared or loaded machine run it with OPENBLAS_NUM_THREADS=1: numpy's threaded OpenBLAS then stops
+fighting the load (on the 2-vCPU VM at load 3-8 its threads made it 10-300x slower and erratic).
+
+All contenders run in the same process, in interleaved rounds (one call of each per round, after a warm-up
+call that compiles); a row is the median over the rounds. hlojit's input is placed once with hj.device_put
+and results are waited for (np.asarray); JAX's with block_until_ready(). eigh and svd (Jacobi sweeps, one
+gather-rotate round per index pair set) are far from LAPACK: at the sizes in --skip-slow-at they are left
+out so that the run stays within minutes, and the table says so.
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import hlojit as hj
+from hlojit import ops
+
+SLOW = ("eigh", "svd")
+
+
+def problems(n: int):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n)).astype(np.float32)
+    spd = (a @ a.T / n + np.eye(n)).astype(np.float32)
+    b = rng.standard_normal((n, 4)).astype(np.float32)
+    sym = (a + a.T).astype(np.float32)
+    return {  # name -> (inputs, numpy fn, hlojit fn, jax fn builder)
+        "cholesky": ((spd,), np.linalg.cholesky, ops.linalg.cholesky, lambda jnp: jnp.linalg.cholesky),
+        "solve": ((a, b), np.linalg.solve, ops.linalg.solve, lambda jnp: jnp.linalg.solve),
+        "qr": ((a,), np.linalg.qr, ops.linalg.qr, lambda jnp: jnp.linalg.qr),
+        "eigh": ((sym,), np.linalg.eigh, ops.linalg.eigh, lambda jnp: jnp.linalg.eigh),
+        "svd": ((a,), lambda x: np.linalg.svd(x, full_matrices=False), lambda x: ops.linalg.svd(x, full_matrices=False),
+                lambda jnp: lambda x: jnp.linalg.svd(x, full_matrices=False)),
+    }
+
+
+def contenders(inputs, numpy_fn, hlojit_fn, jax_builder):
+    import jax
+    import jax.numpy as jnp
+    placed = [hj.device_put(x) for x in inputs]
+    hlojit_jit = hj.jit(hlojit_fn)
+    jax_jit = jax.jit(jax_builder(jnp))
+    jax_inputs = [jnp.asarray(x) for x in inputs]
+    wait_tree = lambda r: [np.asarray(x) for x in (r if isinstance(r, tuple) else (r,))]  # noqa: E731
+    return {
+        "numpy (LAPACK)": lambda: numpy_fn(*inputs),
+        "hlojit iree:cpu": lambda: wait_tree(hlojit_jit(*placed)),
+        "jax.jit (cpu)": lambda: jax.block_until_ready(jax_jit(*jax_inputs)),
+    }
+
+
+def measure(runs: dict, rounds: int) -> dict:
+    compile_seconds = {}
+    for name, run in runs.items():
+        start = time.perf_counter()
+        run()
+        compile_seconds[name] = time.perf_counter() - start
+    times = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: (statistics.median(t), compile_seconds[name]) for name, t in times.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--skip-slow-at", type=int, nargs="*", default=[1024])
+    parser.add_argument("--ops", nargs="+", default=["cholesky", "solve", "qr", "eigh", "svd"])
+    args = parser.parse_args()
+    import jax
+    jax.config.update("jax_platforms", "cpu")
+    import os
+    print(f"load average {os.getloadavg()[0]:.1f} at the start; {args.rounds} interleaved rounds, medians\n")
+    print("| op | n | contender | ms | first call (compile) s | vs numpy | vs jax |")
+    print("|---|---|---|---|---|---|---|")
+    for n in args.sizes:
+        for op, (inputs, numpy_fn, hlojit_fn, jax_builder) in problems(n).items():
+            if op not in args.ops:
+                continue
+            if op in SLOW and n in args.skip_slow_at:
+                print(f"| {op} | {n} | skipped: Jacobi sweeps at this size take minutes | | | | |", flush=True)
+                continue
+            results = measure(contenders(inputs, numpy_fn, hlojit_fn, jax_builder), args.rounds)
+            numpy_ms, jax_ms = results["numpy (LAPACK)"][0], results["jax.jit (cpu)"][0]
+            for name, (seconds, first) in results.items():
+                print(f"| {op} | {n} | {name} | {seconds * 1e3:.2f} | {first:.1f} | {numpy_ms / seconds:.2f}x | "
+                      f"{jax_ms / seconds:.2f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""eigh and svd by Jacobi rotations, in parallel rounds.
+
+A round rotates n/2 disjoint index pairs at once; the round-robin tournament (the circle method) makes
+n - 1 rounds visit every pair once, a sweep. The matrix is kept in the round's *pair layout*: pair k is
+(row k, row k + n/2), so a round is two static halves, two multiply-adds and a concatenation, and the move
+to the next round is one fixed row permutation (the same for every round; a sweep brings the layout back).
+Sweeps repeat in a while_loop until the off-diagonal part is negligible (or MAX_SWEEPS). eigh rotates
+the symmetric matrix from both sides (two-sided Jacobi); svd rotates the columns of a until they are
+orthogonal (one-sided Jacobi, Hestenes), which keeps the small singular values accurate (unlike the
+eigenvalues of a.T @ a).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes, ops
+from ...control import fori_loop, while_loop
+from .. import _core
+from . import _util
+from ._util import mT
+
+MAX_SWEEPS = {np.dtype(np.float32): 20, np.dtype(np.float64): 30}
+
+
+def _layouts(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first, move) for even n: `first` orders 0..n-1 into round 0's pair layout, and x[move] takes
+    a round's layout to the next one (the circle method: player 0 stays, the others rotate)."""
+    def layout(players):
+        return players[:n // 2] + players[n // 2:][::-1]
+    players = list(range(n))
+    first = layout(players)
+    second = layout([players[0], players[-1]] + players[1:-1])
+    position = {player: i for i, player in enumerate(first)}
+    return np.array(first, np.int32), np.array([position[p] for p in second], np.int32)
+
+
+def _rotation(app, aqq, apq):
+    """(c, s) of the Jacobi rotation that zeroes apq of [[app, apq], [apq, aqq]] (Golub and Van Loan 8.5.2)."""
+    zero = apq == 0
+    theta = (aqq - app) / (2 * ops.where(zero, 1, apq))
+    t = ops.where(theta >= 0, 1, -1) / (ops.abs(theta) + ops.sqrt(theta * theta + 1))
+    t = ops.where(zero, 0, t)
+    c = 1 / ops.sqrt(t * t + 1)
+    return c, t * c
+
+
+def _rotate_halves(x, c, s):
+    """x (..., n, m) with rows k and k + n/2 replaced by c x_k - s x_(k+n/2) and s x_k + c x_(k+n/2)."""
+    half = x.shape[-2] // 2
+    top, bottom = x[..., :half, :], x[..., half:, :]
+    return ops.concatenate([c * top - s * bottom, s * top + c * bottom], axis=-2)
+
+
+def _pad_even(a, both: bool):
+    """a with one zero column (and row, when `both`) added when n is odd: a decoupled index that never
+    rotates, which round 0's layout puts at position n/2 (where every sweep brings it back)."""
+    n = a.shape[-1]
+    if n % 2 == 0:
+        return a
+    a = ops.concatenate([a, ops.zeros(a.shape[:-1] + (1,), a.dtype)], axis=-1)
+    if both:
+        a = ops.concatenate([a, ops.zeros(a.shape[:-2] + (1, n + 1), a.dtype)], axis=-2)
+    return a
+
+
+def _drop_padding(x, n: int, axis: int):
+    """x without the padded index (position size/2 of the layout) along `axis`, when n is odd."""
+    if n % 2 == 0:
+        return x
+    half = (n + 1) // 2
+    axis = axis % x.ndim
+    before = ops.getitem(x, (slice(None),) * axis + (slice(0, half),))
+    after = ops.getitem(x, (slice(None),) * axis + (slice(half + 1, None),))
+    return ops.concatenate([before, after], axis=axis)
+
+
+def _sweeps(body, state, converged, dtype):
+    """Sweeps of `body` until `converged(state)` (all matrices of the stack) or MAX_SWEEPS."""
+    limit = MAX_SWEEPS.get(np.dtype(dtype), 20)
+
+    def keep_going(carry):
+        sweep, state = carry
+        return ops.logical_and(sweep < limit, ops.logical_not(converged(state)))
+    return while_loop(keep_going, lambda carry: (carry[0] + 1, body(carry[1])), (ops.zeros((), dtypes.int32), state))[1]
+
+
+def symmetric_eigen(a):
+    """(w, v) of symmetric a (..., n, n): a = v diag(w) v^T, w ascending."""
+    n = a.shape[-1]
+    if n == 1:
+        return ops.diagonal(a, 0, -2, -1), ops.ones(a.shape, a.dtype)
+    a = _pad_even(a, True)
+    size = a.shape[-1]
+    half = size // 2
+    first, move = (_core.as_tensor(x, "eigh") for x in _layouts(size))
+    b = ops.take(ops.take(a, first, axis=-2), first, axis=-1)       # a in round 0's pair layout
+    vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), a.shape)
+    tolerance = _util.eps(a.dtype)
+    off_mask = _util.index((size, size), 0) != _util.index((size, size), 1)
+    pair = _util.index((half, size), 1) == _util.index((half, size), 0) + half   # (k, k + n/2)
+
+    def one_round(r, carry):
+        b, vt = carry
+        d = ops.diagonal(b, 0, -2, -1)
+        apq = ops.sum(ops.where(pair, b[..., :half, :], 0), axis=-1)
+        c, s = _rotation(d[..., :half], d[..., half:], apq)
+        c, s = c[..., :, None], s[..., :, None]
+        # J^T (J^T b)^T = J^T b J for symmetric b: both sides as row rotations
+        b = _rotate_halves(mT(_rotate_halves(b, c, s)), c, s)
+        b = ops.take(ops.take(b, move, axis=-2), move, axis=-1)
+        return b, ops.take(_rotate_halves(vt, c, s), move, axis=-2)
+
+    def converged(state):
+        b, _ = state
+        off = ops.sum(ops.where(off_mask, b * b, 0), axis=(-2, -1))
+        return ops.all(off <= (tolerance * tolerance) * ops.sum(b * b, axis=(-2, -1)))
+    b, vt = _sweeps(lambda state: fori_loop(0, size - 1, one_round, state), (b, vt), converged, a.dtype)
+    w = _drop_padding(ops.diagonal(b, 0, -2, -1), n, -1)
+    v = _drop_padding(mT(vt)[..., :n, :], n, -1)
+    order = ops.argsort(w, axis=-1)
+    return sort_by(w, order), ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape), axis=-1)
+
+
+def sort_by(w, order):
+    """w[..., order] as a one-hot sum: IREE 3.13's cpu cannot compile this gather next to the sort that
+    made `order` (nor a second sort of w, nor top_k at n = 256: "LLVM Translation failed")."""
+    n = w.shape[-1]
+    picks = order[..., None, :] == _util.index((n, 1), 0)        # picks[i, j]: w[i] goes to place j
+    return ops.sum(ops.where(picks, w[..., :, None], 0), axis=-2)
+
+
+def column_rotations(a):
+    """(sigma, u_scaled, v) of a (..., m, n), m >= n, by one-sided Jacobi: a v = u_scaled, whose columns are
+    orthogonal with norms sigma (unsorted)."""
+    n = a.shape[-1]
+    if n == 1:
+        return ops.sqrt(ops.sum(a * a, axis=-2)), a, ops.ones(a.shape[:-2] + (1, 1), a.dtype)
+    x = mT(_pad_even(a, False))          # rows of x are the columns of a
+    size = x.shape[-2]
+    first, move = (_core.as_tensor(y, "svd") for y in _layouts(size))
+    x = ops.take(x, first, axis=-2)
+    vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), x.shape[:-2] + (size, size))
+    tolerance = _util.eps(a.dtype) * np.sqrt(a.shape[-2])
+    half = size // 2
+
+    def one_round(r, carry):
+        x, vt, worst = carry
+        top, bottom = x[..., :half, :], x[..., half:, :]
+        alpha, beta, gamma = (ops.sum(u * w, axis=-1) for u, w in ((top, top), (bottom, bottom), (top, bottom)))
+        scale = ops.sqrt(alpha * beta)
+        negligible = ops.abs(gamma) <= tolerance * scale
+        c, s = _rotation(alpha, beta, ops.where(negligible, 0, gamma))
+        worst = ops.maximum(worst, ops.max(ops.where(negligible, 0, ops.abs(gamma) / scale)))
+        c, s = c[..., :, None], s[..., :, None]
+        x = ops.take(_rotate_halves(x, c, s), move, axis=-2)
+        return x, ops.take(_rotate_halves(vt, c, s), move, axis=-2), worst
+
+    def sweep(state):
+        x, vt, _ = state
+        return fori_loop(0, size - 1, one_round, (x, vt, ops.zeros((), a.dtype)))
+    x, vt, _ = _sweeps(sweep, (x, vt, ops.ones((), a.dtype)), lambda state: state[2] <= 0, a.dtype)
+    x, vt = _drop_padding(x, n, -2), _drop_padding(vt, n, -2)
+    sigma = ops.sqrt(ops.sum(x * x, axis=-1))
+    return sigma, mT(x), mT(vt)[..., :n, :]

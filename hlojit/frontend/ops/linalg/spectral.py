@@ -1,0 +1,110 @@
+"""eigh / eigvalsh / svd / svdvals on the Jacobi iterations of jacobi.py.
+
+The iterations run a while_loop whose trip count depends on the data, which reverse mode cannot walk:
+eigh's derivative is JAX's closed form (a custom_vjp); svd has none yet (DifferentiationError).
+"""
+from __future__ import annotations
+
+from ... import dtypes, ops
+from ...autodiff import custom_vjp
+from .. import _core
+from . import _util
+from ._util import mm, mT
+from .jacobi import column_rotations, sort_by, symmetric_eigen
+from .qr import form_q, householder
+
+
+def _from_triangle(op: str, a, uplo: str):
+    if uplo not in ("L", "U"):
+        _core.fail(ValueError, op, f"UPLO must be 'L' or 'U', not {uplo!r}")
+    a = _util.matrix(op, a, square=True)
+    lower = ops.tril(a) if uplo == "L" else mT(ops.triu(a))
+    return lower + mT(ops.tril(lower, -1))
+
+
+@custom_vjp
+def _eigh(a):
+    return symmetric_eigen(a)
+
+
+def _eigh_fwd(a):
+    w, v = symmetric_eigen(a)
+    return (w, v), (w, v)
+
+
+def _eigh_bwd(residuals, g):
+    """JAX's rule: v (diag(gw) + F * (v^T gv)) v^T with F_ij = 1 / (w_j - w_i) off the diagonal."""
+    (w, v), (gw, gv) = residuals, g
+    n = w.shape[-1]
+    gap = w[..., None, :] - w[..., :, None]
+    off = ops.logical_not(_util.eye(n, dtypes.bool_))
+    f = ops.where(off, 1 / ops.where(off, gap, 1), 0)
+    inner = f * mm(mT(v), gv)
+    if gw is not None:
+        inner = inner + gw[..., None] * _util.eye(n, w.dtype)
+    return (mm(mm(v, inner), mT(v)),)
+
+
+_eigh.defvjp(_eigh_fwd, _eigh_bwd)
+
+
+def eigh(a, UPLO: str = "L"):
+    """numpy.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of the symmetric matrix whose lower
+    (UPLO='L') or upper triangle a (..., n, n) holds, by cyclic Jacobi. Eigenvector signs are arbitrary."""
+    return _eigh(_from_triangle("eigh", a, UPLO))
+
+
+def eigvalsh(a, UPLO: str = "L"):
+    """numpy.linalg.eigvalsh: the eigenvalues of eigh, ascending."""
+    return symmetric_eigen(_from_triangle("eigvalsh", a, UPLO))[0]
+
+
+def _orthonormal_basis(u, columns: int):
+    """`columns` orthonormal columns whose first ones are u's nonzero (orthonormal) columns, the rest an
+    orthonormal completion (a Householder QR of u; Q's columns carry the signs of R's diagonal)."""
+    k = u.shape[-1]
+    r, v, tau = householder(u)
+    q = form_q(v, tau, columns)
+    signs = _util.sign(ops.diagonal(r, 0, -2, -1)[..., :k])
+    signs = ops.where(signs == 0, 1, signs)
+    if columns > k:
+        signs = ops.concatenate([signs, ops.ones(signs.shape[:-1] + (columns - k,), u.dtype)], axis=-1)
+    return q * signs[..., None, :]
+
+
+def _svd_tall(a, full_matrices: bool, compute_uv: bool):
+    """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending."""
+    sigma, scaled, v = column_rotations(a)
+    order = ops.argsort(-sigma, axis=-1)
+    sigma = sort_by(sigma, order)
+    if not compute_uv:
+        return sigma
+    by_order = lambda x: ops.take_along_axis(x, ops.broadcast_to(order[..., None, :], x.shape), axis=-1)  # noqa: E731
+    scaled, v = by_order(scaled), by_order(v)
+    m, n = a.shape[-2:]
+    tiny = sigma[..., :1] * (_util.eps(a.dtype) * m)
+    nonzero = sigma > tiny
+    u = ops.where(nonzero[..., None, :], scaled / ops.where(nonzero, sigma, 1)[..., None, :], 0)
+    u = _orthonormal_basis(u, m if full_matrices else n)
+    return u, sigma, mT(v)
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """numpy.linalg.svd of a (..., m, n): (u, s, vh) with a = u diag(s) vh, s descending, by one-sided
+    Jacobi; u (..., m, m) and vh (..., n, n) with full_matrices, else (..., m, k), (..., k, n), k = min(m, n).
+    Singular vectors are unique only up to sign; u's columns of zero singular values are any orthonormal
+    completion."""
+    a = _util.matrix("svd", a)
+    m, n = a.shape[-2:]
+    if m >= n:
+        return _svd_tall(a, full_matrices, compute_uv)
+    result = _svd_tall(mT(a), full_matrices, compute_uv)
+    if not compute_uv:
+        return result
+    u, s, vh = result
+    return mT(vh), s, mT(u)
+
+
+def svdvals(a):
+    """numpy.linalg.svdvals: the singular values of a (..., m, n), descending."""
+    return svd(a, compute_uv=False)
