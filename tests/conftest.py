@@ -46,6 +46,9 @@ def _compile_cache_in_a_temp_dir(tmp_path_factory):
     patch = pytest.MonkeyPatch()
     patch.setenv("HLOJIT_CACHE_DIR", str(tmp_path_factory.mktemp("hlojit-compile-cache")))
     patch.setenv("HLOJIT_CPU_FLAGS", "data-tiling")
+    # the process-wide iree:cpu backend settles its flag set now, while the pin holds: a test that unsets it
+    # (test_tuning) must not be the first to ask, or every later test in its worker compiles with what it measured
+    assert hj.backends.get("iree:cpu").target.flag_set == "data-tiling"
     yield
     patch.undo()
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import backends
 from ..backends import Array
+from ..backends.teardown import COMPILING
 from ..errors import TracingError
 from . import dtypes, pytree, trace as _trace
 from .jit import Exec
@@ -101,6 +102,10 @@ def dispatching(fn, scalars_are_arguments: bool = False, prepare=None):
     def op(*args, **kwargs):
         if current() is not None:
             return fn(*args, **kwargs)
+        with COMPILING:   # IREE's C++ throughout: closed to daemon threads at exit (backends/teardown.py)
+            return eager(args, kwargs)
+
+    def eager(args, kwargs):
         if prepare is not None:
             args, kwargs = prepare(args, kwargs)
         key = inputs = None
