@@ -8,10 +8,12 @@ file.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -81,8 +83,20 @@ def compile_program(program: Program, target: Target) -> Compiled:
                                                                                       chosen))
 
 
+@contextlib.contextmanager
+def scratch_folder(prefix: str):
+    """A temporary folder removed when the block ends, and only then: tempfile.TemporaryDirectory's finalizer
+    also removes it at interpreter exit, under a compile still running in a daemon thread (IREE then printed
+    "Error opening iree-stream-dump-statistics output file" on stderr)."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _compile(program: Program, session, operation, target: Target) -> Compiled:
-    with tempfile.TemporaryDirectory(prefix="hlojit-") as scratch:
+    with scratch_folder("hlojit-") as scratch:
         stats_path = os.path.join(scratch, "stats.json")
         session.set_flags("--iree-scheduling-dump-statistics-format=json",   # single-valued: set per compile
                           f"--iree-scheduling-dump-statistics-file={stats_path}")

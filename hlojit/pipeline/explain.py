@@ -14,7 +14,6 @@ import glob
 import io
 import os
 import re
-import tempfile
 import time
 import zipfile
 
@@ -22,7 +21,7 @@ from iree.compiler.api import Output
 from iree.compiler.api import ctypes_dl
 
 from ..errors import CompileError
-from .compiler import COMPILE_LOCK, with_fallback
+from .compiler import COMPILE_LOCK, scratch_folder, with_fallback
 from .program import Program
 from .targets import Target
 
@@ -188,7 +187,7 @@ def explain(program: Program, target: Target) -> Explanation:
 def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict) -> Explanation:
     set_from, set_to = _phase_setters()
     snapshots, seconds = {}, {}
-    with tempfile.TemporaryDirectory(prefix="hlojit-explain-") as dump:
+    with scratch_folder("hlojit-explain-") as dump:
         # the session is the one compile_program uses for these flags: the dump folder is taken back after
         session.set_flags(f"--iree-hal-dump-executable-intermediates-to={dump}")
         diagnostics = []
