@@ -27,6 +27,7 @@ BENCHMARKS = {  # script -> what it measures
     "per_example_grads": "per-example gradients of the MLP loss (vmap of grad, batch 256) against JAX",
     "distributed": "data-parallel MLP training step on 1 and 2 MPI processes; all_reduce against raw mpi4py",
     "fft": "complex64 FFTs of 2**20, 1000 and 997 points against numpy (pocketfft) and jax.numpy.fft",
+    "linalg": "cholesky, solve, qr, eigh, svd of 256x256 and 1024x1024 f32 against numpy (LAPACK) and JAX",
 }
 
 
