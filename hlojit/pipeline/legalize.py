@@ -27,12 +27,13 @@ _BOOL_AS = {"stablehlo.add": "or", "stablehlo.multiply": "and", "stablehlo.maxim
             "stablehlo.minimum": "and"}
 
 
-def _walk(op):
+def walk(op):
+    """Every op nested in `op`, depth first (a list per block: a rewrite may erase what it has seen)."""
     for region in op.regions:
         for block in region.blocks:
             for inner in list(block.operations):
                 yield inner.operation
-                yield from _walk(inner.operation)
+                yield from walk(inner.operation)
 
 
 def _replace(op, new: ir.Value) -> int:
@@ -51,7 +52,7 @@ def _is_float(dtype) -> bool:
 
 def bool_arithmetic_as_logic(module: ir.Module) -> int:
     count = 0
-    for op in list(_walk(module.operation)):
+    for op in list(walk(module.operation)):
         if op.name in _BOOL_AS and dtype_of(op.results[0].type) == np.bool_:
             with ir.InsertionPoint(op), op.location:
                 count += _replace(op, hlo.binary(_BOOL_AS[op.name], op.operands[0], op.operands[1]))
@@ -69,7 +70,7 @@ def floor_ceil_of_subnormals(module: ir.Module) -> int:
     """floor(s) of a subnormal s is -1 below zero and +0 above; ceil(s) is -0 below and 1 above. Everything
     else (zeros included) keeps IREE's floor and ceil."""
     count = 0
-    for op in list(_walk(module.operation)):
+    for op in list(walk(module.operation)):
         if op.name not in ("stablehlo.floor", "stablehlo.ceil") or not _is_float(dtype_of(op.operands[0].type)):
             continue
         x = op.operands[0]
@@ -95,7 +96,7 @@ def power_by_magnitude(module: ir.Module) -> int:
     """x ** y as |x| ** y, negated for a negative x (or -0) and odd integer y, NaN for a negative x and a
     non-integer y; x ** 0 and 1 ** y are 1 (C99), whatever the other operand."""
     count = 0
-    for op in list(_walk(module.operation)):
+    for op in list(walk(module.operation)):
         if op.name != "stablehlo.power" or not _is_float(dtype_of(op.results[0].type)):
             continue
         x, y = op.operands
@@ -123,7 +124,7 @@ def power_by_magnitude(module: ir.Module) -> int:
 
 def reduce_precision_by_bits(module: ir.Module) -> int:
     count = 0
-    for op in list(_walk(module.operation)):
+    for op in list(walk(module.operation)):
         if op.name != "stablehlo.reduce_precision":
             continue
         x = op.operands[0]
@@ -161,7 +162,7 @@ def _is_inf(x: ir.Value, dtype, shape) -> ir.Value:
 
 def infinities_of_cbrt_and_atan2(module: ir.Module) -> int:
     count = 0
-    for op in list(_walk(module.operation)):
+    for op in list(walk(module.operation)):
         if op.name not in ("stablehlo.cbrt", "stablehlo.atan2") or not _is_float(dtype_of(op.results[0].type)):
             continue
         dtype, shape = dtype_of(op.results[0].type), shape_of(op.results[0].type)
@@ -182,7 +183,7 @@ def infinities_of_cbrt_and_atan2(module: ir.Module) -> int:
 
 def gather_clamped_starts(module: ir.Module) -> int:
     count = 0
-    for op in list(_walk(module.operation)):
+    for op in list(walk(module.operation)):
         if op.name != "stablehlo.gather":
             continue
         dn = dimension_numbers(str(op.attributes["dimension_numbers"]))

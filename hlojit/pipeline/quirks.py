@@ -12,16 +12,9 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from . import legalize
+from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
-
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in list(block.operations):
-                yield inner.operation
-                yield from _walk(inner.operation)
 
 
 def _is_float(dtype) -> bool:

@@ -72,22 +72,23 @@ def fmod(x, y) -> Tensor:
     return where(unary("isinf", y) & unary("isfinite", x), x, out)            # remainder(-1, inf) is inf
 
 
+def _ignoring_nan(op: str, extreme: str, x, y) -> Tensor:
+    """maximum/minimum of x and y where neither is NaN, else the one that is not (NaN if both are)."""
+    (x, y), _, _ = _core.promote(op, x, y)
+    x, y = _core.broadcast_all(op, [x, y])
+    if not dtypes.is_float(x.dtype):
+        return binary(extreme, x, y)
+    return where(unary("isnan", x), y, where(unary("isnan", y), x, binary(extreme, x, y)))
+
+
 def fmax(x, y) -> Tensor:
     """The larger, ignoring a NaN (numpy.fmax: NaN only if both are)."""
-    (x, y), _, _ = _core.promote("fmax", x, y)
-    x, y = _core.broadcast_all("fmax", [x, y])
-    if not dtypes.is_float(x.dtype):
-        return binary("maximum", x, y)
-    return where(unary("isnan", x), y, where(unary("isnan", y), x, binary("maximum", x, y)))
+    return _ignoring_nan("fmax", "maximum", x, y)
 
 
 def fmin(x, y) -> Tensor:
-    """The smaller, ignoring a NaN."""
-    (x, y), _, _ = _core.promote("fmin", x, y)
-    x, y = _core.broadcast_all("fmin", [x, y])
-    if not dtypes.is_float(x.dtype):
-        return binary("minimum", x, y)
-    return where(unary("isnan", x), y, where(unary("isnan", y), x, binary("minimum", x, y)))
+    """The smaller, ignoring a NaN (numpy.fmin)."""
+    return _ignoring_nan("fmin", "minimum", x, y)
 
 
 def heaviside(x, h0) -> Tensor:
