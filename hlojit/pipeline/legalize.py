@@ -36,6 +36,14 @@ def walk(op):
                 yield from walk(inner.operation)
 
 
+def _ops_named(module: ir.Module, *names: str, floats_only: bool = False):
+    """The module's ops of these names (of a float result type, with floats_only), listed first: the rewrites
+    erase what they replace."""
+    for op in list(walk(module.operation)):
+        if op.name in names and (not floats_only or _is_float(dtype_of(op.results[0].type))):
+            yield op
+
+
 def _replace(op, new: ir.Value) -> int:
     op.result.replace_all_uses_with(new)
     op.erase()
@@ -52,8 +60,8 @@ def _is_float(dtype) -> bool:
 
 def bool_arithmetic_as_logic(module: ir.Module) -> int:
     count = 0
-    for op in list(walk(module.operation)):
-        if op.name in _BOOL_AS and dtype_of(op.results[0].type) == np.bool_:
+    for op in _ops_named(module, *_BOOL_AS):
+        if dtype_of(op.results[0].type) == np.bool_:
             with ir.InsertionPoint(op), op.location:
                 count += _replace(op, hlo.binary(_BOOL_AS[op.name], op.operands[0], op.operands[1]))
     return count
@@ -70,9 +78,7 @@ def floor_ceil_of_subnormals(module: ir.Module) -> int:
     """floor(s) of a subnormal s is -1 below zero and +0 above; ceil(s) is -0 below and 1 above. Everything
     else (zeros included) keeps IREE's floor and ceil."""
     count = 0
-    for op in list(walk(module.operation)):
-        if op.name not in ("stablehlo.floor", "stablehlo.ceil") or not _is_float(dtype_of(op.operands[0].type)):
-            continue
+    for op in _ops_named(module, "stablehlo.floor", "stablehlo.ceil", floats_only=True):
         x = op.operands[0]
         with ir.InsertionPoint(op), op.location:
             bits, dtype, shape, (_, mantissa), unsigned = _bits(x)
@@ -96,9 +102,7 @@ def power_by_magnitude(module: ir.Module) -> int:
     """x ** y as |x| ** y, negated for a negative x (or -0) and odd integer y, NaN for a negative x and a
     non-integer y; x ** 0 and 1 ** y are 1 (C99), whatever the other operand."""
     count = 0
-    for op in list(walk(module.operation)):
-        if op.name != "stablehlo.power" or not _is_float(dtype_of(op.results[0].type)):
-            continue
+    for op in _ops_named(module, "stablehlo.power", floats_only=True):
         x, y = op.operands
         with ir.InsertionPoint(op), op.location:
             dtype, shape = dtype_of(x.type), shape_of(x.type)
@@ -124,9 +128,7 @@ def power_by_magnitude(module: ir.Module) -> int:
 
 def reduce_precision_by_bits(module: ir.Module) -> int:
     count = 0
-    for op in list(walk(module.operation)):
-        if op.name != "stablehlo.reduce_precision":
-            continue
+    for op in _ops_named(module, "stablehlo.reduce_precision"):
         x = op.operands[0]
         exponent_bits = ir.IntegerAttr(op.attributes["exponent_bits"]).value
         mantissa_bits = ir.IntegerAttr(op.attributes["mantissa_bits"]).value
@@ -162,9 +164,7 @@ def _is_inf(x: ir.Value, dtype, shape) -> ir.Value:
 
 def infinities_of_cbrt_and_atan2(module: ir.Module) -> int:
     count = 0
-    for op in list(walk(module.operation)):
-        if op.name not in ("stablehlo.cbrt", "stablehlo.atan2") or not _is_float(dtype_of(op.results[0].type)):
-            continue
+    for op in _ops_named(module, "stablehlo.cbrt", "stablehlo.atan2", floats_only=True):
         dtype, shape = dtype_of(op.results[0].type), shape_of(op.results[0].type)
         with ir.InsertionPoint(op), op.location:
             if op.name == "stablehlo.cbrt":
@@ -183,9 +183,7 @@ def infinities_of_cbrt_and_atan2(module: ir.Module) -> int:
 
 def gather_clamped_starts(module: ir.Module) -> int:
     count = 0
-    for op in list(walk(module.operation)):
-        if op.name != "stablehlo.gather":
-            continue
+    for op in _ops_named(module, "stablehlo.gather"):
         dn = dimension_numbers(str(op.attributes["dimension_numbers"]))
         sizes = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])]
         operand, indices = op.operands
