@@ -8,6 +8,7 @@ are listed in KNOWN_IREE_FAILURES with IREE's reason, so a fix (or a new failure
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -45,14 +46,30 @@ KNOWN_IREE_FAILURES: dict = {
     }.items()}
 
 
-@pytest.mark.parametrize("backend, case", [
-    pytest.param(b, c, id=f"{b}-{f}-{c.name}") for b in BACKENDS for f, c in CASES])
-def test_case(backend, case):
+@functools.lru_cache(maxsize=None)
+def _outcomes(backend: str, file: str) -> dict:
+    """Every case of one file on one backend, from one bundled module (conformance.run_cases): one compile
+    per file instead of one per case. The known failures stay out of the bundle."""
+    cases = [c for f, c in CASES if f == file and (backend, c.name) not in KNOWN_IREE_FAILURES]
+    return {o.case.name: o for o in conformance.run_cases(cases, backend)}
+
+
+@pytest.mark.parametrize("backend, file, case", [
+    pytest.param(b, f, c, id=f"{b}-{f}-{c.name}", marks=pytest.mark.xdist_group(f"conformance-{b}-{f}"))
+    for b in BACKENDS for f, c in CASES])
+def test_case(backend, file, case):
     reason = KNOWN_IREE_FAILURES.get((backend, case.name))
     if reason:
         pytest.xfail(reason)
-    outcome = conformance.run_case(case, backend)
+    outcome = _outcomes(backend, file)[case.name]
     assert outcome.passed, outcome.detail
+
+
+def test_bundle_reports_each_case_as_alone():
+    """A bundle with one failing case: the others pass, the failing one fails with its own reason."""
+    good, bad = CASES[0][1], conformance.cases_of(TESTDATA_STYLE.replace("[1.75, 2.0]", "[1.75, 2.5]"))[0]
+    outcomes = conformance.run_cases([good, bad, good], "reference")
+    assert [o.passed for o in outcomes] == [True, False, True] and "differs" in outcomes[1].detail
 
 
 def test_every_reference_op_has_a_case():
