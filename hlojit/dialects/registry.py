@@ -160,10 +160,12 @@ def lookup(name: str, what: str = "the registry") -> OpRecord:
         raise KeyError(f"{what}: {name!r} is no StableHLO/CHLO op of hlojit.dialects.registry") from None
 
 
-def names(dialect: str | None = None, *, elementwise: bool | None = None) -> list[str]:
-    """The recorded op names, of one dialect ("stablehlo", "chlo") and elementwise or not when given."""
+def names(dialect: str | None = None, *, elementwise: bool | None = None, rule: TypeRule | None = None) -> list[str]:
+    """The recorded op names, of one dialect ("stablehlo", "chlo"), elementwise or not, of one result-type
+    rule, where given."""
     return [r.name for r in RECORDS.values()
-            if (dialect is None or r.dialect == dialect) and (elementwise is None or r.elementwise == elementwise)]
+            if (dialect is None or r.dialect == dialect) and (elementwise is None or r.elementwise == elementwise)
+            and (rule is None or r.result_type is rule)]
 
 
 def buildable_elementwise() -> list[OpRecord]:
