@@ -200,7 +200,7 @@ def sort(inputs: Sequence[ir.Value], dimension: int, comparator: Callable[..., i
     true when lhs goes before rhs."""
     op = create("stablehlo.sort", [v.type for v in inputs], inputs,
                 {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(dimension)),
-                  "is_stable": ir.BoolAttr.get(bool(is_stable))}, regions=1, loc=loc, ip=ip)
+                 "is_stable": ir.BoolAttr.get(bool(is_stable))}, regions=1, loc=loc, ip=ip)
     scalars = [scalar_type(v) for v in inputs]
     block = op.regions[0].blocks.append(*[t for t in scalars for _ in (0, 1)])
     try:
@@ -211,16 +211,9 @@ def sort(inputs: Sequence[ir.Value], dimension: int, comparator: Callable[..., i
         raise
     return list(op.results)
 
-# --- optimization barrier and map (random family) ----------------------------------------------------
-# `map` shadows the builtin inside this module, as `slice` does: use comprehensions here.
 
-def optimization_barrier(values: Sequence[ir.Value], *, loc=None, ip=None) -> list[ir.Value]:
-    """The values, unchanged, but opaque to the compiler: nothing is folded, reordered or fused across
-    the barrier (IREE's llvm-cpu contracts a * b + c into an fma otherwise, so bits would differ from
-    targets that round the product)."""
-    return list(create("stablehlo.optimization_barrier", [v.type for v in values], values, loc=loc,
-                       ip=ip).results)
-
+# --- map (random family) -------------------------------------------------------------------------
+# `map` shadows the builtin inside this module: use comprehensions here.
 
 def map(inputs: Sequence[ir.Value], body: Callable[..., ir.Value], *, loc=None, ip=None) -> ir.Value:
     """`stablehlo.map`: `body` (given one 0-d block argument per input, returning one 0-d value) applied

@@ -117,7 +117,7 @@ def dot_general(lhs: ir.Value, rhs: ir.Value, *, lhs_batch: Sequence[int] = (), 
     return create("stablehlo.dot_general", [result], [lhs, rhs], attrs, loc=loc, ip=ip).result
 
 
-# --- convolution and windowed reductions (nn) ------------------------------------------------------
+# --- convolution (nn family; reduce_window, with its body, is in regions.py) -------------------------
 
 def _conv_dims_attr(spec: str) -> ir.Attribute:
     return ir.Attribute.parse(f"#stablehlo.conv<{spec}>")
@@ -217,7 +217,7 @@ def dynamic_update_slice(x: ir.Value, update: ir.Value, start_indices: Sequence[
                   ip=ip).result
 
 
-# --- gather (indexing family; scatter, with its body, is in regions.py) ----------------------------------------------------------
+# --- gather (indexing family; scatter, with its body, is in regions.py) -----------------------------
 
 def gather(operand: ir.Value, start_indices: ir.Value, *, offset_dims: Sequence[int],
            collapsed_slice_dims: Sequence[int], start_index_map: Sequence[int], index_vector_dim: int,
@@ -250,7 +250,7 @@ def gather(operand: ir.Value, start_indices: ir.Value, *, offset_dims: Sequence[
                   loc=loc, ip=ip).result
 
 
-# --- bit casts (math family) -------------------------------------------------------------
+# --- bit casts (math family) ----------------------------------------------------------------------
 
 def bitcast_convert(x: ir.Value, dtype, *, loc=None, ip=None) -> ir.Value:
     """x's bits read as `dtype`. Same width: same shape. A narrower dtype adds a trailing dimension of
@@ -269,8 +269,7 @@ def bitcast_convert(x: ir.Value, dtype, *, loc=None, ip=None) -> ir.Value:
     return create("stablehlo.bitcast_convert", [tensor_type(shape, target)], [x], loc=loc, ip=ip).result
 
 
-# --- optimization barrier (random family) ----------------------------------------------------
-# `map` shadows the builtin inside this module, as `slice` does: use comprehensions here.
+# --- optimization barrier (random family) -----------------------------------------------------------
 
 def optimization_barrier(values: Sequence[ir.Value], *, loc=None, ip=None) -> list[ir.Value]:
     """The values, unchanged, but opaque to the compiler: nothing is folded, reordered or fused across
