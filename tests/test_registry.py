@@ -31,7 +31,7 @@ COLLECTIVES = "all_gather all_reduce all_to_all collective_broadcast collective_
 HOST = "infeed outfeed send recv after_all create_token"
 DYNAMIC = ("dynamic_broadcast_in_dim dynamic_conv dynamic_gather dynamic_iota dynamic_pad dynamic_reshape "
            "real_dynamic_slice get_dimension_size")
-DEPRECATED = "broadcast dot einsum unary_einsum rng"
+DEPRECATED = "broadcast dot einsum unary_einsum rng torch_index_select"
 QUANTIZED = "uniform_quantize uniform_dequantize"
 CHLO = " ".join(r.short for r in registry.RECORDS.values() if r.dialect == "chlo")
 
@@ -58,8 +58,10 @@ GAPS = {
     },
     "reference": {
         **_gaps("not implemented yet (issue 14, scope 2); scipy, which has them, is only a test dependency",
-                "polygamma zeta", "chlo"),
-        **_gaps("not implemented yet (issue 14, scope 2)", "dynamic_conv"),
+                "polygamma zeta broadcast_polygamma broadcast_zeta bessel_i1e", "chlo"),
+        **_gaps("not implemented yet (issue 14, scope 2)",
+                "mulhi scan ragged_dot constant broadcast_complex broadcast_next_after", "chlo"),
+        **_gaps("not implemented yet (issue 14, scope 2)", "dynamic_conv torch_index_select"),
         **_gaps(_QUANT, QUANTIZED),
         **_gaps("implementation-defined results: no oracle can say what a compiler must give", "rng rng_bit_generator"),
     },
@@ -76,7 +78,10 @@ GAPS = {
                 "select_and_scatter composite custom_call reduce_precision"),
     },
     "batching": {
-        **_gaps("not implemented by the reference backend either: nothing runs it to batch", "dynamic_conv rng"),
+        **_gaps("not implemented by the reference backend either: nothing runs it to batch",
+                "dynamic_conv rng torch_index_select"),
+        **_gaps("not implemented by the reference backend either: nothing runs it to batch",
+                "scan ragged_dot constant", "chlo"),
         **_gaps(_QUANT, QUANTIZED),
     },
 }
@@ -199,6 +204,11 @@ def test_facets_refuse_names_without_a_record():
     assert dict(table) == {"stablehlo.add": 1}
     with pytest.raises(KeyError, match="IREE's"):
         registry.op_set({"stablehlo.sort", "stablehlo.sorted"}, "IREE's in-place ops")
+
+
+def test_every_record_names_an_op_irees_mlir_knows():
+    with ir.Context() as context:
+        assert [name for name in registry.RECORDS if not context.is_registered_operation(name)] == []
 
 
 def test_records_are_consistent():

@@ -4,10 +4,11 @@ Every other table of an op's facets is keyed by these names and checked against 
 (elementwise.py generates the elementwise ones from the records), the reference backend's implementations
 (`backends/reference/interpreter.OPS`), autodiff's VJP rules and vmap's batching rules
 (`frontend/autodiff/core.RULES`, `frontend/batching/core.RULES`, `NEVER_BATCHED`), the donation analysis
-(`frontend/donation.py`, from `elementwise`), the ops IREE computes in place (`backends/iree.py`) and the
-op names the target rewrites of `pipeline/` take. Each of those tables is a `Facet` (or an `op_set`), so a
-name no record has raises where the table is filled; tests/test_registry.py fails when a table lacks an op
-that has a record, unless the op is in that table's list of deliberate gaps with the reason.
+(`frontend/donation.py`, from `elementwise`) and the ops IREE computes in place (`backends/iree.py`). Those
+tables are `Facet`s or `op_set`s: a name no record has raises where the table is filled. tests/test_registry.py
+fails when a table lacks an op that has a record, unless the op is in that table's list of deliberate gaps
+with the reason, and when an op name spelled in the library (the target rewrites of `pipeline/` name the
+ops they take) has no record.
 Data flows one way: this module knows nothing of the layers that register against it.
 
 Adding a unary elementwise StableHLO op `foo` (same type in and out) touches three library files:
@@ -17,7 +18,8 @@ Adding a unary elementwise StableHLO op `foo` (same type in and out) touches thr
 - hlojit/backends/reference/elementwise.py: `"foo": <numpy function>` in `_UNARY`.
 - hlojit/frontend/autodiff/rules_elementwise.py: its VJP, `_unary("foo")(lambda x, y, g: ...)`, or the name
   in `no_gradient(...)`.
-(A user-facing `hj.ops` function for it is one more row, in frontend/ops/elementwise.py's `UNARY`.)
+Tests: its dtypes in tests/test_dialects.py's UNARY_DTYPES and a case in tests/data/stablehlo. (A user-facing
+`hj.ops` function for it is one more row, in frontend/ops/elementwise.py's `UNARY`.)
 """
 from __future__ import annotations
 
@@ -115,7 +117,7 @@ _STRUCTURED = {  # name -> arity
     "dynamic_pad": 5, "real_dynamic_slice": 4, "dynamic_gather": 3, "dynamic_conv": 3,
     "uniform_quantize": 1, "uniform_dequantize": 1,
     # deprecated ops that older exports still hold
-    "dot": 2, "broadcast": 1, "einsum": 2, "unary_einsum": 1,
+    "dot": 2, "broadcast": 1, "einsum": 2, "unary_einsum": 1, "torch_index_select": 2,
     # collectives and host communication
     "all_gather": VARIADIC, "all_reduce": VARIADIC, "reduce_scatter": 1, "all_to_all": VARIADIC,
     "collective_permute": 1, "collective_broadcast": 1, "infeed": 1, "outfeed": VARIADIC, "send": VARIADIC,
@@ -123,13 +125,13 @@ _STRUCTURED = {  # name -> arity
 }
 
 _CHLO_ELEMENTWISE = [
-    ("""acos acosh asin asinh atan atanh conj cosh digamma erf erf_inv erfc lgamma sinh square tan""", 1, SAME),
+    ("acos acosh asin asinh atan atanh bessel_i1e conj cosh digamma erf erf_inv erfc lgamma sinh square tan", 1, SAME),
     ("is_inf is_neg_inf is_pos_inf", 1, PREDICATE),
-    ("next_after polygamma zeta", 2, SAME),
+    ("mulhi next_after polygamma zeta", 2, SAME),
 ]
-_CHLO_BROADCASTING = """add and atan2 compare divide maximum minimum multiply or power remainder select shift_left
-    shift_right_arithmetic shift_right_logical subtract xor"""
-_CHLO_STRUCTURED = {"top_k": 1, "constant_like": 1}
+_CHLO_BROADCASTING = """add and atan2 compare complex divide maximum minimum multiply next_after or polygamma power
+    remainder select shift_left shift_right_arithmetic shift_right_logical subtract xor zeta"""
+_CHLO_STRUCTURED = {"top_k": 1, "constant_like": 1, "constant": 0, "ragged_dot": 3, "scan": VARIADIC}
 
 
 def _records() -> dict[str, OpRecord]:
