@@ -193,6 +193,24 @@ def test_short_names_given_to_unary_and_binary_are_their_ops():
 
 # --- the records themselves -------------------------------------------------------------------------
 
+def test_dialects_import_nothing_of_the_layers_that_register_against_them():
+    """Data flows one way: dialects/ (the registry and the builders) imports only itself, numpy and MLIR."""
+    allowed = ("numpy", "ml_dtypes", "iree.compiler", "typing", "keyword", "re", "collections", "__future__")
+    found = []
+    for path in sorted((LIBRARY / "dialects").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            else:
+                continue
+            found += [f"{path.name}: {m}" for m in modules if not m.startswith(allowed)]
+            if isinstance(node, ast.ImportFrom) and node.level > 1:
+                found.append(f"{path.name}: {'.' * node.level}{node.module or ''}")
+    assert found == []
+
+
 def test_facets_refuse_names_without_a_record():
     table = registry.Facet("a test's table")
     table["stablehlo.add"] = 1
