@@ -191,6 +191,15 @@ def test_short_names_given_to_unary_and_binary_are_their_ops():
     assert wrong == [] and seen > 20
 
 
+
+def test_the_frontend_elementwise_tables_name_ops_of_the_registry():
+    """hj.ops' rows (numpy name -> StableHLO op) name unary and binary elementwise ops the builders have."""
+    from hlojit.frontend.ops import elementwise as rows
+    for table, ops in ((rows.UNARY, hlo.UNARY_OPS), (rows.BINARY, hlo.BINARY_OPS)):
+        named = {row.hlo for row in table.values() if row.hlo is not None}
+        assert named and named <= set(ops), named - set(ops)
+
+
 # --- the records themselves -------------------------------------------------------------------------
 
 def test_dialects_import_nothing_of_the_layers_that_register_against_them():
