@@ -76,9 +76,6 @@ def reduce_window(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], *
 
 
 # --- control flow: if, case, while (control family) -------------------------------------------------
-# A region body is a callable that builds its ops at the insertion point the builder sets (inside the
-# region's block) and returns the values the region yields; the builder adds the `stablehlo.return`.
-# Bodies may use values of the enclosing block (StableHLO regions capture them).
 
 def _types(values) -> str:
     return "(" + ", ".join(str(v.type) for v in values) + ")"
