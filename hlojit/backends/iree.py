@@ -22,6 +22,7 @@ import time
 import numpy as np
 import iree.runtime as rt
 
+from ..dialects import registry
 from ..errors import BackendError
 from . import check_donations, cpu_threads
 from .teardown import COMPILING, Gate, keep_until_process_end
@@ -116,7 +117,8 @@ def available_drivers() -> list[str]:
 
 # IREE 3.13 may compute these in their operand's buffer, and does so in an argument's buffer too, donated or
 # not (iree-org/iree#16168, #24665): `jit(lambda x: x.at[1].set(9.0))(a)` changed the Array a
-_IN_PLACE_OPS = frozenset({"stablehlo.sort", "stablehlo.scatter", "stablehlo.dynamic_update_slice"})
+_IN_PLACE_OPS = registry.op_set({"stablehlo.sort", "stablehlo.scatter", "stablehlo.dynamic_update_slice"},
+                                "IREE's in-place ops")
 
 
 def writes_arguments(program: Program) -> bool:

@@ -1,4 +1,5 @@
-"""Typed builders for StableHLO on top of `iree.compiler.ir` (no tracing, no compiling)."""
-from . import stablehlo, types
+"""The op registry (one record per StableHLO/CHLO op) and typed builders for StableHLO on top of
+`iree.compiler.ir` (no tracing, no compiling)."""
+from . import registry, stablehlo, types
 
-__all__ = ["stablehlo", "types"]
+__all__ = ["registry", "stablehlo", "types"]

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from iree.compiler import ir
 
-# Ops that read each operand element at the index of the result element they compute.
-_ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in """
-    abs add and atan2 cbrt ceil clamp compare complex convert cosine count_leading_zeros divide exponential
-    exponential_minus_one floor imag is_finite log log_plus_one logistic maximum minimum multiply negate not
-    or popcnt power real remainder round_nearest_afz round_nearest_even rsqrt select shift_left
-    shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh xor optimization_barrier
-    """.split()) | frozenset(f"chlo.{name}" for name in "erf erfc lgamma digamma acos asin atan acosh asinh atanh "
-                                                     "cosh sinh next_after polygamma zeta".split())
+from ..dialects import registry
+
+# Ops that read each operand element at the index of the result element they compute: the registry's
+# elementwise records, and the barrier (the identity).
+_ELEMENTWISE = frozenset(registry.names(elementwise=True)) | registry.op_set({"stablehlo.optimization_barrier"},
+                                                                            "the donation analysis")
 
 
 def _uses(value):

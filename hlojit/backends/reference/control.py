@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects import stablehlo as hlo
+from ...dialects import registry
 from ...dialects.types import dtype_of, shape_of
 from .interpreter import OPS, RETURNS, attr_ints, compile_block, free_values
 
@@ -82,9 +82,7 @@ def _dynamic_update_slice(op):
     return run
 
 # Ops that act elementwise when their 0-d operands are whole arrays (numpy broadcasts the constants).
-_ELEMENTWISE = {"stablehlo.constant", "stablehlo.convert", "stablehlo.compare", "stablehlo.select",
-                "stablehlo.is_finite"} | {name for name in OPS if name.removeprefix("stablehlo.") in
-                                          hlo.UNARY_OPS + hlo.BINARY_OPS}
+_ELEMENTWISE = frozenset({"stablehlo.constant", *registry.names(elementwise=True)})
 
 
 def _map(op, functions):

@@ -1,7 +1,8 @@
 """The interpreter core: compile a block of StableHLO into a Python function over numpy arrays.
 
 `OPS` maps an op name to its builder: builder(op) -> a closure over numpy arrays. The op families
-(elementwise.py, structural.py ...) fill it when the package is imported.
+(elementwise.py, structural.py ...) fill it when the package is imported; its names are records of
+dialects/registry.py (a name without one raises).
 """
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import re
 import numpy as np
 from iree.compiler import ir
 
+from ...dialects.registry import Facet
 from ...errors import BackendError
 
-OPS: dict = {}
+OPS = Facet("the reference backend's OPS")  # op name (a registry record) -> builder
 RETURNS = ("func.return", "stablehlo.return")
 
 

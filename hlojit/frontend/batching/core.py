@@ -24,6 +24,7 @@ from typing import Callable, NamedTuple
 from iree.compiler import ir
 
 from ...dialects import stablehlo as hlo
+from ...dialects.registry import Facet
 from ...dialects.types import shape_of, tensor_type
 from ...errors import TracingError
 from .. import ops, trace as _trace
@@ -31,7 +32,7 @@ from ..autodiff import core as ad
 from ..ops._core import emit, wrap
 from ..tensor import Tensor
 
-RULES: dict[str, Callable] = {}
+RULES: dict[str, Callable] = Facet("vmap's batching rules")   # op name (a registry record) -> rule
 
 
 def register(*names: str):

@@ -1,18 +1,15 @@
-"""Batching rules of the ops that work element by element (unary, binary, compare, select, clamp,
-convert, is_finite, map) and of optimization_barrier and bitcast_convert.
+"""Batching rules of the ops that work element by element (every elementwise record of the registry,
+StableHLO's and CHLO's, and map) and of optimization_barrier and bitcast_convert.
 
 An elementwise op takes its operands with the batch at one dimension: the first batched operand's, so an
 op whose operands agree moves nothing; the others are moved there, unbatched ones are repeated along it.
 0-d operands of a ranked op (select's predicate, clamp's bounds) stay 0-d when unbatched."""
 from __future__ import annotations
 
-from ...dialects import stablehlo as hlo
+from ...dialects import registry, stablehlo as hlo
 from ..ops._core import emit, wrap
-from .core import Batched, at, i64_array, per_example_shape, recreate, register, with_batch
+from .core import RULES, Batched, at, i64_array, per_example_shape, recreate, register, with_batch
 from .rules_control import lane_by_lane
-
-ELEMENTWISE = (*hlo.UNARY_OPS, *hlo.BINARY_OPS, "compare", "select", "clamp", "convert", "is_finite")
-
 
 def aligned(p, rank: int) -> tuple[list, int]:
     """p's operands with their batch at one dimension (for operands of the result's rank), and that dim."""
@@ -29,12 +26,14 @@ def aligned(p, rank: int) -> tuple[list, int]:
     return operands, dim
 
 
-@register(*ELEMENTWISE)
 def _elementwise(p):
     rank = len(p.result_shapes()[0])
     operands, dim = aligned(p, rank)
     shapes = [with_batch(s, p.size, dim) for s in p.result_shapes()]
     return [Batched(t, dim) for t in recreate(p, operands, shapes)]
+
+
+RULES.update({name: _elementwise for name in registry.names(elementwise=True)})   # one rule for them all
 
 
 @register("map")

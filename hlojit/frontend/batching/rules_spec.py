@@ -1,23 +1,15 @@
-"""Batching rules of the spec's ops that the rules_* modules of the core families leave out: complex parts
-(real, imag, complex) and CHLO's elementwise ops share the elementwise rule; fft and the ops that hlojit's own
-ops never emit but a `from_mlir` module may hold run lane by lane, once per example, which is right for any op
+"""Batching rules of the spec's ops that the rules_* modules of the core families leave out (the elementwise
+ones, CHLO's included, share rules_elementwise's rule): fft, CHLO's broadcasting ops and the ops that hlojit's
+own ops never emit but a `from_mlir` module may hold run lane by lane, once per example, which is right for any op
 though not fast; tokens and tuples carry nothing to batch.
 """
 from __future__ import annotations
 
+from ...dialects import registry
 from .core import RULES, register
 from .rules_control import lane_by_lane
-from .rules_elementwise import _elementwise
 
-CHLO_ELEMENTWISE = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "conj", "cosh", "digamma", "erf", "erf_inv",
-                    "erfc", "is_inf", "is_neg_inf", "is_pos_inf", "lgamma", "next_after", "sinh", "square", "tan")
-CHLO_BROADCASTING = ("add", "and", "atan2", "compare", "divide", "maximum", "minimum", "multiply", "or", "power",
-                     "remainder", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical",
-                     "subtract", "xor")
-
-register("reduce_precision", "real", "imag", "complex")(_elementwise)
-RULES.update({f"chlo.{name}": _elementwise for name in CHLO_ELEMENTWISE})
-RULES.update({f"chlo.broadcast_{name}": lane_by_lane for name in CHLO_BROADCASTING})
+RULES.update({name: lane_by_lane for name in registry.names("chlo", rule=registry.BROADCAST)})
 RULES.update({f"chlo.{name}": lane_by_lane for name in ("top_k", "constant_like")})
 register("fft", "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast", "cholesky", "composite",
          "dot", "dynamic_broadcast_in_dim", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
