@@ -58,13 +58,20 @@ def _compile_cache_in_a_temp_dir(tmp_path_factory):
     patch.undo()
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "shares_compiles: the test's cases on one backend share one compiled module "
+                                       "(a table): under xdist they run on one worker")
+
+
 def pytest_collection_modifyitems(items):
     """The op tables compile one module per (backend, group) and share it among that group's tests: under
-    pytest-xdist (`--dist loadgroup`) those tests go to one worker, so no module compiles twice."""
+    pytest-xdist (`--dist loadgroup`) those tests go to one worker, so no module compiles twice. A test
+    marked `shares_compiles` without a `group` parameter shares one module per backend."""
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if "backend" in params and "group" in params:
-            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}:{params['backend']}:{params['group']}"))
+        if "backend" in params and ("group" in params or item.get_closest_marker("shares_compiles")):
+            group = f"{item.module.__name__}:{params['backend']}:{params.get('group', '')}"
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def group_module(cases: list):

@@ -133,6 +133,7 @@ def flat(tree, prefix=""):
 _COMPILED: dict = {}
 
 
+@pytest.mark.shares_compiles
 @pytest.mark.parametrize("p, k, n", INPUTS)
 def test_control_flow_agrees_with_python(backend, p, k, n):
     if backend not in _COMPILED:

@@ -175,6 +175,7 @@ def _tolerance(case_id, dtype):
     return 2e-5, 2e-5
 
 
+@pytest.mark.shares_compiles
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c[0] for c in CASES])
 def test_rule_against_a_loop(backend, index):
