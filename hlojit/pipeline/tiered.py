@@ -175,7 +175,8 @@ def _start_child(request: str, reply: str):
     return child
 
 
-_CHILD = "import sys; from hlojit.pipeline import tiered; tiered._child_main(*sys.argv[1:3])"
+# niced: the calls running the quick build meanwhile come first (the first of them is the user's first result)
+_CHILD = "import os, sys; os.nice(10); from hlojit.pipeline import tiered; tiered._child_main(*sys.argv[1:3])"
 
 
 @atexit.register
