@@ -24,7 +24,7 @@ WAIT = 300   # seconds a background build may take on a loaded 2-core machine
 
 @pytest.fixture
 def tiering(tmp_path, monkeypatch):
-    """Tiering on for every program, with a compile cache of this test's own."""
+    """Tiering on (it is off by default) for every program, with a compile cache of this test's own."""
     monkeypatch.setenv("HLOJIT_TIERED", "1")
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(tiered, "MIN_OPS", 0)
@@ -107,15 +107,19 @@ def test_a_failed_optimised_build_keeps_the_quick_one(tiering, held):
     assert_close(f(x), x * 3)
 
 
-def test_off_and_small_programs_compile_optimised_at_once(tmp_path, monkeypatch, held):
+def test_off_by_default_and_small_programs_compile_optimised_at_once(tmp_path, monkeypatch, held):
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path))
     x = np.ones(2, np.float32)
+    monkeypatch.setattr(tiered, "MIN_OPS", 0)
+    monkeypatch.delenv("HLOJIT_TIERED")
+    assert hj.jit(lambda x: x + 1).compile(x).tier == "optimised"      # unset: off
     monkeypatch.setenv("HLOJIT_TIERED", "0")
-    assert hj.jit(lambda x: x + 1).compile(x).tier == "optimised"
-    monkeypatch.setenv("HLOJIT_TIERED", "1")   # on, but x + 1 is far below MIN_OPS
+    assert hj.jit(lambda x: x + 4).compile(x).tier == "optimised"
+    monkeypatch.setenv("HLOJIT_TIERED", "1")
+    assert hj.jit(lambda x: x + 3, backend="iree:vmvx").compile(x).tier == "optimised"   # vmvx has no quick build
+    monkeypatch.setattr(tiered, "MIN_OPS", 48)   # x + 2 is far below it
     small = hj.jit(lambda x: x + 2).compile(x)
     assert small.tier == "optimised" and small.pending is None and not held
-    assert hj.jit(lambda x: x + 3, backend="iree:vmvx").compile(x).tier == "optimised"   # vmvx has no quick build
 
 
 # The main thread exits with an optimised build compiling: no wait for it, no crash, the child process killed.

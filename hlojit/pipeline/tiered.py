@@ -11,10 +11,14 @@ The child runs `compile_program` itself (quirks, fallbacks, dispatch statistics:
 module's bytecode; this process stores its vmfb in the persistent cache, which only ever holds optimised
 builds (a quick build is never stored: a later process finds the optimised one, or builds quick again).
 
-    HLOJIT_TIERED=0     compile the optimised build at once, as before (the test suite's default)
+    HLOJIT_TIERED=1     tier big programs (off by default, see below); 0: compile the optimised build at once
 
-Which flags make the quick build is targets.quick's (measured there). Programs of few ops are not tiered:
-their optimised build takes well under a second, and a quick one would only add a compile.
+Off by default because IREE 3.13 offers no build that compiles much faster (targets.QUICK_FLAGS has the
+measurements): the quick build of ResNet-18 b8's forward costs 9.0-9.3 compiler CPU seconds against 11.7-11.9
+and runs about as fast, but its training step's costs 35 against 37 (noise) and runs ~2x slower until the
+swap, and every tiered program is compiled twice, which on 2 cores slows the compiles that follow. Which
+flags make the quick build is targets.quick's. Programs of few ops are never tiered: their optimised build
+takes well under a second, and a quick one would only add a compile.
 """
 from __future__ import annotations
 
@@ -44,7 +48,7 @@ _exiting: list = []             # [True] once the interpreter exits: no new chil
 
 
 def enabled() -> bool:
-    return os.environ.get("HLOJIT_TIERED", "1").strip().lower() not in ("0", "false", "no", "off")
+    return os.environ.get("HLOJIT_TIERED", "0").strip().lower() in ("1", "true", "yes", "on")
 
 
 def op_count(program: Program) -> int:
