@@ -157,6 +157,7 @@ def main():
     selected = [name for name in workloads() if not args.only or any(name.startswith(p) for p in args.only)]
     if args.first_call:
         first_calls(selected, args.repeats)
+        hj.cache.clear()
         os.rmdir(hj.cache.info().folder)
         return
     os.environ["HLOJIT_TIERED"] = "0"   # (and the new processes): these views time the optimised build
