@@ -60,6 +60,8 @@ def test_the_quick_build_runs_first_and_the_optimised_one_replaces_it(tiering, h
         release(held)
     assert f.compile(p, g).tier == "optimised" and f.compile(p, g).pending is None
     assert f.cache_info().entries == ["p: f32[64], g: f32[64]"] and f.cache_info().misses == 1
+    (entry,) = f._entries.values()   # every fast-path key now runs the optimised build
+    assert f._fast and all(run is entry.run for run in f._fast.values()) and entry.executable.tier == "optimised"
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "for cpu[quick]" in logged and "optimised build, in the background (stored)" in logged
     donated = hj.device_put(p)
