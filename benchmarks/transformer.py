@@ -104,7 +104,10 @@ def jax_step():
 def first_call(fn, args, wait):
     start = time.perf_counter()
     out = wait(fn(*args))
-    return time.perf_counter() - start, out
+    first = time.perf_counter() - start
+    if hasattr(fn, "wait_for_optimised"):   # tiered compilation: time the optimised build, not the quick one
+        fn.wait_for_optimised()
+    return first, out
 
 
 def interleaved(ours, theirs, args, ours_wait, theirs_wait, rounds):

@@ -15,6 +15,7 @@ local-task), but a chain of ten 16M-element kernels ran no faster that way on 2 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import time
@@ -26,7 +27,7 @@ from ..dialects import registry
 from ..errors import BackendError
 from . import check_donations, cpu_threads
 from .teardown import COMPILING, Gate, keep_until_process_end
-from ..pipeline import Compiled, Program, Target, compile_cached, targets, tuning
+from ..pipeline import Compiled, Program, Target, compile_cached, targets, tiered, tuning
 from .array import Array
 
 _INSTANCE = None
@@ -166,6 +167,7 @@ class Executable:
     def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main",
                  donated=(), aliases=None, name: str = "main", copies_arrays: bool = False):
         self.compiled = compiled
+        self.pending = None   # a quick build's tiered.Background, compiling the optimised build that replaces it
         self.copies_arrays = copies_arrays   # IREE may write into the arguments: Arrays go in as copies
         self.donated, self.aliases, self.name = tuple(donated), dict(aliases or {}), name
         self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)]) for shape, dtype in inputs]
@@ -187,6 +189,11 @@ class Executable:
     @property
     def vmfb(self) -> bytes:
         return self.compiled.vmfb
+
+    @property
+    def tier(self) -> str:
+        """"quick" for tiered compilation's first build, else "optimised"."""
+        return "quick" if self.compiled.target.flag_set == targets.QUICK else "optimised"
 
     def __call__(self, leaves) -> list[Array]:
         return self.call(leaves)
@@ -325,6 +332,13 @@ def call_timer(compiled: Compiled, function: str, arguments, outputs):
     return seconds
 
 
+def _upgrade(quick: Executable, make, optimised: Compiled, on_upgrade):
+    """In the background thread: load the optimised build and hand it to the caller in place of `quick`."""
+    with COMPILING:
+        executable = make(optimised)
+    on_upgrade(quick, executable)
+
+
 class IreeBackend:
     """`tune_machine`: the target is the cpu target with this machine's measured flag set (tuning.py),
     chosen when first needed."""
@@ -342,17 +356,30 @@ class IreeBackend:
             self._tune_machine = False
         return self._target
 
-    def load(self, program: Program, driver: str | None = None, autotune: bool = False) -> Executable:
-        """`autotune`: compile with each cpu flag set and keep the one this program runs fastest with."""
+    def load(self, program: Program, driver: str | None = None, autotune: bool = False,
+             on_upgrade=None) -> Executable:
+        """`autotune`: compile with each cpu flag set and keep the one this program runs fastest with.
+        `on_upgrade(quick, optimised)`: the caller swaps executables, so a big program may start on a quick build
+        (tiered compilation, pipeline/tiered.py); it is called from a background thread when the optimised
+        Executable is loaded."""
+        background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             target = self.target
             driver = driver or choose_driver(target, work_estimate(program))
             if autotune and target.name == "cpu":
                 compiled = tuning.autotune(program, target, call_timer)
+            elif on_upgrade is not None:
+                compiled, background = tiered.first_build(program, target)
             else:
                 compiled = compile_cached(program, target)
-        return Executable(compiled, program.inputs, program.outputs, driver, donated=program.donated,
-                          aliases=program.aliases, name=program.name, copies_arrays=writes_arguments(program))
+            make = functools.partial(Executable, inputs=program.inputs, outputs=program.outputs, driver=driver,
+                                     donated=program.donated, aliases=program.aliases, name=program.name,
+                                     copies_arrays=writes_arguments(program))
+        executable = make(compiled)
+        if background is not None:
+            executable.pending = background
+            background.start(lambda optimised: _upgrade(executable, make, optimised, on_upgrade))
+        return executable
 
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.

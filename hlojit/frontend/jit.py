@@ -93,19 +93,36 @@ class _Paths(collections.abc.Sequence):
 
 class _Entry:
     __slots__ = ("key", "fast_keys", "executable", "call", "finish", "run", "signature", "trace_seconds",
-                 "compile_seconds")
+                 "compile_seconds", "single")
 
     def __init__(self, key, executable, out_tree, signature, trace_seconds, compile_seconds):
-        self.key, self.executable, self.signature = key, executable, signature
-        self.call = executable.call
+        self.key, self.signature = key, signature
         self.fast_keys = []             # (type, shape, dtype) per argument: keys of Exec._fast
         self.trace_seconds, self.compile_seconds = trace_seconds, compile_seconds
-        if pytree.is_leaf(out_tree):
+        self.single = pytree.is_leaf(out_tree)
+        if self.single:
             self.finish = operator.itemgetter(0)
-            self.run = executable.call_single   # leaves -> the one result
         else:
             self.finish = lambda outs: pytree.unflatten(out_tree, outs)
-            self.run = lambda leaves: self.finish(self.call(leaves))
+        self.use(executable)
+
+    def use(self, executable):
+        """Run `executable` from now on (at first; and tiered compilation's optimised build in place of the
+        quick one: same signature, same outputs, same donations)."""
+        self.executable, self.call = executable, executable.call
+        if self.single:
+            self.run = executable.call_single   # leaves -> the one result
+        else:
+            call = executable.call
+            self.run = lambda leaves: self.finish(call(leaves))
+
+    def describe(self) -> str:
+        """The signature, and which build runs while tiered compilation's optimised one is still compiling."""
+        pending = getattr(self.executable, "pending", None)
+        if pending is None:
+            return self.signature
+        state = f"its optimised build failed: {pending.error}" if pending.error else "the optimised one compiling"
+        return f"{self.signature} [quick build; {state}]"
 
 
 class CacheInfo(NamedTuple):
@@ -308,7 +325,8 @@ class Exec:
             program, out_tree = self._trace(key, bound)
             program.why = reason
             traced = time.perf_counter()
-            executable = self.backend.load(program, driver=self.driver, autotune=self.autotune)
+            executable = self.backend.load(program, driver=self.driver, autotune=self.autotune,
+                                           on_upgrade=functools.partial(self._upgraded, key))
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
         signature += "".join(f", {n}={v!r}" for n, v in key[2])
         entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)
@@ -319,6 +337,31 @@ class Exec:
                 self._fast.pop(fast_key, None)
             self._evicted.add(old.key)
         return entry
+
+    def _upgraded(self, key, quick, optimised):
+        """Tiered compilation's optimised build is loaded (in a background thread): calls of this signature
+        run it from now on. An entry evicted or cleared meanwhile is left alone (the persistent cache has it)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry.executable is not quick:
+                return
+            entry.use(optimised)
+            for fast_key in entry.fast_keys:
+                self._fast[fast_key] = entry.run
+
+    def wait_for_optimised(self, timeout: float | None = None) -> bool:
+        """Wait until every cached entry runs its optimised build (tiered compilation compiles it in the
+        background after a quick first build); False if `timeout` seconds passed first. Benchmarks and tests
+        call it; nothing else needs to (the swap is automatic)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            pending = [e.executable.pending for e in self._entries.values()
+                       if getattr(e.executable, "pending", None) is not None]
+        for background in pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not background.wait(left):
+                return False
+        return True
 
     def _miss_reason(self, key, paths) -> str:
         treedef, specs, statics, mode = key
@@ -394,7 +437,7 @@ class Exec:
     def cache_info(self) -> CacheInfo:
         with self._lock:
             return CacheInfo(self.name, self._hits, self._misses, self.cache_size,
-                             [e.signature for e in self._entries.values()], list(self._miss_reasons))
+                             [e.describe() for e in self._entries.values()], list(self._miss_reasons))
 
     def cache_clear(self):
         with self._lock:

@@ -68,6 +68,26 @@ def cpu(cpu_name: str = "host", flag_set: str = DEFAULT_CPU_FLAG_SET) -> Target:
     return Target("cpu", "local-task", llvm_cpu + CPU_FLAG_SETS[flag_set], fallback=plain, flag_set=flag_set)
 
 
+# The first build of tiered compilation (tiered.py): what compiled fastest and still runs correctly. Measured in
+# compiler CPU seconds (in-process, 2-core Zen 3, load ~15), ResNet-18 b8 forward: data tiling 11.7, none 9.9,
+# --iree-opt-level=O0 9.0, O0 without const-eval 9.1, --iree-llvmcpu-mlir-opt-level=O0 10.4, LLVM loop/SLP
+# vectorisation and unrolling off 9.8 (vmvx ran for minutes); its training step: data tiling 37.2, O0 35.0.
+# IREE 3.13 has no knob that makes codegen much cheaper: the time is per executable (88 and 344 here),
+# translating and serialising each, on both cores already (sessions.py). O0 runs the forward about as fast
+# as data tiling, the training step about 2x slower (its backward matmuls untiled) until the swap.
+QUICK_FLAGS = ("--iree-opt-level=O0",)
+QUICK = "quick"
+
+
+def quick(target: Target) -> Target | None:
+    """The quick build of a cpu target (the same CPU, QUICK_FLAGS instead of its flag set); None for targets
+    that have none (vmvx and cuda compile once)."""
+    if target.name != "cpu":
+        return None
+    flags = LLVM_CPU_FLAGS + (f"--iree-llvmcpu-target-cpu={cpu_name_of(target)}",) + QUICK_FLAGS
+    return Target("cpu", target.driver, flags, flag_set=QUICK, note="tiered compilation's quick build")
+
+
 def cpu_name_of(target: Target) -> str:
     """The `--iree-llvmcpu-target-cpu` a cpu target compiles for (`host`, `generic`, a CPU's name)."""
     return next(f.split("=", 1)[1] for f in target.flags if f.startswith("--iree-llvmcpu-target-cpu="))

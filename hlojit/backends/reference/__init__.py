@@ -56,8 +56,10 @@ class Executable:
 class ReferenceBackend:
     name = "reference"
 
-    def load(self, program: Program, driver: str | None = None, autotune: bool = False) -> Executable:
-        """`driver` (an IREE CPU driver) and `autotune` mean nothing to numpy: accepted and ignored."""
+    def load(self, program: Program, driver: str | None = None, autotune: bool = False,
+             on_upgrade=None) -> Executable:
+        """`driver` (an IREE CPU driver), `autotune` and `on_upgrade` (tiered compilation) mean nothing to numpy:
+        accepted and ignored."""
         return Executable(program)
 
     def put(self, array: np.ndarray) -> Array:
