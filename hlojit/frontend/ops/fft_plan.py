@@ -5,23 +5,24 @@ IREE 3.13 lowers stablehlo.fft only for power-of-two lengths of complex64 on llv
 itself, on the real and imaginary parts as one real tensor of "planes" [p, ...] (p = 0 real, 1 imaginary;
 a real input has the one plane), so that the matmuls stay real, which IREE data-tiles:
 
-- n = f_1 f_2 ... f_r, each factor <= DIRECT_MAX (fewest stages, then the smallest sum of factors): the
-  mixed-radix Cooley-Tukey FFT written out as r stages. The input is viewed as [p, B, j_1, ..., j_r]
-  (j_1 the most significant digit); stage i is one dot_general of the constant DFT matrix of length f_i,
-  shaped [p', k_i, p, j_i], contracting (p, j_i). A dot_general puts its constant's free dimension k_i
-  first, so after the last stage the digits lie as [p', k_r, ..., k_1, B]: the natural order of
+- n = f_1 f_2 ... f_r, each factor <= DIRECT_MAX, chosen by a cost model (stage_cost): the mixed-radix
+  Cooley-Tukey FFT written out as r stages. The input is viewed as [p, B, j_1, ..., j_r] (j_1 the most
+  significant digit); stage i is one dot_general of the constant DFT matrix of length f_i, shaped
+  [p', k_i, p, j_i], contracting (p, j_i). A dot_general puts its constant's free dimension k_i first, so
+  after the last stage the digits lie as [p', k_r, ..., k_1, B]: the natural order of
   k = k_1 + f_1 (k_2 + f_2 (...)), with no transpose written anywhere (batched inputs, B > 1, take one at
-  the end). Between stages the twiddles exp(-+2 pi i k_i j_rest / (f_i ... f_r)) multiply elementwise.
-- a length with a prime factor > DIRECT_MAX: Bluestein's chirp-z, a circular convolution of smooth length
-  M >= 2n - 1 (the smallest with as few stages as the next power of two) done with two FFTs of length M by
-  this plan, the chirp's FFT a constant.
+  the end). Between stages the twiddles exp(-+2 pi i k_i j_rest / (f_i ... f_r)) multiply elementwise, in
+  one dispatch.
+- a length with a prime factor > DIRECT_MAX: Bluestein's chirp-z, a circular convolution of a smooth
+  length M >= 2n - 1 (the cheapest up to the next power of two) done with two FFTs of length M by this
+  plan, the chirp's FFT a constant.
 
 A real input makes the first stage's matrix half as tall ([p', k_1, 1, j_1]), and a caller that keeps only
 the first m outputs (rfft: n//2 + 1) has the last stage compute only the rows those need.
-Costs: 4 f_i real multiply-adds per point and stage, but on llvm-cpu a stage's time is mostly IREE's data
-tiling (pack, matmul, unpack: three passes over the data) and hardly grows with f_i up to 128 (2**20 points,
-one stage, measured: f = 32 108 ms, 64 112 ms, 128 125 ms, 256 208 ms, a copy 30 ms; a loaded VM): so the
-fewest stages of lengths <= 128. 2**20 is 128 x 128 x 64.
+Against IREE's own stablehlo.fft (c64, iree:cpu, interleaved medians on a loaded VM, relative to numpy):
+128 points 0.49x (this plan 0.53x), 1024 0.64x (0.65x), 4096 0.76x, 2**18 1.11x, 2**20 1.29x (1.20x), and
+between 0.14x and 2.2x at 2**16 from run to run; not used: it would need its own rules (gradient, vmap) and
+this plan still for vmvx, f64 and other lengths.
 """
 from __future__ import annotations
 
@@ -50,32 +51,45 @@ def _prime_factors(n: int) -> list[int]:
     return out + ([n] if n > 1 else [])
 
 
+def stage_cost(n: int) -> float:
+    """What one more stage costs, in the units of a stage's length (its 4 f multiply-adds a point): a pass
+    over data that stays in cache is cheap, one over memory is not, and each stage's three dispatches (pack,
+    matmul, unpack) cost some microseconds whatever n (about 6000 point-lengths). Fitted to c64 timings on
+    llvm-cpu (interleaved, medians): 1000 10x10x10 0.72x numpy, 40x25 0.58x; 4096 8x8x8x8 0.92x, 16x16x16
+    0.81x, 64x64 0.42x; 65536 8x8x8x8x16 2.8x, 16x16x16x16 0.75x, 64x32x32 0.17x; 2**20 32x32x32x32 1.45x,
+    16x16x16x16x16 0.94x, 8**6 x 4 0.81x."""
+    return (8 if n <= 1 << 17 else 96) + 6000 / n
+
+
 @functools.lru_cache(maxsize=256)
-def _best_split(n: int, stages: int) -> tuple[int, ...] | None:
-    """n as `stages` factors <= DIRECT_MAX with the smallest sum (descending), or None."""
-    if stages == 1:
-        return (n,) if n <= DIRECT_MAX else None
+def _cheapest(n: int, per_stage: float) -> tuple[float, tuple[int, ...]]:
+    """(cost, factors): n as factors <= DIRECT_MAX (descending) with the least sum of (f + per_stage)."""
+    if n == 1:
+        return 0, ()
     best = None
     for d in range(min(n, DIRECT_MAX), 1, -1):
         if n % d == 0:
-            rest = _best_split(n // d, stages - 1)
-            if rest is not None and rest[0] <= d and (best is None or d + sum(rest) < sum(best)):
-                best = (d,) + rest
+            cost, rest = _cheapest(n // d, per_stage)
+            if best is None or cost + d + per_stage < best[0]:
+                best = (cost + d + per_stage, tuple(sorted((d,) + rest, reverse=True)))
     return best
+
+
+def plan_cost(n: int) -> float | None:
+    """The cost of an n-point transform by stages (n times the cost of its factors), None for Bluestein."""
+    f = factors(n)
+    return None if f is None else n * _cheapest(n, stage_cost(n))[0]
 
 
 @functools.lru_cache(maxsize=256)
 def factors(n: int) -> tuple[int, ...] | None:
-    """The stage lengths of n (fewest stages, then smallest sum), or None when a prime factor of n is larger
-    than DIRECT_MAX (Bluestein)."""
-    if n <= DIRECT_MAX:
-        return (n,)
+    """The stage lengths of n (the least cost, stage_cost), or None when a prime factor of n is larger than
+    DIRECT_MAX (Bluestein)."""
+    if n == 1:
+        return (1,)
     if max(_prime_factors(n)) > DIRECT_MAX:
         return None
-    stages = math.ceil(math.log(n) / math.log(DIRECT_MAX) - 1e-9)
-    while _best_split(n, stages) is None:
-        stages += 1
-    return _best_split(n, stages)
+    return _cheapest(n, stage_cost(n))[1]
 
 
 @functools.lru_cache(maxsize=64)
@@ -150,10 +164,9 @@ def _planar(x: Tensor, inverse: bool, keep: int) -> Tensor:
 
 @functools.lru_cache(maxsize=64)
 def convolution_length(n: int) -> int:
-    """The smallest M >= 2n - 1 whose stages are no more than those of the next power of two."""
+    """The M >= 2n - 1 (up to the next power of two) whose transform costs least."""
     power = 1 << (2 * n - 2).bit_length()
-    most = len(factors(power))
-    return next(m for m in range(2 * n - 1, power + 1) if factors(m) is not None and len(factors(m)) <= most)
+    return min((m for m in range(2 * n - 1, power + 1) if factors(m) is not None), key=plan_cost)
 
 
 @functools.lru_cache(maxsize=16)
