@@ -27,6 +27,7 @@ this plan still for vmvx, f64 and other lengths.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -41,27 +42,28 @@ from .shape import flip, reshape, slice_axis, transpose
 DIRECT_MAX = 128
 
 
-def _prime_factors(n: int) -> list[int]:
-    out, d = [], 2
-    while d * d <= n:
-        while n % d == 0:
-            out.append(d)
-            n //= d
-        d += 1
-    return out + ([n] if n > 1 else [])
+_SMALL_PRIMES = [p for p in range(2, DIRECT_MAX + 1) if all(p % d for d in range(2, math.isqrt(p) + 1))]
+
+
+def _smooth(n: int) -> bool:
+    """Whether every prime factor of n is <= DIRECT_MAX."""
+    for p in _SMALL_PRIMES:
+        while n % p == 0:
+            n //= p
+    return n == 1
 
 
 def stage_cost(n: int) -> float:
     """What one more stage costs, in the units of a stage's length (its 4 f multiply-adds a point): a pass
-    over data that stays in cache is cheap, one over memory is not, and each stage's three dispatches (pack,
-    matmul, unpack) cost some microseconds whatever n (about 6000 point-lengths). Fitted to c64 timings on
+    over data that stays in cache is cheap, one over memory is not, and each stage's dispatches (the matmul,
+    IREE's packing, the twiddles) cost some microseconds whatever n (about 6000 point-lengths). Fitted to c64 timings on
     llvm-cpu (interleaved, medians): 1000 10x10x10 0.72x numpy, 40x25 0.58x; 4096 8x8x8x8 0.92x, 16x16x16
     0.81x, 64x64 0.42x; 65536 8x8x8x8x16 2.8x, 16x16x16x16 0.75x, 64x32x32 0.17x; 2**20 32x32x32x32 1.45x,
     16x16x16x16x16 0.94x, 8**6 x 4 0.81x."""
     return (8 if n <= 1 << 17 else 96) + 6000 / n
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=4096)
 def _cheapest(n: int, per_stage: float) -> tuple[float, tuple[int, ...]]:
     """(cost, factors): n as factors <= DIRECT_MAX (descending) with the least sum of (f + per_stage)."""
     if n == 1:
@@ -87,9 +89,7 @@ def factors(n: int) -> tuple[int, ...] | None:
     DIRECT_MAX (Bluestein)."""
     if n == 1:
         return (1,)
-    if max(_prime_factors(n)) > DIRECT_MAX:
-        return None
-    return _cheapest(n, stage_cost(n))[1]
+    return _cheapest(n, stage_cost(n))[1] if _smooth(n) else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -149,6 +149,7 @@ def _planar(x: Tensor, inverse: bool, keep: int) -> Tensor:
     for i, f in enumerate(stages):
         last = i == len(stages) - 1
         rows = -(-keep * f // n) if last else f                     # the k_r that the first keep outputs need
+        # no barrier: the matrix is small (4 f^2), and IREE packs it for the matmul when it compiles
         w = constant(_stage_matrix(f, inverse, x.shape[0], rows).astype(x.dtype), x.dtype)
         x = dot_general(w, x, ((2, 3), (0, i + 2)))                 # [p', k_i, ..., k_1, B, j_i+1, ...]
         if not last:
@@ -164,9 +165,12 @@ def _planar(x: Tensor, inverse: bool, keep: int) -> Tensor:
 
 @functools.lru_cache(maxsize=64)
 def convolution_length(n: int) -> int:
-    """The M >= 2n - 1 (up to the next power of two) whose transform costs least."""
-    power = 1 << (2 * n - 2).bit_length()
-    return min((m for m in range(2 * n - 1, power + 1) if factors(m) is not None), key=plan_cost)
+    """The M >= 2n - 1 whose transform costs least, among the next power of two and the first 32 smooth
+    lengths from 2n - 1 (enough to find a cheap one, few enough to cost a large prime little planning)."""
+    low = 2 * n - 1
+    power = 1 << (low - 1).bit_length()
+    smooth = itertools.islice((m for m in range(low, power) if _smooth(m)), 32)
+    return min([*smooth, power], key=plan_cost)
 
 
 @functools.lru_cache(maxsize=16)
