@@ -127,7 +127,6 @@ COMPARISONS = {  # numpy name -> StableHLO comparison direction
 DIFFERENTIABLE: dict = {}
 
 
-
 def _check_kinds(name: str, row: Elementwise, operands):
     for x in operands:
         if _kind(x.dtype) not in row.kinds:
