@@ -137,6 +137,36 @@ def test_arrays_carry_complex_in_and_out(backend):
     assert_close(f(y), z * 4)                        # an hj.Array of complex goes back in
 
 
+def _loops(lib, z):
+    """Complex values carried by while_loop, fori_loop, scan and cond, and captured by their bodies: `lib` is
+    hlojit.ops, or None for the same steps in plain Python on numpy."""
+    if lib is None:
+        w, steps = z, 0
+        while w[0, 0].real < 3:
+            w, steps = w * (1 + 0.5j), steps + 1
+        f = z
+        for _ in range(3):
+            f = f * f + z
+        carry, ys = z[0], []
+        for x in z:
+            carry, ys = carry + x, ys + [carry * x]
+        return [w, f, carry, np.stack(ys), z * 1j if z[0, 1].real > 0 else -z]
+    steps, w = lib.while_loop(lambda c: lib.real(c[1][0, 0]) < 3, lambda c: (c[0] + 1, c[1] * (1 + 0.5j)), (0, z))
+    f = lib.fori_loop(0, 3, lambda i, c: c * c + z, z)
+    carry, ys = lib.scan(lambda c, x: (c + x, c * x), z[0], z)
+    return [w, f, carry, ys, lib.cond(lib.real(z[0, 1]) > 0, lambda a: a * 1j, lambda a: -a, z)]
+
+
+def test_complex_values_through_control_flow(backend):
+    """IREE's targets used to fail on these (complex_pairs left functions with complex regions alone)."""
+    args = [(np.arange(6) + 0.5j * np.arange(6)[::-1]).reshape(2, 3).astype(dtype) * 0.1
+            for dtype in (np.complex64, np.complex128)]
+    out = hj.jit(lambda z64, z128: _loops(ops, z64) + _loops(ops, z128), backend=backend)(*args)
+    expected = _loops(None, args[0]) + _loops(None, args[1])
+    for actual, want in zip(out, expected):
+        assert_close(actual, want)
+
+
 def _central_gradient(f, z, eps=1e-6):
     """JAX's convention for a real f of complex z: df/dx - i df/dy, by central differences."""
     g = np.zeros_like(z)

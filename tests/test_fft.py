@@ -38,6 +38,8 @@ def _size_cases():
     cases.append(("fft-97-c128", ops.fft.fft, x, np.fft.fft(x), np.complex128))
     x = _c((360,), np.complex128)
     cases.append(("ifft-360-c128", ops.fft.ifft, x, np.fft.ifft(x), np.complex128))
+    x = _r((3, 1000))      # three stages: a real input's half-height first stage, rfft's trimmed last one
+    cases.append(("rfft-1000", ops.fft.rfft, x, np.fft.rfft(x.astype(np.float64)), np.complex64))
     return cases
 
 

@@ -11,8 +11,12 @@ compare EQ/NE, real, imag and complex are written out. At the function's boundar
 (no dispatch, no copy) views a complex argument as real [..., 2] and a result back as complex (vmvx), or
 stablehlo.real/imag/complex do (cpu), so callers still pass complex arrays.
 
-A function with a complex op this does not know (a while loop carrying complex values, a complex exp
-from `hj.from_mlir` ...) is left as it is, and IREE's own error says what failed.
+Control flow (stablehlo.while, if, case) carries each complex value as its two parts: the op is built
+again with the parts as its operands, results and block arguments, its blocks' ops moved into it and
+rewritten by the same rules, and each stablehlo.return yields the parts.
+
+A function with a complex op this does not know (a complex sort, a complex exp from `hj.from_mlir` ...)
+is left as it is, and IREE's own error says what failed.
 """
 from __future__ import annotations
 
@@ -53,31 +57,50 @@ def _reduce_body(op) -> str | None:
     return None
 
 
-def _supported(func) -> bool:
-    """Every complex op of the function is one this rewrite knows, and none sits inside a region."""
-    def nested_complex(op):
-        for region in op.regions:
-            for block in region.blocks:
-                if any(_is_complex(a.type) for a in block.arguments):
-                    return True
-                for inner in block.operations:
-                    if _touches_complex(inner.operation) or nested_complex(inner.operation):
-                        return True
-        return False
-    for inner in func.regions[0].blocks[0].operations:
+REGION_OPS = frozenset(("stablehlo.while", "stablehlo.if", "stablehlo.case"))
+TERMINATORS = frozenset(("func.return", "stablehlo.return"))
+
+
+def _blocks(op):
+    return [block for region in op.regions for block in region.blocks]
+
+
+def _nested_complex(op) -> bool:
+    """Whether a block argument of op's regions or an op nested in them has a complex value."""
+    return any(any(_is_complex(a.type) for a in block.arguments) or
+               any(_has_complex(inner.operation) for inner in block.operations) for block in _blocks(op))
+
+
+def _has_complex(op) -> bool:
+    """Whether op or anything nested in it has a complex value."""
+    return _touches_complex(op) or _nested_complex(op)
+
+
+def _direction(op) -> str:
+    return str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
+
+
+def _supported_block(block) -> bool:
+    """Every complex op of the block (and of the control flow in it) is one this rewrite knows."""
+    for inner in block.operations:
         op = inner.operation
         if op.name == "stablehlo.reduce" and _touches_complex(op):
             if _reduce_body(op) is None:
                 return False
-            continue
-        if nested_complex(op):
+        elif op.name in REGION_OPS:
+            if not all(_supported_block(b) for b in _blocks(op)):
+                return False
+        elif _nested_complex(op):          # sort, scatter, reduce_window ... with complex inside
             return False
-        if _touches_complex(op) and op.name not in PER_PART | WRITTEN_OUT | {"func.return"}:
+        elif _touches_complex(op) and op.name not in PER_PART | WRITTEN_OUT | TERMINATORS:
             return False
-        if op.name == "stablehlo.compare" and _touches_complex(op) and \
-                str(op.attributes["comparison_direction"]).rstrip(">").split()[-1] not in ("EQ", "NE"):
+        elif op.name == "stablehlo.compare" and _touches_complex(op) and _direction(op) not in ("EQ", "NE"):
             return False
     return True
+
+
+def _supported(func) -> bool:
+    return _supported_block(func.regions[0].blocks[0])
 
 
 def _splat(value, like: ir.Value) -> ir.Value:
@@ -172,7 +195,7 @@ def _rewrite_op(op, pairs: dict):
         # a product: one reduce of both parts, whose body multiplies (acc_re, acc_im) by (x_re, x_im)
         return {0: tuple(hlo.reduce([xr, xi], [ir_, ii], dims, lambda ar, ai, br, bi: list(_mul((ar, ai), (br, bi)))))}
     if name == "stablehlo.compare":
-        direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
+        direction = _direction(op)
         (ar, ai), (br, bi) = get(op.operands[0]), get(op.operands[1])
         both = "and" if direction == "EQ" else "or"
         return {0: hlo.binary(both, hlo.compare(ar, br, direction), hlo.compare(ai, bi, direction))}
@@ -193,34 +216,79 @@ def _convert(op, parts):
     return parts[0] if dtype_of(parts[0].type) == target else hlo.convert(parts[0], target)
 
 
-def _rewrite_function(func, native: bool) -> int:
-    block = func.regions[0].blocks[0]
-    pairs, done = {}, []
-    original = list(block.operations)
-    with ir.InsertionPoint.at_block_begin(block), func.location:
-        for arg in block.arguments:
-            if _is_complex(arg.type):
-                pairs[arg] = _split(arg, native)
-    for inner in original:
+def _part_types(types) -> list[ir.Type]:
+    return [t for ty in types for t in ((_part_type(ty),) * 2 if _is_complex(ty) else (ty,))]
+
+
+def _parts_of(values, pairs: dict) -> list[ir.Value]:
+    return [p for v in values for p in (pairs[v] if _is_complex(v.type) else (v,))]
+
+
+def _bind(old_values, new_values, pairs: dict):
+    """Each old value stands for the next new one, or a complex one for the next two (its parts)."""
+    new_values = iter(new_values)
+    for old in old_values:
+        if _is_complex(old.type):
+            pairs[old] = (next(new_values), next(new_values))
+        else:
+            old.replace_all_uses_with(next(new_values))
+
+
+def _rewrite_control(op, pairs: dict, native: bool) -> int:
+    """while / if / case again, over the parts: its blocks' ops moved into the new op and rewritten."""
+    new = ir.Operation.create(op.name, results=_part_types([r.type for r in op.results]),
+                              operands=_parts_of(op.operands, pairs), regions=len(op.regions),
+                              attributes={name: op.attributes[name] for name in op.attributes})
+    count = 0
+    for old_region, new_region in zip(op.regions, new.regions):
+        old_block = old_region.blocks[0]
+        block = new_region.blocks.append(*_part_types([a.type for a in old_block.arguments]))
+        _bind(old_block.arguments, block.arguments, pairs)
+        for inner in list(old_block.operations):
+            block.append(inner.operation)
+        count += _rewrite_ops(list(block.operations), pairs, native)
+    _bind(op.results, new.results, pairs)
+    return count
+
+
+def _rewrite_ops(operations: list, pairs: dict, native: bool) -> int:
+    """Each of these ops (of one block) that has complex values rewritten onto their parts."""
+    done, count = [], 0
+    for inner in operations:
         op = inner.operation
-        if not _touches_complex(op):
+        if not (_has_complex(op) if op.name in REGION_OPS else _touches_complex(op)):
             continue
         with ir.InsertionPoint(op), op.location:
-            if op.name == "func.return":
+            if op.name in REGION_OPS:
+                count += _rewrite_control(op, pairs, native)
+            elif op.name == "func.return":
                 for i, v in enumerate(op.operands):
                     if _is_complex(v.type):
                         op.operands[i] = _join(*pairs[v], v.type, native)
                 continue
-            for i, new in _rewrite_op(op, pairs).items():
-                result = op.results[i]
-                if isinstance(new, tuple):
-                    pairs[result] = new
-                else:
-                    result.replace_all_uses_with(new)
+            elif op.name == "stablehlo.return":
+                ir.Operation.create(op.name, results=[], operands=_parts_of(op.operands, pairs))
+            else:
+                for i, new in _rewrite_op(op, pairs).items():
+                    result = op.results[i]
+                    if isinstance(new, tuple):
+                        pairs[result] = new
+                    else:
+                        result.replace_all_uses_with(new)
         done.append(op)
     for op in reversed(done):
         op.erase()
-    return len(done)
+    return count + len(done)
+
+
+def _rewrite_function(func, native: bool) -> int:
+    block = func.regions[0].blocks[0]
+    pairs, original = {}, list(block.operations)
+    with ir.InsertionPoint.at_block_begin(block), func.location:
+        for arg in block.arguments:
+            if _is_complex(arg.type):
+                pairs[arg] = _split(arg, native)
+    return _rewrite_ops(original, pairs, native)
 
 
 def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
@@ -231,7 +299,7 @@ def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
     count = 0
     for inner in module.body.operations:
         op = inner.operation
-        if op.name == "func.func" and _uses_complex(op) and _supported(op):
+        if op.name == "func.func" and _has_complex(op) and _supported(op):
             count += _rewrite_function(op, native_ends)
     return count
 
@@ -239,9 +307,3 @@ def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
 def complex_as_real_pairs_native_ends(module: ir.Module) -> int:
     """complex_as_real_pairs with real/imag/complex at the function's boundary (llvm-cpu)."""
     return complex_as_real_pairs(module, native_ends=True)
-
-
-def _uses_complex(func) -> bool:
-    block = func.regions[0].blocks[0]
-    return any(_is_complex(a.type) for a in block.arguments) or any(
-        _touches_complex(inner.operation) for inner in block.operations)

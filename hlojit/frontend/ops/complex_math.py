@@ -4,9 +4,9 @@ add, subtract, multiply, divide, negate and matmul are StableHLO's own complex o
 functions (exp log sqrt sin cos tan sinh cosh tanh ...) are built here from the real and imaginary parts
 with hlojit's real ops, because IREE 3.13's llvm-cpu cannot link the f64 complex ones (sin, cos, atan2 are
 missing symbols) and its f32 ones are only as accurate as its real sine/cosine (trig.py). Comparisons and
-the isnan family compare the parts. The composites are registered into elementwise.COMPLEX_UNARY /
-COMPLEX_BINARY at the bottom of this file; the autodiff rules of real/imag/complex make them differentiable
-(JAX's convention: grad of a real loss L(z) is dL/dx - i dL/dy).
+the isnan family compare the parts. The composites are the one table COMPOSITES at the bottom of this file,
+which elementwise's unary / binary / compare read when an operand is complex; the autodiff rules of
+real/imag/complex make them differentiable (JAX's convention: grad of a real loss L(z) is dL/dx - i dL/dy).
 """
 from __future__ import annotations
 
@@ -206,15 +206,17 @@ def _isfinite(z):
     return ew.unary("isfinite", x) & ew.unary("isfinite", y)
 
 
-ew.COMPLEX_UNARY.update({
+# numpy name -> the composite that elementwise.unary / binary / compare build for complex operands of the op
+# (one table, read there; ops neither here nor taking complex in their elementwise row are a DTypeError)
+COMPOSITES = {
     "abs": _abs, "exp": _exp, "log": _log, "sqrt": _sqrt, "sin": _sin, "cos": _cos, "tan": _tan,
     "sinh": _sinh, "cosh": _cosh, "tanh": _tanh, "sign": _sign,
     "log2": _scaled_log(1 / math.log(2)), "log10": _scaled_log(1 / math.log(10)),
     "exp2": lambda z: _exp(z * math.log(2)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
     "square": lambda z: z * z, "reciprocal": lambda z: 1 / z, "negative": lambda z: complex(-real(z), -imag(z)),
-})
-ew.COMPLEX_BINARY.update({"power": _power})
-ew.COMPLEX_COMPARISONS.update({"equal": _equal, "not_equal": lambda a, b: ~_equal(a, b)})
+    "power": _power,
+    "equal": _equal, "not_equal": lambda a, b: ~_equal(a, b),
+}
 
 __all__ = ["angle", "complex", "conj", "conjugate", "imag", "iscomplex", "iscomplexobj", "isreal", "isrealobj",
            "real"]

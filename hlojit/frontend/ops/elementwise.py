@@ -16,8 +16,7 @@ from ...dialects import stablehlo as hlo
 from ...errors import DTypeError
 from .. import dtypes
 from ..tensor import Tensor
-from ._core import (as_tensor, barrier, broadcast_all, constant, convert, describe, emit, fail, promote, result_dtype,
-                    wrap)
+from ._core import as_tensor, barrier, broadcast_all, constant, convert, describe, emit, fail, promote, wrap
 
 
 class Elementwise(NamedTuple):
@@ -127,12 +126,6 @@ COMPARISONS = {  # numpy name -> StableHLO comparison direction
 # wrap(composite, *operands): filled by frontend/autodiff/composites.py with each one's derivative.
 DIFFERENTIABLE: dict = {}
 
-# Complex operands of these ops go to their composites on the parts instead (name -> composite(*tensors)):
-# filled by complex_math.py. Complex ops neither there nor in a row's kinds are a DTypeError.
-COMPLEX_UNARY: dict = {}
-COMPLEX_BINARY: dict = {}
-COMPLEX_COMPARISONS: dict = {}
-
 
 def _check_kinds(name: str, row: Elementwise, operands):
     for x in operands:
@@ -159,10 +152,24 @@ def _emit_same(op: str, tensors: list[Tensor], dtype, weak) -> Tensor:
     return wrap(value, tensors[0].shape, dtype, weak)
 
 
+def _complex_composite(name: str):
+    """complex_math's composite on the parts for complex operands of op `name` (complex_math.COMPOSITES), or
+    None. Imported here, when a complex operand asks: complex_math builds its composites from this module's
+    real ops, so it imports this module."""
+    from .complex_math import COMPOSITES
+    return COMPOSITES.get(name)
+
+
+def _is_complex_value(x) -> bool:
+    dtype = getattr(x, "dtype", None)
+    return dtypes.is_complex(dtype) if dtype is not None else np.iscomplexobj(x)
+
+
 def unary(name: str, x) -> Tensor:
     row = UNARY[name]
-    if name in COMPLEX_UNARY and _is_complex_operand(x, name):
-        return COMPLEX_UNARY[name](as_tensor(x, name))
+    composite = _complex_composite(name) if _is_complex_value(x) else None
+    if composite is not None:
+        return composite(as_tensor(x, name))
     (x,), dtype, weak = _prepare(name, row, x)
     if row.hlo is not None:
         return _emit_same(row.hlo, [x], dtype, weak)
@@ -173,9 +180,12 @@ def unary(name: str, x) -> Tensor:
 
 def binary(name: str, x, y) -> Tensor:
     row = BINARY[name]
-    if name in COMPLEX_BINARY and _is_complex_operand(x, name, y) and not (name == "power" and _is_int(y)):
+    int_power = name == "power" and _is_int(y)       # z ** 3: repeated products (_integer_power)
+    complex_operand = "c" not in row.kinds and not int_power and (_is_complex_value(x) or _is_complex_value(y))
+    composite = _complex_composite(name) if complex_operand else None
+    if composite is not None:
         tensors, _, _ = promote(name, x, y)
-        return COMPLEX_BINARY[name](*broadcast_all(name, tensors))
+        return composite(*broadcast_all(name, tensors))
     if name == "power" and isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor):
         return _integer_power(as_tensor(x, name), y)
     if row.hlo is None:
@@ -195,19 +205,15 @@ def compare(name: str, x, y) -> Tensor:
     tensors, dtype, _ = promote(name, x, y)
     a, b = broadcast_all(name, tensors)
     if dtypes.is_complex(dtype):
-        if name not in COMPLEX_COMPARISONS:
+        composite = _complex_composite(name)
+        if composite is None:
             fail(DTypeError, name, f"complex numbers have no order ({describe(a)}, {describe(b)})")
-        return COMPLEX_COMPARISONS[name](a, b)
+        return composite(a, b)
     return wrap(emit(hlo.compare, a.value, b.value, COMPARISONS[name]), a.shape, dtypes.bool_)
 
 
 def _is_int(y) -> bool:
     return isinstance(y, int) and not isinstance(y, bool)
-
-
-def _is_complex_operand(x, name, *others) -> bool:
-    """Whether the operands promote to a complex dtype."""
-    return dtypes.is_complex(result_dtype(name, [x, *others])[0])
 
 
 # --- composites ----------------------------------------------------------------------------------

@@ -65,7 +65,8 @@ def _parts(op: str, x) -> tuple[Tensor, Tensor | None]:
     return convert(x, part), None
 
 
-def _c2c(op: str, x, n, axis: int, norm, inverse: bool) -> Tensor:
+def _c2c(op: str, x, n, axis: int, norm, inverse: bool, keep: int | None = None) -> Tensor:
+    """The transform along axis, of its first `keep` frequencies (all by default)."""
     _check_norm(op, norm)
     x = as_tensor(x, op)
     axis = normalize_axis(op, axis, x.ndim) if x.ndim else fail(ShapeError, op, "needs an array of rank >= 1")
@@ -74,8 +75,8 @@ def _c2c(op: str, x, n, axis: int, norm, inverse: bool) -> Tensor:
     if x.shape[axis] == 0:
         fail(ValueError, op, f"invalid number of data points (0) along axis {axis} of {list(x.shape)}")
     re, im = _parts(op, moveaxis(x, axis, -1))
-    re, im = fft_plan.dft(re, im, inverse)
     scale = _scale(re.shape[-1], norm, inverse)
+    re, im = fft_plan.dft(re, im, inverse, keep)
     if scale != 1:
         re, im = re * scale, im * scale
     return moveaxis(make_complex(re, im), -1, axis)
@@ -96,9 +97,9 @@ def rfft(a, n=None, axis=-1, norm=None) -> Tensor:
     a = as_tensor(a, "rfft")
     if dtypes.is_complex(a.dtype):
         a = real(a)   # numpy discards the imaginary part too
-    out = _c2c("rfft", a, n, axis, norm, False)
-    axis = normalize_axis("rfft", axis, out.ndim)
-    return slice_axis(out, axis, 0, out.shape[axis] // 2 + 1)
+    axis = normalize_axis("rfft", axis, a.ndim) if a.ndim else fail(ShapeError, "rfft", "needs an array of rank >= 1")
+    size = a.shape[axis] if n is None else n
+    return _c2c("rfft", a, n, axis, norm, False, keep=size // 2 + 1 if size > 0 else None)
 
 
 def irfft(a, n=None, axis=-1, norm=None) -> Tensor:
