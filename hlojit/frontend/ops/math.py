@@ -1,13 +1,13 @@
 """Elementwise math that StableHLO has no op for, or whose IREE lowering is wrong, built from basic ops.
 
 The rows live in elementwise.py's UNARY/BINARY tables (name, kinds, numpy reference); their composites
-live here, in trig.py (sin cos tan and the inverse functions) and in special.py (erf erfc lgamma digamma), and
+live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), and
 are registered into elementwise's composite tables at the bottom of this file. Also here: the float
 bit-level helpers they share (signbit, frexp, ldexp by integer arithmetic on the bits, which IREE runs
 exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gelu, elu, leaky_relu).
 
-Why not StableHLO's own ops: `cbrt` and `tan` do not lower on vmvx and are 8-16 ulp off (cbrt(inf) is
-nan) on llvm-cpu; IREE 3.13 cannot link f64 cbrt/tan/atan2 on llvm-cpu, and computes f64 expm1/log1p
+Why not StableHLO's own ops: `cbrt` does not lower on vmvx and is 8-16 ulp off (cbrt(inf) is
+nan) on llvm-cpu; IREE 3.13 cannot link f64 cbrt on llvm-cpu, and computes f64 expm1/log1p
 there as exp(x) - 1 and log(1 + x) (expm1(1e-20) = 0). Half floats compute in f32 (vmvx has no f16
 arithmetic) and round once at the end. Nothing here relies on IEEE rounding of an intermediate result
 (vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma), and float -> int and
@@ -430,13 +430,12 @@ COMPOSITE_UNARY = {name: in_float32_at_least(fn) for name, fn in {
     "exp2": _exp2, "log2": _log2, "log10": _log10, "cbrt": _cbrt,
     "sinh": _sinh, "cosh": _cosh, "arcsinh": _arcsinh, "arccosh": _arccosh, "arctanh": _arctanh,
     "silu": _silu, "log_sigmoid": _log_sigmoid,
-    "sin": trig.sin, "cos": trig.cos, "tan": trig.tan,
     "arcsin": trig.arcsin, "arccos": trig.arccos, "arctan": trig.arctan,
     "erf": special.erf, "erfc": special.erfc, "lgamma": special.lgamma, "digamma": special.digamma,
 }.items()}
 COMPOSITE_UNARY.update({"trunc": _trunc, "relu6": _relu6, "expm1": _expm1, "log1p": _log1p})
 COMPOSITE_BINARY = {
-    "arctan2": _binary_composite(trig.arctan2), "hypot": _binary_composite(_hypot),
+    "hypot": _binary_composite(_hypot),
     "copysign": _binary_composite(_copysign), "nextafter": _binary_composite(_nextafter),
 }
 ew._COMPOSITE_UNARY.update(COMPOSITE_UNARY)
