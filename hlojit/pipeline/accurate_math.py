@@ -283,9 +283,9 @@ def _in_float32_at_least(build, operands: list[V]) -> V:
     return build(*(x.to(F32) for x in operands)).to(dtype)
 
 
-def by_basic_ops(names: tuple[str, ...], dtype_names: tuple[str, ...]):
-    """A rewrite of the ops `names` (stablehlo.sine ...) whose result dtype is one of `dtype_names` into
-    basic ops; the rewrite is named after what it does, for `explain`."""
+def by_basic_ops(name: str, names: tuple[str, ...], dtype_names: tuple[str, ...]):
+    """The rewrite `name` (what `explain` lists) of the ops `names` (stablehlo.sine ...) whose result dtype is
+    one of `dtype_names` into basic ops."""
     def rewrite(module: ir.Module) -> int:
         count = 0
         for op in list(walk(module.operation)):
@@ -297,8 +297,7 @@ def by_basic_ops(names: tuple[str, ...], dtype_names: tuple[str, ...]):
             op.erase()
             count += 1
         return count
-    short = "_".join(n.removeprefix("stablehlo.") for n in names)
-    rewrite.__name__ = f"{short}_of_{'_'.join(d.removeprefix('float') for d in dtype_names)}_by_basic_ops"
+    rewrite.__name__ = rewrite.__qualname__ = name
     return rewrite
 
 
@@ -308,6 +307,9 @@ TRIG = ("stablehlo.sine", "stablehlo.cosine", "stablehlo.tan", "stablehlo.atan2"
 F64_ONLY = ("stablehlo.tanh", "stablehlo.remainder")
 
 # llvm-cpu and vmvx: every float trig op (f64 does not link, f32 is inaccurate), f64 tanh and fmod (no link)
-CPU = [by_basic_ops(TRIG, _FLOATS), by_basic_ops(F64_ONLY, ("float64",))]
+trig_by_exact_reduction = by_basic_ops("trig_by_exact_reduction", TRIG, _FLOATS)
+f64_tanh_fmod_by_basic_ops = by_basic_ops("f64_tanh_fmod_by_basic_ops", F64_ONLY, ("float64",))
 # cuda: its f64 ops call libdevice; its f32 trig is MLIR's polynomial approximation, as on llvm-cpu
-CUDA = [by_basic_ops(TRIG, _NOT_F64)]
+trig_below_f64_by_exact_reduction = by_basic_ops("trig_below_f64_by_exact_reduction", TRIG, _NOT_F64)
+CPU = [trig_by_exact_reduction, f64_tanh_fmod_by_basic_ops]
+CUDA = [trig_below_f64_by_exact_reduction]
