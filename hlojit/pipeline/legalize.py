@@ -195,5 +195,6 @@ def gather_clamped_starts(module: ir.Module) -> int:
 
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
 ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts]
-CPU = [floor_ceil_of_subnormals, power_by_magnitude, infinities_of_cbrt]     # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
+# llvm-cpu, and vmvx (whose constants llvm-cpu folds)
+CPU = [floor_ceil_of_subnormals, power_by_magnitude, infinities_of_cbrt]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
