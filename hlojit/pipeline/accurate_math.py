@@ -3,10 +3,11 @@ cannot link or loses accuracy. StableHLO -> StableHLO, listed per target in quir
 spec's op (stablehlo.sine ...) and the reference backend runs it exactly.
 
 What IREE does with each (measured, tests/test_legalize.py): llvm-cpu (and vmvx, whose constants llvm-cpu
-folds) cannot link f64 sine, cosine, tan, tanh, atan2 and remainder (undefined symbols sin, fmod ...), and vmvx
-cannot lower tan at all. Its f32 sine/cosine/tan/atan2, on every target (cuda's too), are MLIR's polynomial
-approximations, whose argument reduction in f32 loses accuracy linearly in |x| (error 1e-5 at x = 100,
-garbage beyond 1e7). cuda calls libdevice for f64 (__nv_sin, __nv_atan2, __nv_tanh, __nv_fmod): those it keeps.
+folds) cannot link f64 sine, cosine, tan, tanh, atan2, cbrt and remainder (undefined symbols sin, fmod ...),
+and vmvx cannot lower tan or cbrt at all. Below f64, on every target (cuda's too), sine/cosine/tan/atan2/cbrt
+are MLIR's polynomial approximations: the f32 argument reduction loses accuracy linearly in |x| (error 1e-5
+at x = 100, garbage beyond 1e7), cbrt is 8-16 ulp off and NaN at +-inf. cuda calls libdevice for f64
+(__nv_sin, __nv_atan2, __nv_cbrt, __nv_tanh, __nv_expm1, __nv_fmod): those it keeps.
 
 - sine, cosine, tan: exact argument reduction (Payne-Hanek, in integers): |x| = M * 2**E is multiplied by
   the 192 (f32: 128) bits of 2/pi that matter for this E (picked from a table by a chain of selects on E),
@@ -14,7 +15,9 @@ garbage beyond 1e7). cuda calls libdevice for f64 (__nv_sin, __nv_atan2, __nv_ta
   theta in [-pi/4, pi/4], to full precision even next to a multiple of pi/2; Taylor kernels on theta.
 - atan2: atan on [0, tan(pi/8)] by a fitted polynomial (tools/fit_special.py), reached by
   atan(t) = pi/4 + atan((t-1)/(t+1)) and atan(x) = pi/2 - atan(1/x); numpy's signed zeros and infinities.
-- tanh (f64): tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), expm1 by its Taylor polynomial near 0.
+- cbrt: exp(log|x| / 3) and a Newton step. f64 expm1, log1p: llvm-cpu's are exp(x) - 1 and log(1 + x)
+  (expm1(1e-20) = 0): their series near 0.
+- tanh (f64): tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)).
 - remainder (f64): C's fmod as a - trunc(a/b) * b (exact while the quotient fits the mantissa).
 f16/bf16 operands compute in f32 and round once. Nothing here relies on IEEE rounding of an intermediate
 (vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma).
@@ -244,20 +247,45 @@ def atan2(y: V, x: V) -> V:
     return where(y.signbit(), -r, r)
 
 
-# --- tanh and fmod (f64) ---------------------------------------------------------------------------------
+# --- cbrt; expm1, log1p, tanh and fmod (f64) --------------------------------------------------------------
 
-_EXPM1_P = tuple(1 / math.factorial(k) for k in range(2, 15))   # expm1 = x + x^2 P(x) on |x| <= ln2/2
+def cbrt(x: V) -> V:
+    """exp(log|x|/3) refined by one Newton step (error squared: a few ulp to ~1 ulp), subnormals scaled into
+    the normal range first; 0, inf and nan come back as they are, with x's sign."""
+    mantissa_bits, bias = _FORMAT[x.dtype]
+    a = x.abs()
+    k = mantissa_bits + 8                                  # a * 2**(3k) is normal for every subnormal a
+    tiny = a < float(2.0 ** -(bias - 1))
+    scaled = where(tiny, a * float(2.0 ** (3 * k)), a)
+    y = (scaled.unary("log") * float(1 / 3)).unary("exponential")
+    y = y - (y - scaled / (y * y)) * float(1 / 3)
+    y = where(tiny, y * float(2.0 ** -k), y)
+    y = where((a == 0) | (a == np.inf), a, y)
+    return where(x.signbit(), -y, y)
 
 
-def _expm1(x: V) -> V:
+# expm1 = x + x^2 P(x) on |x| <= ln2/2 (Taylor to x^14); log1p = 2 atanh(s) = 2s + 2s^3 Q(s^2), s = x / (2 + x),
+# on 1 + x in [1/sqrt2, sqrt2] (to s^23)
+_EXPM1_P = tuple(1 / math.factorial(k) for k in range(2, 15))
+_LOG1P_Q = tuple(1 / (2 * k + 1) for k in range(1, 12))
+
+
+def expm1(x: V) -> V:
     """llvm-cpu's f64 expm1 is exp(x) - 1 (expm1(1e-20) = 0): a Taylor polynomial near 0, exp(x) - 1 beyond."""
     near = x + x * x * horner(x, _EXPM1_P)
     return where(x.abs() <= float(np.log(2) / 2), near, x.unary("exponential") - 1)
 
 
+def log1p(x: V) -> V:
+    """llvm-cpu's f64 log1p is log(1 + x): the atanh series near 0, log(1 + x) beyond."""
+    s = x / (2 + x)
+    near = 2 * s + 2 * s * (s * s) * horner(s * s, _LOG1P_Q)
+    return where((x >= float(np.sqrt(0.5) - 1)) & (x <= float(np.sqrt(2) - 1)), near, (1 + x).unary("log"))
+
+
 def tanh(x: V) -> V:
     """tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), exact to ~1 ulp, with x's sign."""
-    e = _expm1(-2 * x.abs())
+    e = expm1(-2 * x.abs())
     t = -e / (e + 2)
     return where(x < 0, -t, t)
 
@@ -272,7 +300,8 @@ def fmod(a: V, b: V) -> V:
 # --- the rewrites -----------------------------------------------------------------------------------------
 
 _BUILD = {"stablehlo.sine": sine, "stablehlo.cosine": cosine, "stablehlo.tan": tan, "stablehlo.atan2": atan2,
-          "stablehlo.tanh": tanh, "stablehlo.remainder": fmod}
+          "stablehlo.cbrt": cbrt, "stablehlo.tanh": tanh, "stablehlo.remainder": fmod,
+          "stablehlo.exponential_minus_one": expm1, "stablehlo.log_plus_one": log1p}
 
 
 def _in_float32_at_least(build, operands: list[V]) -> V:
@@ -304,12 +333,16 @@ def by_basic_ops(name: str, names: tuple[str, ...], dtype_names: tuple[str, ...]
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _NOT_F64 = ("float16", "bfloat16", "float32")
 TRIG = ("stablehlo.sine", "stablehlo.cosine", "stablehlo.tan", "stablehlo.atan2")
-F64_ONLY = ("stablehlo.tanh", "stablehlo.remainder")
+F64_ONLY = ("stablehlo.tanh", "stablehlo.remainder", "stablehlo.exponential_minus_one", "stablehlo.log_plus_one")
 
-# llvm-cpu and vmvx: every float trig op (f64 does not link, f32 is inaccurate), f64 tanh and fmod (no link)
+# llvm-cpu and vmvx: every float trig op and cbrt (f64 does not link, f32 is inaccurate; vmvx lowers neither tan
+# nor cbrt), f64 tanh and fmod (no link), expm1 and log1p (exp(x) - 1 and log(1 + x))
 trig_by_exact_reduction = by_basic_ops("trig_by_exact_reduction", TRIG, _FLOATS)
-f64_tanh_fmod_by_basic_ops = by_basic_ops("f64_tanh_fmod_by_basic_ops", F64_ONLY, ("float64",))
-# cuda: its f64 ops call libdevice; its f32 trig is MLIR's polynomial approximation, as on llvm-cpu
+cbrt_by_exp_log = by_basic_ops("cbrt_by_exp_log", ("stablehlo.cbrt",), _FLOATS)
+f64_by_basic_ops = by_basic_ops("f64_by_basic_ops", F64_ONLY, ("float64",))
+# cuda: its f64 ops call libdevice (__nv_sin, __nv_cbrt ...); below f64, trig and cbrt are MLIR's polynomial
+# approximations, as on llvm-cpu
 trig_below_f64_by_exact_reduction = by_basic_ops("trig_below_f64_by_exact_reduction", TRIG, _NOT_F64)
-CPU = [trig_by_exact_reduction, f64_tanh_fmod_by_basic_ops]
-CUDA = [trig_below_f64_by_exact_reduction]
+cbrt_below_f64_by_exp_log = by_basic_ops("cbrt_below_f64_by_exp_log", ("stablehlo.cbrt",), _NOT_F64)
+CPU = [trig_by_exact_reduction, cbrt_by_exp_log, f64_by_basic_ops]
+CUDA = [trig_below_f64_by_exact_reduction, cbrt_below_f64_by_exp_log]

@@ -8,7 +8,6 @@ before compiling, on the compiler's copy of the module.
 - float power: llvm-cpu's and cuda's pow is exp(y log x), NaN for every negative base and for 1 ** inf: the power of
   |x| with the sign and C99's exact cases set around it.
 - reduce_precision: IREE's gets zero mantissa bits wrong; this is XLA's algorithm in integer ops.
-- cbrt of infinities: llvm-cpu gives NaN for cbrt(+-inf) (its atan2 is accurate_math.py's, infinities included).
 - gather: the spec clamps each start so the slice fits in the operand; IREE reads out of bounds: the starts
   are clamped before the gather.
 """
@@ -163,17 +162,6 @@ def reduce_precision_by_bits(module: ir.Module) -> int:
     return count
 
 
-def infinities_of_cbrt(module: ir.Module) -> int:
-    """llvm-cpu's cbrt(+-inf) is NaN: infinities are their own cube roots."""
-    count = 0
-    for op in _ops_named(module, "stablehlo.cbrt", floats_only=True):
-        x = op.operands[0]
-        dtype, shape = dtype_of(x.type), shape_of(x.type)
-        with ir.InsertionPoint(op), op.location:
-            count += _replace(op, hlo.select(_is_inf(x, dtype, shape), x, hlo.unary("cbrt", x)))
-    return count
-
-
 def gather_clamped_starts(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.gather"):
@@ -196,5 +184,5 @@ def gather_clamped_starts(module: ir.Module) -> int:
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
 ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts]
 # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
-CPU = [floor_ceil_of_subnormals, power_by_magnitude, infinities_of_cbrt]
+CPU = [floor_ceil_of_subnormals, power_by_magnitude]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)

@@ -50,9 +50,9 @@ UNARY = {
     "abs": Elementwise(None, "biuf", False, np.abs),
     "sign": Elementwise(None, "iuf", False, np.sign),
     "exp": Elementwise("exponential", "f", True, np.exp),
-    "expm1": Elementwise(None, "f", True, np.expm1),  # math.py: IREE's f64 ones are exp(x)-1, log(1+x)
+    "expm1": Elementwise("exponential_minus_one", "f", True, np.expm1),
     "log": Elementwise("log", "f", True, np.log),
-    "log1p": Elementwise(None, "f", True, np.log1p),
+    "log1p": Elementwise("log_plus_one", "f", True, np.log1p),
     "sqrt": Elementwise("sqrt", "f", True, np.sqrt),
     "rsqrt": Elementwise("rsqrt", "f", True, lambda x: 1 / np.sqrt(x)),
     "tanh": Elementwise("tanh", "f", True, np.tanh),
@@ -72,7 +72,7 @@ UNARY = {
     "relu": Elementwise(None, "iuf", False, lambda x: np.maximum(x, 0)),
     "softplus": Elementwise(None, "f", True, lambda x: np.logaddexp(x, 0)),
     # the math family: composites in math.py, trig.py, special.py
-    "cbrt": Elementwise(None, "f", True, np.cbrt),
+    "cbrt": Elementwise("cbrt", "f", True, np.cbrt),
     "exp2": Elementwise(None, "f", True, np.exp2),
     "log2": Elementwise(None, "f", True, np.log2),
     "log10": Elementwise(None, "f", True, np.log10),
