@@ -5,11 +5,9 @@ before compiling, on the compiler's copy of the module.
 - boolean add/multiply/maximum/minimum: IREE adds i1 as XOR; the spec's i1 arithmetic is OR/AND.
 - floor/ceil of subnormals: IREE's CPU code flushes them to zero first (floor(-1e-40) gave -0, not -1): the
   sign and the "tiny" test are read from the bits, in integers.
-- float power: llvm-cpu's powf is exp(y log x), NaN for every negative base and for 1 ** inf: the power of
+- float power: llvm-cpu's and cuda's pow is exp(y log x), NaN for every negative base and for 1 ** inf: the power of
   |x| with the sign and C99's exact cases set around it.
 - reduce_precision: IREE's gets zero mantissa bits wrong; this is XLA's algorithm in integer ops.
-- cbrt and atan2 of infinities: llvm-cpu gives NaN for cbrt(+-inf) and atan2(+-inf, +-inf); the spec's
-  (IEEE's) values are set where an operand is infinite.
 - gather: the spec clamps each start so the slice fits in the operand; IREE reads out of bounds: the starts
   are clamped before the gather.
 """
@@ -98,9 +96,13 @@ def floor_ceil_of_subnormals(module: ir.Module) -> int:
     return count
 
 
+def _is_inf(x: ir.Value, dtype, shape) -> ir.Value:
+    return hlo.compare(hlo.unary("abs", x), _splat(np.inf, dtype, shape), "EQ")
+
+
 def power_by_magnitude(module: ir.Module) -> int:
-    """x ** y as |x| ** y, negated for a negative x (or -0) and odd integer y, NaN for a negative x and a
-    non-integer y; x ** 0 and 1 ** y are 1 (C99), whatever the other operand."""
+    """x ** y (C99's pow, numpy's) as |x| ** y, negated for a negative x (or -0) and odd integer y, NaN for a
+    finite x < 0 and a non-integer y; x ** 0, 1 ** y and (-1) ** +-inf are 1, whatever the other operand."""
     count = 0
     for op in _ops_named(module, "stablehlo.power", floats_only=True):
         x, y = op.operands
@@ -108,21 +110,23 @@ def power_by_magnitude(module: ir.Module) -> int:
             dtype, shape = dtype_of(x.type), shape_of(x.type)
             one, zero = _splat(1.0, dtype, shape), _splat(0.0, dtype, shape)
             p = hlo.binary("power", hlo.unary("abs", x), y)
-            whole = hlo.compare(hlo.unary("floor", y), y, "EQ")
+            whole = hlo.compare(hlo.unary("floor", y), y, "EQ")          # inf counts: (-2) ** inf is inf
             half = hlo.binary("multiply", y, _splat(0.5, dtype, shape))
             odd = hlo.binary("and", whole, hlo.compare(hlo.unary("floor", half), half, "NE"))
             bits, _, _, _, unsigned = _bits(x)
             signed = np.dtype(f"i{unsigned.itemsize}")
             negative = hlo.compare(hlo.bitcast_convert(bits, signed), _splat(0, signed, shape), "LT")
-            is_nan = hlo.compare(x, x, "NE")
-            sign_applies = hlo.binary("and", negative, hlo.unary("not", is_nan))
-            signed_power = hlo.select(odd, hlo.unary("negate", p), p)
-            nan = _splat(np.nan, dtype, shape)
-            below_zero = hlo.compare(x, zero, "LT")
-            result = hlo.select(sign_applies, hlo.select(
-                hlo.binary("or", whole, hlo.unary("not", below_zero)), signed_power, nan), p)
-            exact_one = hlo.binary("or", hlo.compare(y, zero, "EQ"), hlo.compare(x, one, "EQ"))
-            count += _replace(op, hlo.select(exact_one, one, result))
+            sign_applies = hlo.binary("and", hlo.binary("and", negative, hlo.compare(x, x, "EQ")), odd)
+            p = hlo.select(sign_applies, hlo.unary("negate", p), p)
+            finite_below_zero = hlo.binary("and", hlo.compare(x, zero, "LT"),
+                                           hlo.unary("not", _is_inf(x, dtype, shape)))
+            p = hlo.select(hlo.binary("and", finite_below_zero, hlo.unary("not", whole)),
+                           _splat(np.nan, dtype, shape), p)
+            minus_one_to_inf = hlo.binary("and", hlo.compare(x, _splat(-1.0, dtype, shape), "EQ"),
+                                          _is_inf(y, dtype, shape))
+            exact_one = hlo.binary("or", hlo.binary("or", hlo.compare(y, zero, "EQ"), hlo.compare(x, one, "EQ")),
+                                   minus_one_to_inf)
+            count += _replace(op, hlo.select(exact_one, one, p))
     return count
 
 
@@ -158,29 +162,6 @@ def reduce_precision_by_bits(module: ir.Module) -> int:
     return count
 
 
-def _is_inf(x: ir.Value, dtype, shape) -> ir.Value:
-    return hlo.compare(hlo.unary("abs", x), _splat(np.inf, dtype, shape), "EQ")
-
-
-def infinities_of_cbrt_and_atan2(module: ir.Module) -> int:
-    count = 0
-    for op in _ops_named(module, "stablehlo.cbrt", "stablehlo.atan2", floats_only=True):
-        dtype, shape = dtype_of(op.results[0].type), shape_of(op.results[0].type)
-        with ir.InsertionPoint(op), op.location:
-            if op.name == "stablehlo.cbrt":
-                x = op.operands[0]
-                new = hlo.select(_is_inf(x, dtype, shape), x, hlo.unary("cbrt", x))
-            else:   # atan2(y, x) with both infinite: +-pi/4 for x = +inf, +-3pi/4 for x = -inf, y's sign
-                y, x = op.operands
-                both = hlo.binary("and", _is_inf(y, dtype, shape), _is_inf(x, dtype, shape))
-                angle = hlo.select(hlo.compare(x, _splat(0.0, dtype, shape), "GT"), _splat(np.pi / 4, dtype, shape),
-                                   _splat(3 * np.pi / 4, dtype, shape))
-                signed = hlo.select(hlo.compare(y, _splat(0.0, dtype, shape), "LT"), hlo.unary("negate", angle), angle)
-                new = hlo.select(both, signed, hlo.binary("atan2", y, x))
-            count += _replace(op, new)
-    return count
-
-
 def gather_clamped_starts(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.gather"):
@@ -202,4 +183,6 @@ def gather_clamped_starts(module: ir.Module) -> int:
 
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
 ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts]
-CPU = [floor_ceil_of_subnormals, power_by_magnitude, infinities_of_cbrt_and_atan2]     # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
+# llvm-cpu, and vmvx (whose constants llvm-cpu folds)
+CPU = [floor_ceil_of_subnormals, power_by_magnitude]
+CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)

@@ -49,15 +49,15 @@ UNARY = {
     "abs": Elementwise(None, "biuf", False, np.abs),
     "sign": Elementwise(None, "iuf", False, np.sign),
     "exp": Elementwise("exponential", "f", True, np.exp),
-    "expm1": Elementwise(None, "f", True, np.expm1),  # math.py: IREE's f64 ones are exp(x)-1, log(1+x)
+    "expm1": Elementwise("exponential_minus_one", "f", True, np.expm1),
     "log": Elementwise("log", "f", True, np.log),
-    "log1p": Elementwise(None, "f", True, np.log1p),
+    "log1p": Elementwise("log_plus_one", "f", True, np.log1p),
     "sqrt": Elementwise("sqrt", "f", True, np.sqrt),
     "rsqrt": Elementwise("rsqrt", "f", True, lambda x: 1 / np.sqrt(x)),
-    "tanh": Elementwise(None, "f", True, np.tanh),
+    "tanh": Elementwise("tanh", "f", True, np.tanh),
     "sigmoid": Elementwise("logistic", "f", True, lambda x: 1 / (1 + np.exp(-x))),
-    "sin": Elementwise(None, "f", True, np.sin),      # trig.py: IREE's sine/cosine are wrong for large |x|
-    "cos": Elementwise(None, "f", True, np.cos),
+    "sin": Elementwise("sine", "f", True, np.sin),    # IREE's inaccurate/unlinkable ones: pipeline/accurate_math
+    "cos": Elementwise("cosine", "f", True, np.cos),
     "floor": Elementwise(None, "biuf", False, np.floor),
     "ceil": Elementwise(None, "biuf", False, np.ceil),
     "round": Elementwise(None, "biuf", False, np.round),
@@ -71,11 +71,11 @@ UNARY = {
     "relu": Elementwise(None, "iuf", False, lambda x: np.maximum(x, 0)),
     "softplus": Elementwise(None, "f", True, lambda x: np.logaddexp(x, 0)),
     # the math family: composites in math.py, trig.py, special.py
-    "cbrt": Elementwise(None, "f", True, np.cbrt),
+    "cbrt": Elementwise("cbrt", "f", True, np.cbrt),
     "exp2": Elementwise(None, "f", True, np.exp2),
     "log2": Elementwise(None, "f", True, np.log2),
     "log10": Elementwise(None, "f", True, np.log10),
-    "tan": Elementwise(None, "f", True, np.tan),
+    "tan": Elementwise("tan", "f", True, np.tan),
     "arcsin": Elementwise(None, "f", True, np.arcsin),
     "arccos": Elementwise(None, "f", True, np.arccos),
     "arctan": Elementwise(None, "f", True, np.arctan),
@@ -112,7 +112,7 @@ BINARY = {
     "logical_and": Elementwise(None, "biuf", False, np.logical_and),
     "logical_or": Elementwise(None, "biuf", False, np.logical_or),
     "logical_xor": Elementwise(None, "biuf", False, np.logical_xor),
-    "arctan2": Elementwise(None, "f", True, np.arctan2),
+    "arctan2": Elementwise("atan2", "f", True, np.arctan2),
     "hypot": Elementwise(None, "f", True, np.hypot),
     "copysign": Elementwise(None, "f", True, np.copysign),
     "nextafter": Elementwise(None, "f", True, np.nextafter),
@@ -194,10 +194,8 @@ def binary(name: str, x, y) -> Tensor:
             return DIFFERENTIABLE[name](lambda *xs: _COMPOSITE_BINARY[name](list(xs), dtype, weak), *tensors)
         return _COMPOSITE_BINARY[name](tensors, dtype, weak)
     tensors, dtype, weak = _prepare(name, row, x, y)
-    if name == "power" and dtypes.is_float(dtype):
-        return _float_power(tensors, dtype, weak)
-    # bools: the spec's i1 add/multiply/maximum/minimum are numpy's OR/AND (IREE's XOR add is the pipeline's
-    # to mend: legalize.bool_arithmetic_as_logic)
+    # the spec's float power is C99's pow and its i1 add/multiply/maximum/minimum numpy's OR/AND: IREE's
+    # exp(y log x) and XOR add are the pipeline's to mend (legalize.power_by_magnitude, bool_arithmetic_as_logic)
     return _emit_same(row.hlo, tensors, dtype, weak)
 
 
@@ -245,21 +243,6 @@ def _integer_power(x: Tensor, n: int) -> Tensor:
     return result if result is not None else _full_like(x, 1)
 
 
-def _float_power(tensors, dtype, weak):
-    """C99 pow, as numpy computes it. IREE's llvm-cpu powf is exp(y*log(x)): nan for a negative base even
-    with an integer exponent, and for x**0 and 1**y with nan or inf; so stablehlo.power gets |x| and the
-    sign and the exact cases are set here."""
-    a, b = broadcast_all("power", tensors)
-    p = _emit_same("power", [_abs(a), b], dtype, weak)
-    integral = unary("floor", b) == b                                  # inf counts: (-2)**inf is inf
-    odd = integral & (unary("floor", b * 0.5) * 2 != b)
-    negative = (a < 0) | ((a == 0) & (unary("reciprocal", a) < 0))    # -0.0 too: (-0.0)**3 is -0.0
-    p = _select(negative & odd, -p, p)
-    p = _select(negative & ~integral & unary("isfinite", a), _full_like(p, math.nan), p)
-    one = (b == 0) | (a == 1) | ((a == -1) & unary("isinf", b))
-    return _select(one, _full_like(p, 1), p)
-
-
 def _abs(x):
     return x if x.dtype.kind in "bu" else _emit_same("abs", [x], x.dtype, x.weak)
 
@@ -270,15 +253,6 @@ def _sign(x):
     if x.dtype == dtypes.float64:  # IREE's vmvx cannot lower f64 copysign; keeps 0, -0 and nan as they are
         return _select(x > 0, _full_like(x, 1), _select(x < 0, _full_like(x, -1), x))
     return _emit_same("sign", [x], x.dtype, x.weak)
-
-
-def _tanh(x):
-    if x.dtype != dtypes.float64:
-        return _emit_same("tanh", [x], x.dtype, x.weak)
-    # IREE's llvm-cpu cannot link f64 tanh: tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)), exact to ~1 ulp
-    e = unary("expm1", -2 * _abs(x))
-    t = -e / (e + 2)
-    return _select(x < 0, -t, t)
 
 
 def _rounding(op):
@@ -308,7 +282,6 @@ def _is_inf(x):
 _COMPOSITE_UNARY = {
     "abs": _abs,
     "sign": _sign,
-    "tanh": _tanh,
     "floor": _rounding("floor"),
     "ceil": _rounding("ceil"),
     "round": _rounding("round_nearest_even"),  # numpy rounds half to even
@@ -333,13 +306,8 @@ def _safe_divisor(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _fmod(a: Tensor, b: Tensor) -> Tensor:
-    """C fmod (sign of a). IREE's llvm-cpu cannot link f64 fmod, so f64 uses a - trunc(a/b)*b."""
-    if a.dtype != dtypes.float64:
-        return _emit_same("remainder", [a, b], a.dtype, a.weak)
-    q = a / b
-    trunc = _select(q < 0, unary("ceil", q), unary("floor", q))
-    # 0 * inf is nan, but fmod(finite, +-inf) is the finite operand itself
-    return _select(unary("isinf", b) & unary("isfinite", a), a, a - trunc * b)
+    """C fmod (the dividend's sign): StableHLO's remainder."""
+    return _emit_same("remainder", [a, b], a.dtype, a.weak)
 
 
 def _remainder(tensors, dtype, weak):

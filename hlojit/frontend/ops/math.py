@@ -1,15 +1,14 @@
 """Elementwise math that StableHLO has no op for, or whose IREE lowering is wrong, built from basic ops.
 
 The rows live in elementwise.py's UNARY/BINARY tables (name, kinds, numpy reference); their composites
-live here, in trig.py (sin cos tan and the inverse functions) and in special.py (erf erfc lgamma digamma), and
+live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), and
 are registered into elementwise's composite tables at the bottom of this file. Also here: the float
 bit-level helpers they share (signbit, frexp, ldexp by integer arithmetic on the bits, which IREE runs
 exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gelu, elu, leaky_relu).
 
-Why not StableHLO's own ops: `cbrt` and `tan` do not lower on vmvx and are 8-16 ulp off (cbrt(inf) is
-nan) on llvm-cpu; IREE 3.13 cannot link f64 cbrt/tan/atan2 on llvm-cpu, and computes f64 expm1/log1p
-there as exp(x) - 1 and log(1 + x) (expm1(1e-20) = 0). Half floats compute in f32 (vmvx has no f16
-arithmetic) and round once at the end. Nothing here relies on IEEE rounding of an intermediate result
+sin, cos, tan, arctan2, cbrt, expm1, log1p are StableHLO's own ops; where IREE computes them wrongly or cannot
+link them, the pipeline rewrites them per target (pipeline/accurate_math.py). Half floats compute in f32 here
+(vmvx has no f16 arithmetic) and round once at the end. Nothing here relies on IEEE rounding of an intermediate result
 (vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma), and float -> int and
 int -> f64 go through the bits (vmvx converts neither f64 to ints nor i32 to f64).
 """
@@ -181,37 +180,6 @@ def _exp2(x):
     return ew.where(_unary("isnan", x), x, y)
 
 
-def _native(op):
-    def build(x):
-        return wrap(emit(hlo.unary, op, x.value), x.shape, x.dtype, x.weak)
-    return build
-
-
-# f64 expm1 = x + x^2 P(x) on |x| <= ln2/2 (Taylor to x^14); log1p = 2 atanh(s) = 2s + 2s^3 Q(s^2),
-# s = x / (2 + x), on 1 + x in [1/sqrt2, sqrt2] (to s^23). No tricks that need exact IEEE rounding of
-# intermediate results: vmvx folds (x + 1) - 1 into x, and llvm-cpu contracts a*b + c into fmas.
-_EXPM1_P = tuple(1 / math.factorial(k) for k in range(2, 15))
-_LOG1P_Q = tuple(1 / (2 * k + 1) for k in range(1, 12))
-
-
-def _expm1(x):
-    """IREE's llvm-cpu computes f64 expm1 as exp(x) - 1 (expm1(1e-20) = 0): f64 takes a Taylor
-    polynomial near 0 and exp(x) - 1 (a few ulp there) beyond."""
-    if x.dtype != dtypes.float64:
-        return _native("exponential_minus_one")(x)
-    near = x + x * x * trig.horner(x, _EXPM1_P)
-    return ew.where(_unary("abs", x) <= float(np.log(2) / 2), near, _unary("exp", x) - 1)
-
-
-def _log1p(x):
-    """f64 log1p like expm1: IREE's llvm-cpu computes log(1 + x)."""
-    if x.dtype != dtypes.float64:
-        return _native("log_plus_one")(x)
-    s = x / (2 + x)
-    near = 2 * s + 2 * s * (s * s) * trig.horner(s * s, _LOG1P_Q)
-    return ew.where((x >= float(np.sqrt(0.5) - 1)) & (x <= float(np.sqrt(2) - 1)), near, _unary("log", 1 + x))
-
-
 def _log2_parts(x):
     """(e, log(m)) with x = m * 2**e, m in [sqrt(1/2), sqrt(2)): log(m) is small and accurate."""
     m, e = frexp(x)
@@ -252,21 +220,6 @@ def _log10(x):
     hi, lo = _LOG10_2[x.dtype]
     y = e * hi + (e * lo + log_m * float(1 / np.log(10)))
     return _log_specials(x, y)
-
-
-def _cbrt(x):
-    """exp(log|x|/3) refined by one Newton step (error squared: a few ulp to ~1 ulp), subnormals scaled
-    into the normal range first; 0, inf and nan come back as they are."""
-    fmt = FORMATS[x.dtype]
-    a = _unary("abs", x)
-    k = fmt.mantissa + 8                                   # a * 2**(3k) is normal for every subnormal a
-    tiny = a < float(2.0 ** -(fmt.bias - 1))
-    scaled = ew.where(tiny, a * float(2.0 ** (3 * k)), a)
-    y = _unary("exp", _unary("log", scaled) * float(1 / 3))
-    y = y - (y - scaled / (y * y)) * float(1 / 3)
-    y = ew.where(tiny, y * float(2.0 ** -k), y)
-    y = ew.where((a == 0) | (a == np.inf), a, y)
-    return _with_sign_of(y, x)
 
 
 def _trunc(x):
@@ -427,16 +380,15 @@ def nan_to_num(x, nan: float = 0.0, posinf: float | None = None, neginf: float |
 from . import special, trig  # noqa: E402  (they use the helpers above)
 
 COMPOSITE_UNARY = {name: in_float32_at_least(fn) for name, fn in {
-    "exp2": _exp2, "log2": _log2, "log10": _log10, "cbrt": _cbrt,
+    "exp2": _exp2, "log2": _log2, "log10": _log10,
     "sinh": _sinh, "cosh": _cosh, "arcsinh": _arcsinh, "arccosh": _arccosh, "arctanh": _arctanh,
     "silu": _silu, "log_sigmoid": _log_sigmoid,
-    "sin": trig.sin, "cos": trig.cos, "tan": trig.tan,
     "arcsin": trig.arcsin, "arccos": trig.arccos, "arctan": trig.arctan,
     "erf": special.erf, "erfc": special.erfc, "lgamma": special.lgamma, "digamma": special.digamma,
 }.items()}
-COMPOSITE_UNARY.update({"trunc": _trunc, "relu6": _relu6, "expm1": _expm1, "log1p": _log1p})
+COMPOSITE_UNARY.update({"trunc": _trunc, "relu6": _relu6})
 COMPOSITE_BINARY = {
-    "arctan2": _binary_composite(trig.arctan2), "hypot": _binary_composite(_hypot),
+    "hypot": _binary_composite(_hypot),
     "copysign": _binary_composite(_copysign), "nextafter": _binary_composite(_nextafter),
 }
 ew._COMPOSITE_UNARY.update(COMPOSITE_UNARY)
