@@ -69,3 +69,14 @@ def test_cuda_explain_gives_ptx_without_a_gpu():
     e = hj.jit(lambda x: ops.exp(x).sum(axis=1)).explain(np.zeros((64, 64), np.float32), target="cuda")
     assert e.target.name == "cuda" and e.dispatch_count >= 1
     assert ".entry" in e.stage("assembly") or ".visible" in e.stage("assembly")
+
+
+def test_explain_after_a_compile_prints_nothing(capfd):
+    """A compile's statistics dump named its scratch folder in the shared session, so a later explain in that
+    session tried to write the removed file and printed IREE's error and the statistics to stderr."""
+    x = np.arange(3, dtype=np.float32)
+    hj.jit(lambda v: v * 7 - 2)(x)
+    capfd.readouterr()
+    hj.jit(lambda v: v * 5 + 3).explain(x)
+    err = capfd.readouterr().err
+    assert "Error opening" not in err and "stream-aggregate" not in err

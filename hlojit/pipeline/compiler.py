@@ -118,6 +118,9 @@ def _compile(program: Program, session, operation, target: Target) -> Compiled:
                     vmfb = bytes(output.map_memory())
         finally:
             handler.detach()
+            # the session outlives this compile (explain reuses it): stop the dump that names this scratch folder
+            # (IREE's format flag has no "off" value: the statistics go to the null device until the next compile)
+            session.set_flags(f"--iree-scheduling-dump-statistics-file={os.devnull}")
         seconds = time.perf_counter() - start
         if not ok:
             errors = [d for d in diagnostics if d.startswith("error")] or diagnostics or ["no diagnostic"]
