@@ -2,8 +2,11 @@
 import numpy as np
 import pytest
 
+from iree.compiler import ir
+
 import hlojit as hj
 from hlojit import ops
+from hlojit.pipeline import conv_rewrites, layout
 
 from conftest import assert_close
 
@@ -81,25 +84,36 @@ def dense_cases(x, w, x1, w1, x3, w3):
             "conv1d": ops.conv(x1, w1, stride=2, padding=1), "conv3d": ops.conv(x3, w3, padding="VALID")}
 
 
-def test_convolutions_as_matmuls_match_numpy(backend, monkeypatch):
-    """Many-channel convolutions run as im2col + matmul (IREE's own are slow there): the same numbers, and
-    the same gradients as the convolution op's."""
-    from hlojit.frontend.ops import nn
-    monkeypatch.setattr(nn, "IM2COL_MIN_CHANNELS", 1)
+def as_matmuls(text: str) -> str:
+    """The module with every convolution channels last and then as im2col + matmul (llvm-cpu's rewrites, at
+    any channel count)."""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        layout.channels_last(module)
+        conv_rewrites.convolutions_as_matmuls(module, min_channels=1)
+        assert module.operation.verify()
+        return str(module)
+
+
+def test_convolutions_as_matmuls_match_numpy(backend):
+    """llvm-cpu runs many-channel convolutions as im2col + matmul (pipeline/conv_rewrites.py; IREE's own are
+    slow there): that rewrite, made at every channel count, gives the same numbers on every backend, and the
+    same gradients."""
     args = (X, W2, X1, W1, X3, W3)
-    assert "stablehlo.convolution" not in hj.jit(dense_cases, backend="reference").lower(*args).mlir
-    got = hj.jit(dense_cases, backend=backend)(*args)
-    want = {"same-stride2": numpy_conv(X, W2, 2, [(1, 1), (1, 1)]),
-            "explicit-dilated": numpy_conv(X, W2, 1, [(1, 2), (0, 1)], dilation=2),
-            "nhwc": numpy_conv(X, W2, 1, [(0, 0), (0, 0)]).transpose(0, 2, 3, 1),
-            "conv1d": numpy_conv(X1, W1, 2, [(1, 1)]), "conv3d": numpy_conv(X3, W3, 1, [(0, 0)] * 3)}
-    for name, value in want.items():
-        assert_close(got[name], value.astype(np.float32), np.float32, scale=20)
+    text = as_matmuls(hj.jit(dense_cases).lower(*args).mlir)
+    assert "stablehlo.convolution" not in text and "stablehlo.dot_general" in text
+    got = hj.from_mlir(text, backend=backend)(*args)
+    want = [numpy_conv(X1, W1, 2, [(1, 1)]), numpy_conv(X3, W3, 1, [(0, 0)] * 3),     # the keys' sorted order
+            numpy_conv(X, W2, 1, [(1, 2), (0, 1)], dilation=2),
+            numpy_conv(X, W2, 1, [(0, 0), (0, 0)]).transpose(0, 2, 3, 1), numpy_conv(X, W2, 2, [(1, 1), (1, 1)])]
+    for value, expect in zip(got, want):
+        assert_close(value, expect.astype(np.float32), np.float32, scale=20)
     if backend == "reference":
         loss = lambda x, w: ops.sum(ops.conv(x, w, stride=2, padding="SAME", dilation=(1, 2)) ** 2)  # noqa: E731
-        as_matmul = hj.jit(hj.grad(loss, argnums=(0, 1)), backend="reference")(X, W2)
-        monkeypatch.setattr(nn, "IM2COL_MIN_CHANNELS", 1 << 30)
-        as_conv = hj.jit(hj.grad(loss, argnums=(0, 1)), backend="reference")(X, W2)
+        grads = hj.jit(hj.grad(loss, argnums=(0, 1)))
+        as_conv = grads(X, W2)
+        as_matmul = hj.from_mlir(as_matmuls(grads.lower(X, W2).mlir), backend="reference")(X, W2)
         for a, b in zip(as_matmul, as_conv):
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
 
