@@ -59,15 +59,15 @@ def _save_failed_ir(program: Program) -> str:
 
 
 def with_fallback(program: Program, target: Target, run):
-    """run(session, module operation, target): the module copied into the session for the target's flags, with
-    the target's quirks applied. Where IREE cannot compile it with those flags and the target has a
+    """run(session, module operation, target, rewrites): the module copied into the session for the target's
+    flags, with the target's quirks applied ({name: count} of those that changed it). Where IREE cannot compile it with those flags and the target has a
     fallback, run again with the fallback's (and its fallback's ...), each in its own session (flags cannot
     be taken back)."""
     def attempt(chosen: Target):
         session = sessions.session_for(chosen.flags)
         module = sessions.module_in(session, program.module)
-        quirks.apply(module, chosen)
-        return run(session, module.operation, chosen)
+        rewrites = quirks.apply(module, chosen)
+        return run(session, module.operation, chosen, rewrites)
     try:
         return attempt(target)
     except CompileError:
@@ -79,8 +79,8 @@ def with_fallback(program: Program, target: Target, run):
 def compile_program(program: Program, target: Target) -> Compiled:
     """Compile to a vmfb (`program.module` is left as it is). `Compiled.target` is the target whose flags made
     the vmfb (the fallback's where those were needed)."""
-    return with_fallback(program, target, lambda session, operation, chosen: _compile(program, session, operation,
-                                                                                      chosen))
+    return with_fallback(program, target, lambda session, operation, chosen, _: _compile(program, session, operation,
+                                                                                         chosen))
 
 
 @contextlib.contextmanager

@@ -68,6 +68,7 @@ class Explanation:
     op_counts: dict          # stage -> Counter of op names in @main
     phase_seconds: dict      # phase -> seconds
     vmfb_size: int
+    rewrites: dict           # the target rewrites (pipeline/quirks.py) that changed the module: name -> count
 
     def stage(self, name: str) -> str:
         if name not in STAGES:
@@ -84,6 +85,7 @@ class Explanation:
     def summary(self) -> str:
         before, after = self.op_counts["stablehlo"], self.op_counts["optimized"]
         lines = [f"{self.name} on {self.target.label}" + (f" ({self.target.note})" if self.target.note else ""),
+                 "  target rewrites: " + (", ".join(f"{name} {n}" for name, n in self.rewrites.items()) or "none"),
                  f"  StableHLO ops (constants aside): {sum(before.values())} ({_counts(before)})",
                  f"  after global optimisation: {sum(after.values())} ({_counts(after)})",
                  f"  dispatches: {self.dispatch_count}"]
@@ -180,11 +182,12 @@ def explain(program: Program, target: Target) -> Explanation:
     target's flags fail and it has a fallback, the stages are those of the fallback's flags (what runs)."""
     stablehlo = program.module.operation.get_asm(enable_debug_info=True)
     op_counts = {"stablehlo": _main_op_counts(program.module.operation)}
-    return with_fallback(program, target, lambda session, operation, chosen: _explain(
-        program, session, operation, chosen, stablehlo, dict(op_counts)))
+    return with_fallback(program, target, lambda session, operation, chosen, rewrites: _explain(
+        program, session, operation, chosen, stablehlo, dict(op_counts), rewrites))
 
 
-def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict) -> Explanation:
+def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict,
+             rewrites: dict) -> Explanation:
     set_from, set_to = _phase_setters()
     snapshots, seconds = {}, {}
     with scratch_folder("hlojit-explain-") as dump:
@@ -226,4 +229,4 @@ def _explain(program: Program, session, operation, target: Target, stablehlo: st
         if target.name == "cuda":
             assembly = _split_functions(_ptx_from_vmfb(vmfb), "ptx")
     return Explanation(program.name, target, stablehlo, snapshots["optimized"], snapshots["dispatches"], llvm_ir,
-                       assembly, report, op_counts, seconds, len(vmfb))
+                       assembly, report, op_counts, seconds, len(vmfb), rewrites)

@@ -118,8 +118,20 @@ def _labels_text(labels) -> str:
     return "[" + ", ".join(labels) + "]"
 
 
+def _one_transpose(op, value: ir.Value, perm, made: dict) -> ir.Value:
+    """transpose(value, perm) in front of op: the one made for an earlier op of the block where there is one (a
+    kernel used twice is transposed once)."""
+    key = (value, tuple(perm))
+    if key in made and made[key][1] == op.block:
+        return made[key][0]
+    with ir.InsertionPoint(op), op.location:
+        new = hlo.transpose(value, perm)
+    made[key] = new, op.block
+    return new
+
+
 def convolutions_channels_last(module: ir.Module) -> int:
-    count = 0
+    count, made = 0, {}
     for op in _ops(module):
         if op.name != "stablehlo.convolution":
             continue
@@ -128,10 +140,9 @@ def convolutions_channels_last(module: ir.Module) -> int:
         want_lhs, want_rhs = ["b", *spatial, "f"], [*spatial, "i", "o"]
         if (lhs, rhs, out) == (want_lhs, want_rhs, want_lhs):
             continue
-        with ir.InsertionPoint(op), op.location:
-            for index, (have, want) in enumerate(((lhs, want_lhs), (rhs, want_rhs))):
-                if have != want:
-                    op.operands[index] = hlo.transpose(op.operands[index], [have.index(t) for t in want])
+        for index, (have, want) in enumerate(((lhs, want_lhs), (rhs, want_rhs))):
+            if have != want:
+                op.operands[index] = _one_transpose(op, op.operands[index], [have.index(t) for t in want], made)
         op.attributes["dimension_numbers"] = ir.Attribute.parse(
             f"#stablehlo.conv<{_labels_text(want_lhs)}x{_labels_text(want_rhs)}->{_labels_text(want_lhs)}>")
         op.results[0].set_type(_permuted_type(op.results[0].type, [out.index(t) for t in want_lhs]))
@@ -367,7 +378,7 @@ def _erase_dead(module: ir.Module) -> None:
 # --- 3. what IREE must not fold back ---------------------------------------------------------------
 
 def barriers_before_convolutions(module: ir.Module) -> int:
-    count = 0
+    count, barriers = 0, {}     # a transpose feeding two convolutions (of one block) passes one barrier
     index = _Index(module)
     for op in index.ops:
         if op.name != "stablehlo.convolution":
@@ -375,9 +386,12 @@ def barriers_before_convolutions(module: ir.Module) -> int:
         for i, operand in enumerate(list(op.operands)):
             producer = index.producer(operand)
             if producer is not None and producer.name == "stablehlo.transpose":
-                with ir.InsertionPoint(op), op.location:
-                    op.operands[i] = hlo.optimization_barrier([operand])[0]
-                count += 1
+                key = operand, op.block
+                if key not in barriers:
+                    with ir.InsertionPoint(op), op.location:
+                        barriers[key] = hlo.optimization_barrier([operand])[0]
+                    count += 1
+                op.operands[i] = barriers[key]
     return count
 
 

@@ -176,7 +176,7 @@ QUIRKS = {"vmvx": [complex_as_real_pairs] + legalize.ALL_TARGETS + legalize.CPU 
           "cuda": legalize.ALL_TARGETS}
 
 
-def apply(module: ir.Module, target: Target) -> None:
+def apply(module: ir.Module, target: Target) -> dict:
+    """Rewrite `module` for `target`; {rewrite name: what it rewrote} for those that changed something."""
     with module.context:
-        for quirk in QUIRKS.get(target.name, ()):
-            quirk(module)
+        return {quirk.__name__: n for quirk in QUIRKS.get(target.name, ()) if (n := quirk(module))}
