@@ -32,10 +32,10 @@ def _window(op, name: str, n: int) -> list[int]:
 
 
 def _fits(op, min_channels: int) -> bool:
-    lhs, rhs, out = conv_labels(op)
-    n = len(lhs) - 2
+    labels = conv_labels(op)
+    n = len(shape_of(op.operands[0].type)) - 2
     spatial = [str(i) for i in range(n)]
-    if (lhs, rhs, out) != (["b", *spatial, "f"], [*spatial, "i", "o"], ["b", *spatial, "f"]):
+    if labels != (["b", *spatial, "f"], [*spatial, "i", "o"], ["b", *spatial, "f"]):
         return False
     if _int(op, "feature_group_count") != 1 or _int(op, "batch_group_count") != 1:
         return False

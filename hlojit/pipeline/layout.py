@@ -30,7 +30,7 @@ from ..dialects.types import shape_of
 # bounds may be scalars: those keep their rank-0 type)
 ELEMENTWISE = frozenset("stablehlo." + name for name in (
     *hlo.UNARY_OPS, *hlo.BINARY_OPS, "convert", "compare", "select", "clamp", "is_finite", "real", "imag",
-    "complex", "bitcast_convert"))
+    "complex"))
 _DEPTH = 8      # how far back a chain of elementwise ops may be re-laid out for an operand
 
 
@@ -107,11 +107,13 @@ def _transpose_behind(op, index: int, perm) -> ir.Value:
 
 # --- 1. convolutions channels last -------------------------------------------------------------------
 
-def conv_labels(op) -> tuple[list, list, list]:
-    spec = str(op.attributes["dimension_numbers"])
-    lhs, rhs, out = re.match(r"#stablehlo\.conv<(\[.*?\])x(\[.*?\])->(\[.*?\])>", spec).groups()
-    parse = lambda s: [t.strip() for t in s[1:-1].split(",")]  # noqa: E731
-    return parse(lhs), parse(rhs), parse(out)
+def conv_labels(op) -> tuple[list, list, list] | None:
+    """A convolution's dimension labels, lhs, rhs and result ([b, f, 0, 1] ...); None where MLIR prints them in
+    the raw form, which this does not read (the convolution is left as it is)."""
+    found = re.match(r"#stablehlo\.conv<(\[.*?\])x(\[.*?\])->(\[.*?\])>", str(op.attributes["dimension_numbers"]))
+    if found is None:
+        return None
+    return tuple([t.strip() for t in part[1:-1].split(",")] for part in found.groups())
 
 
 def _labels_text(labels) -> str:
@@ -133,9 +135,10 @@ def _one_transpose(op, value: ir.Value, perm, made: dict) -> ir.Value:
 def convolutions_channels_last(module: ir.Module) -> int:
     count, made = 0, {}
     for op in _ops(module):
-        if op.name != "stablehlo.convolution":
+        labels = conv_labels(op) if op.name == "stablehlo.convolution" else None
+        if labels is None:
             continue
-        lhs, rhs, out = conv_labels(op)
+        lhs, rhs, out = labels
         spatial = [str(i) for i in range(len(lhs) - 2)]
         want_lhs, want_rhs = ["b", *spatial, "f"], [*spatial, "i", "o"]
         if (lhs, rhs, out) == (want_lhs, want_rhs, want_lhs):
@@ -358,7 +361,7 @@ def sink_transposes(module: ir.Module) -> int:
         moves = sum(_sink(op, index) or _hoist(op, index) for op in index.ops
                     if op.name == "stablehlo.transpose" and _used(op))
         total += moves
-        _erase_dead(module)
+        _erase_dead(index.ops)     # what this round left dead (what it made, it uses: the next round sees it)
         if not moves:
             break
     return total
@@ -368,9 +371,10 @@ _PURE = ELEMENTWISE | {"stablehlo.transpose", "stablehlo.broadcast_in_dim", "sta
                        "stablehlo.reshape"}
 
 
-def _erase_dead(module: ir.Module) -> None:
-    """Erase side-effect-free ops whose results nobody uses: users before producers, so chains go in one walk."""
-    for op in reversed(_ops(module)):
+def _erase_dead(ops: list) -> None:
+    """Erase those of `ops` (in block order) that have no side effects and whose results nobody uses: users
+    before producers, so chains go in one walk."""
+    for op in reversed(ops):
         if op.name in _PURE and not _used(op):
             op.erase()
 
