@@ -2,11 +2,8 @@
 import numpy as np
 import pytest
 
-from iree.compiler import ir
-
 import hlojit as hj
 from hlojit import ops
-from hlojit.pipeline import conv_rewrites, layout
 
 from conftest import assert_close
 
@@ -72,50 +69,6 @@ def test_convolutions_and_pools_match_numpy(backend):
     got = hj.jit(cases, backend=backend)(X, W, X1, W1, X3, W3)
     for name, want in expected().items():
         assert_close(got[name], want.astype(np.float32), np.float32, scale=20)
-
-
-W2 = RNG.standard_normal((4, 6, 3, 3)).astype(np.float32)
-
-
-def dense_cases(x, w, x1, w1, x3, w3):
-    return {"same-stride2": ops.conv(x, w, stride=2, padding="SAME"),
-            "explicit-dilated": ops.conv(x, w, padding=[(1, 2), (0, 1)], dilation=2),
-            "nhwc": ops.conv(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), padding="VALID", layout="NHWC"),
-            "conv1d": ops.conv(x1, w1, stride=2, padding=1), "conv3d": ops.conv(x3, w3, padding="VALID")}
-
-
-def as_matmuls(text: str) -> str:
-    """The module with every convolution channels last and then as im2col + matmul (llvm-cpu's rewrites, at
-    any channel count)."""
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(text)
-        layout.channels_last(module)
-        conv_rewrites.convolutions_as_matmuls(module, min_channels=1)
-        assert module.operation.verify()
-        return str(module)
-
-
-def test_convolutions_as_matmuls_match_numpy(backend):
-    """llvm-cpu runs many-channel convolutions as im2col + matmul (pipeline/conv_rewrites.py; IREE's own are
-    slow there): that rewrite, made at every channel count, gives the same numbers on every backend, and the
-    same gradients."""
-    args = (X, W2, X1, W1, X3, W3)
-    text = as_matmuls(hj.jit(dense_cases).lower(*args).mlir)
-    assert "stablehlo.convolution" not in text and "stablehlo.dot_general" in text
-    got = hj.from_mlir(text, backend=backend)(*args)
-    want = [numpy_conv(X1, W1, 2, [(1, 1)]), numpy_conv(X3, W3, 1, [(0, 0)] * 3),     # the keys' sorted order
-            numpy_conv(X, W2, 1, [(1, 2), (0, 1)], dilation=2),
-            numpy_conv(X, W2, 1, [(0, 0), (0, 0)]).transpose(0, 2, 3, 1), numpy_conv(X, W2, 2, [(1, 1), (1, 1)])]
-    for value, expect in zip(got, want):
-        assert_close(value, expect.astype(np.float32), np.float32, scale=20)
-    if backend == "reference":
-        loss = lambda x, w: ops.sum(ops.conv(x, w, stride=2, padding="SAME", dilation=(1, 2)) ** 2)  # noqa: E731
-        grads = hj.jit(hj.grad(loss, argnums=(0, 1)))
-        as_conv = grads(X, W2)
-        as_matmul = hj.from_mlir(as_matmuls(grads.lower(X, W2).mlir), backend="reference")(X, W2)
-        for a, b in zip(as_matmul, as_conv):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
 
 
 def test_conv_transpose_is_the_input_gradient_shape_and_values(backend):

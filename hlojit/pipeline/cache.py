@@ -101,9 +101,9 @@ def pipeline_fingerprint() -> str:
     """What a compile does beyond the module and the flags: compile_program's own flags, the quirks it
     rewrites the module with, and the builders the quirks use. An edit to them makes every key new."""
     from ..dialects import stablehlo
-    from . import compiler, complex_pairs, conv_rewrites, layout, legalize, quirks, sessions
+    from . import compiler, complex_pairs, layout, legalize, quirks, sessions
     digest = hashlib.sha256()
-    for module in (compiler, complex_pairs, conv_rewrites, layout, legalize, quirks, sessions, stablehlo):
+    for module in (compiler, complex_pairs, layout, legalize, quirks, sessions, stablehlo):
         with open(module.__file__, "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()

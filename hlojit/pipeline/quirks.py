@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import conv_rewrites, layout, legalize
+from . import layout, legalize
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
@@ -167,12 +167,12 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 
 
 # Complex values become real pairs first (complex_pairs.py), then the spec's meaning (legalize.py: the compares
-# it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrites last (layout.py: one
-# channels-last layout, conv_rewrites.py: many-channel convolutions as im2col matmuls).
+# it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py: one
+# channels-last layout for the whole module).
 QUIRKS = {"vmvx": [complex_as_real_pairs] + legalize.ALL_TARGETS + legalize.CPU + [
               truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
           "cpu": [complex_as_real_pairs_native_ends] + legalize.ALL_TARGETS + legalize.CPU +
-                 [vector_products_as_reductions, layout.channels_last, conv_rewrites.convolutions_as_matmuls],
+                 [vector_products_as_reductions, layout.channels_last],
           "cuda": legalize.ALL_TARGETS}
 
 

@@ -104,12 +104,13 @@ def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: s
     return _core.convert(wrap(value, shape_of(value.type), accumulator, weak), dtype, weak)
 
 
-IM2COL_MAX_ELEMENTS = 1 << 25   # the patch matrix an im2col builds: 128 MB of float32 at most (autodiff's too)
+IM2COL_MAX_ELEMENTS = 1 << 25   # the patch matrix autodiff's kernel cotangent builds: 128 MB of float32 at most
 
 
 def im2col(x, window, strides, pads, dilations) -> Tensor:
     """x [N, *spatial, C] -> patches [N, *out, prod(window) * C]: one strided slice of the padded input per
-    window position, side by side along the channels (window position major, channel minor)."""
+    window position, side by side along the channels (window position major, channel minor). autodiff's
+    kernel cotangent of a convolution is these patches times the output's cotangent."""
     import itertools
     from .joining import concatenate, pad
     if any(lo or hi for lo, hi in pads):
