@@ -153,3 +153,12 @@ def test_explain_and_artifacts_list_the_rewrite(tmp_path):
     assert "target rewrites: none" in str(hj.jit(lambda x: x + 1, backend="iree:cpu").explain(args[0]))
     manifest = hj.export(small, *args, path=str(tmp_path / "conv"), target="cpu")
     assert manifest.rewrites == {"channels_last": 1}
+
+
+def test_from_mlir_modules_get_the_layout_too(backend):
+    """A channels-first module brought as text runs through the same pipeline as a traced one."""
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((1, 2, 4, 4), (3, 2, 3, 3), (3,)))
+    got = hj.from_mlir(SMALL, backend=backend)(x, w, b)
+    want = hj.from_mlir(SMALL, backend="reference")(x, w, b)
+    assert_close(got, want, np.float32, scale=10)
