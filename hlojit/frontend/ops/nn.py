@@ -76,7 +76,7 @@ def _layout(op: str, x: Tensor, layout: str | None) -> tuple[int, int, list, str
 def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: str | None = None,
          lhs_dilation=1) -> Tensor:
     """N-D convolution (cross-correlation, as in every ML framework), one `stablehlo.convolution` in the user's
-    layout. How a target runs it (channels last, as a matmul) is the pipeline's choice (pipeline/layout.py)."""
+    layout. How a target lays it out is the pipeline's choice (iree:cpu: channels last, pipeline/layout.py)."""
     (x, w), dtype, weak = promote("conv", x, w)
     n, channel, spatial, layout = _layout("conv", x, layout)
     if w.ndim != x.ndim:
