@@ -140,14 +140,14 @@ def test_each_target_gets_only_the_rewrites_it_needs(target, expected):
         applied = quirks.apply(module, targets.get(target))
         assert module.operation.verify()
         text = str(module)
-    assert [a for a in applied if a[0] in dict(expected)] == expected
+    assert [(name, n) for name, n in applied.items() if name in dict(expected)] == expected
     if target == "cuda":
         assert "stablehlo.sine %arg0 : tensor<3xf64>" in text and "stablehlo.tanh" in text
 
 
 def test_explain_lists_the_rewrites_that_ran():
     summary = str(explain.explain(parse(_unary_module("sine %a", "f64")), targets.cpu()))
-    assert "target rewrites: trig_by_exact_reduction (1)" in summary, summary
+    assert "target rewrites: trig_by_exact_reduction 1" in summary, summary
 
 
 GATHER = """func.func @main(%x: tensor<3x4xi32>, %i: tensor<3x1xi32>) -> tensor<3x4xi32> {

@@ -71,39 +71,6 @@ def test_convolutions_and_pools_match_numpy(backend):
         assert_close(got[name], want.astype(np.float32), np.float32, scale=20)
 
 
-W2 = RNG.standard_normal((4, 6, 3, 3)).astype(np.float32)
-
-
-def dense_cases(x, w, x1, w1, x3, w3):
-    return {"same-stride2": ops.conv(x, w, stride=2, padding="SAME"),
-            "explicit-dilated": ops.conv(x, w, padding=[(1, 2), (0, 1)], dilation=2),
-            "nhwc": ops.conv(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), padding="VALID", layout="NHWC"),
-            "conv1d": ops.conv(x1, w1, stride=2, padding=1), "conv3d": ops.conv(x3, w3, padding="VALID")}
-
-
-def test_convolutions_as_matmuls_match_numpy(backend, monkeypatch):
-    """Many-channel convolutions run as im2col + matmul (IREE's own are slow there): the same numbers, and
-    the same gradients as the convolution op's."""
-    from hlojit.frontend.ops import nn
-    monkeypatch.setattr(nn, "IM2COL_MIN_CHANNELS", 1)
-    args = (X, W2, X1, W1, X3, W3)
-    assert "stablehlo.convolution" not in hj.jit(dense_cases, backend="reference").lower(*args).mlir
-    got = hj.jit(dense_cases, backend=backend)(*args)
-    want = {"same-stride2": numpy_conv(X, W2, 2, [(1, 1), (1, 1)]),
-            "explicit-dilated": numpy_conv(X, W2, 1, [(1, 2), (0, 1)], dilation=2),
-            "nhwc": numpy_conv(X, W2, 1, [(0, 0), (0, 0)]).transpose(0, 2, 3, 1),
-            "conv1d": numpy_conv(X1, W1, 2, [(1, 1)]), "conv3d": numpy_conv(X3, W3, 1, [(0, 0)] * 3)}
-    for name, value in want.items():
-        assert_close(got[name], value.astype(np.float32), np.float32, scale=20)
-    if backend == "reference":
-        loss = lambda x, w: ops.sum(ops.conv(x, w, stride=2, padding="SAME", dilation=(1, 2)) ** 2)  # noqa: E731
-        as_matmul = hj.jit(hj.grad(loss, argnums=(0, 1)), backend="reference")(X, W2)
-        monkeypatch.setattr(nn, "IM2COL_MIN_CHANNELS", 1 << 30)
-        as_conv = hj.jit(hj.grad(loss, argnums=(0, 1)), backend="reference")(X, W2)
-        for a, b in zip(as_matmul, as_conv):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
-
-
 def test_conv_transpose_is_the_input_gradient_shape_and_values(backend):
     # conv_transpose of a one-hot input paints the kernel at stride offsets
     x = np.zeros((1, 1, 3, 3), np.float32)

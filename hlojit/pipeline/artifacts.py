@@ -225,8 +225,7 @@ def _as_compiled(program: Program, target: Target, absolute_paths: bool) -> tupl
     if not fixes:
         return program, text, {}
     clone = ir.Module.parse(text, context=program.module.context)
-    with clone.context:
-        counts = {fix.__name__: n for fix in fixes if (n := fix(clone))}   # the rewrites it made
+    counts = quirks.apply(clone, target)   # the rewrites it made
     return program, clone.operation.get_asm(enable_debug_info=True), counts
 
 

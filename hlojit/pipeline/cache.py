@@ -101,9 +101,9 @@ def pipeline_fingerprint() -> str:
     """What a compile does beyond the module and the flags: compile_program's own flags, the quirks it
     rewrites the module with, and the builders the quirks use. An edit to them makes every key new."""
     from ..dialects import stablehlo
-    from . import accurate_math, compiler, complex_pairs, legalize, linalg_rewrites, quirks, sessions, values
+    from . import accurate_math, compiler, complex_pairs, layout, legalize, linalg_rewrites, quirks, sessions, values
     digest = hashlib.sha256()
-    for module in (compiler, complex_pairs, legalize, accurate_math, linalg_rewrites, values, quirks, sessions,
+    for module in (compiler, complex_pairs, layout, legalize, accurate_math, linalg_rewrites, values, quirks, sessions,
                    stablehlo):
         with open(module.__file__, "rb") as f:
             digest.update(f.read())

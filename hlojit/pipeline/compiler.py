@@ -60,9 +60,9 @@ def _save_failed_ir(program: Program) -> str:
 
 def with_fallback(program: Program, target: Target, run):
     """run(session, module operation, target, rewrites): the module copied into the session for the target's
-    flags, with the target's quirks applied (`rewrites`: quirks.apply's list of those that changed it). Where
-    IREE cannot compile it with those flags and the target has a fallback, run again with the fallback's (and
-    its fallback's ...), each in its own session (flags cannot be taken back)."""
+    flags, with the target's quirks applied ({name: count} of those that changed it). Where IREE cannot compile
+    it with those flags and the target has a fallback, run again with the fallback's (and its fallback's ...),
+    each in its own session (flags cannot be taken back)."""
     def attempt(chosen: Target):
         session = sessions.session_for(chosen.flags)
         module = sessions.module_in(session, program.module)

@@ -68,7 +68,7 @@ class Explanation:
     op_counts: dict          # stage -> Counter of op names in @main
     phase_seconds: dict      # phase -> seconds
     vmfb_size: int
-    rewrites: list = dataclasses.field(default_factory=list)   # [(target rewrite, ops rewritten)] that ran
+    rewrites: dict = dataclasses.field(default_factory=dict)   # target rewrites (quirks.py) that ran: name -> count
 
     def stage(self, name: str) -> str:
         if name not in STAGES:
@@ -85,8 +85,8 @@ class Explanation:
     def summary(self) -> str:
         before, after = self.op_counts["stablehlo"], self.op_counts["optimized"]
         lines = [f"{self.name} on {self.target.label}" + (f" ({self.target.note})" if self.target.note else ""),
+                 "  target rewrites: " + (", ".join(f"{name} {n}" for name, n in self.rewrites.items()) or "none"),
                  f"  StableHLO ops (constants aside): {sum(before.values())} ({_counts(before)})",
-                 "  target rewrites: " + (", ".join(f"{name} ({n})" for name, n in self.rewrites) or "none"),
                  f"  after global optimisation: {sum(after.values())} ({_counts(after)})",
                  f"  dispatches: {self.dispatch_count}"]
         lines += [f"    {d}" for d in self.dispatch_report]
@@ -187,7 +187,7 @@ def explain(program: Program, target: Target) -> Explanation:
 
 
 def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict,
-             rewrites: list) -> Explanation:
+             rewrites: dict) -> Explanation:
     set_from, set_to = _phase_setters()
     snapshots, seconds = {}, {}
     with scratch_folder("hlojit-explain-") as dump:

@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import accurate_math, legalize, linalg_rewrites
+from . import accurate_math, layout, legalize, linalg_rewrites
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
@@ -167,24 +167,20 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 
 
 # Complex values become real pairs first (complex_pairs.py), then the spec's meaning (legalize.py: the compares
-# it builds get vmvx's NaN fix after), then each target's own.
+# it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py: one
+# channels-last layout for the whole module).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix).
 _SPEC_OPS = linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": [complex_as_real_pairs] + _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU + [
               truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
           "cpu": [complex_as_real_pairs_native_ends] + _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS +
-                 legalize.CPU + [vector_products_as_reductions],
+                 legalize.CPU + [vector_products_as_reductions, layout.channels_last],
           "cuda": _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
-def apply(module: ir.Module, target: Target) -> list[tuple[str, int]]:
-    """Run the target's rewrites on `module`; (name, ops rewritten) of those that changed something, in order
-    (what `explain` lists)."""
-    applied = []
+def apply(module: ir.Module, target: Target) -> dict:
+    """Rewrite `module` for `target`; {rewrite name: ops rewritten} of those that changed something, in the
+    order they ran (what `explain` lists and an artifact's manifest counts)."""
     with module.context:
-        for quirk in QUIRKS.get(target.name, ()):
-            count = quirk(module)
-            if count:
-                applied.append((quirk.__name__, count))
-    return applied
+        return {quirk.__name__: n for quirk in QUIRKS.get(target.name, ()) if (n := quirk(module))}

@@ -43,7 +43,7 @@ PLAIN_DATA_TILING = ("--iree-opt-data-tiling",)
 WINOGRAD = ("--iree-preprocessing-pass-pipeline=builtin.module(util.func("
             "iree-linalg-ext-convert-conv2d-to-winograd{replace-all-convs=true}))",)
 # The candidates for `cpu`, by name: the extra flags of each. IREE's Winograd rewrite reaches the
-# channels-last 3x3 stride-1 convolutions (hlojit builds those of 128 channels or more as im2col matmuls);
+# channels-last 3x3 stride-1 convolutions (pipeline/layout.py makes every convolution channels last);
 # with the inner-tiled flags it does not compile (a batch_matmul encoding), so it is no candidate there.
 CPU_FLAG_SETS = {
     "data-tiling": PLAIN_DATA_TILING,

@@ -3,8 +3,8 @@
 Why measure: the fastest of targets.CPU_FLAG_SETS depends on the CPU (inner-tiled matmuls won on an Intel
 AVX-512 machine and lost by 30% on an AMD Zen 3, where plain data tiling plus Winograd won), and a table
 of CPU families would go stale with every CPU and IREE release it does not list. Measuring is cheap
-enough to do once per machine: one module of op-class microbenchmarks (a matmul, 3x3 convolutions at the
-channel counts hlojit leaves as convolutions) compiled per candidate and timed, a few seconds in all.
+enough to do once per machine: one module of op-class microbenchmarks (a matmul, channels-last 3x3
+convolutions at 64 and 32 channels) compiled per candidate and timed, a few seconds in all.
 
 Two levels:
 - per machine (`machine_target`, what `iree:cpu` uses): the candidate whose microbenchmarks are fastest
@@ -49,7 +49,7 @@ RECORD_FORMAT = 1
 # name -> (input shapes, StableHLO body, output shape): f32, shaped like ResNet's and a transformer's work.
 _CONV = ("stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = "
          "[1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}")
-# a transformer's MLP (and ResNet's im2col'd convolutions), ResNet's 64-channel stage, a narrower one
+# a transformer's MLP (and autodiff's im2col kernel gradients), ResNet's 64-channel stage, a narrower one
 MICROBENCHMARKS = {
     "matmul 1024x256x1024": (((1024, 256), (256, 1024)),
                              "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (1024, 1024)),

@@ -75,8 +75,8 @@ def _layout(op: str, x: Tensor, layout: str | None) -> tuple[int, int, list, str
 
 def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: str | None = None,
          lhs_dilation=1) -> Tensor:
-    """N-D convolution (cross-correlation, as in every ML framework)."""
-    from .shape import transpose
+    """N-D convolution (cross-correlation, as in every ML framework), one `stablehlo.convolution` in the user's
+    layout. How a target lays it out is the pipeline's choice (iree:cpu: channels last, pipeline/layout.py)."""
     (x, w), dtype, weak = promote("conv", x, w)
     n, channel, spatial, layout = _layout("conv", x, layout)
     if w.ndim != x.ndim:
@@ -97,46 +97,20 @@ def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: s
     if any(s + lo + hi < win for s, (lo, hi), win in zip(sizes, pads, windows)):
         fail(ShapeError, "conv", f"the window {tuple(windows)} is larger than the padded input {tuple(sizes)} "
                                  f"(padding {pads})")
-    if first:
-        # IREE 3.13's CPU code runs channels-first convolutions 10-20x slower than the same ones channels last
-        # (measured: 64 channels at 56x56, 99 ms against 6 ms): the convolution itself is channels last, between
-        # transposes. The barriers keep IREE from folding the transposes back into a channels-first convolution.
-        x = _core.barrier(transpose(x, (0, *range(2, n + 2), 1)))
-        w = _core.barrier(transpose(w, (*range(2, n + 2), 1, 0)))
-    if _as_matmul(x, w, groups, lhs_dilations, pads, windows, strides):
-        out = _im2col_conv(x, w, strides, pads, dilations)
-    else:
-        spec = "{}x{}->{}".format(*_specs("NHWC", n))
-        accumulator = computation_dtype(dtype)
-        value = emit(hlo.convolution, x.value, w.value, dimension_numbers=spec, strides=strides, padding=pads,
-                     lhs_dilation=lhs_dilations, rhs_dilation=dilations, feature_group_count=groups,
-                     dtype=accumulator)
-        out = _core.convert(wrap(value, shape_of(value.type), accumulator, weak), dtype, weak)
-    return transpose(out, (0, n + 1, *range(1, n + 1))) if first else out
+    spec = "{}x{}->{}".format(*_specs(layout, n))
+    accumulator = computation_dtype(dtype)
+    value = emit(hlo.convolution, x.value, w.value, dimension_numbers=spec, strides=strides, padding=pads,
+                 lhs_dilation=lhs_dilations, rhs_dilation=dilations, feature_group_count=groups, dtype=accumulator)
+    return _core.convert(wrap(value, shape_of(value.type), accumulator, weak), dtype, weak)
 
 
-IM2COL_MAX_ELEMENTS = 1 << 25   # the patch matrix im2col builds: 128 MB of float32 at most
-IM2COL_MIN_CHANNELS = 128       # below, IREE's own convolution is about as fast, and compiles quicker
-
-
-def _as_matmul(x, w, groups, lhs_dilations, pads, windows, strides) -> bool:
-    """Whether a (channels-last) convolution runs as im2col + matmul: IREE 3.13's CPU convolutions are slow
-    where channels are many and the image small (measured, 3x3: 512 channels at 7x7 115 ms as a convolution,
-    7.8 ms as a matmul; 256 at 14x14 71 against 5.4; 128 at 28x28 7.5 against 3.0; 64 at 56x56 5.8
-    against 5.0), while its matmuls are data-tiled and fast."""
-    if groups != 1 or any(d != 1 for d in lhs_dilations) or any(p < 0 for pair in pads for p in pair):
-        return False
-    outputs = [(size + lo + hi - win) // s + 1 for size, (lo, hi), win, s in
-               zip(x.shape[1:-1], pads, windows, strides)]
-    if 0 in x.shape or min(outputs, default=1) <= 0 or x.shape[-1] < IM2COL_MIN_CHANNELS:
-        return False
-    patch = int(np.prod(w.shape[:-1], dtype=np.int64))        # window elements x input channels
-    return x.shape[0] * int(np.prod(outputs, dtype=np.int64)) * patch <= IM2COL_MAX_ELEMENTS
+IM2COL_MAX_ELEMENTS = 1 << 25   # the patch matrix autodiff's kernel cotangent builds: 128 MB of float32 at most
 
 
 def im2col(x, window, strides, pads, dilations) -> Tensor:
     """x [N, *spatial, C] -> patches [N, *out, prod(window) * C]: one strided slice of the padded input per
-    window position, side by side along the channels (window position major, channel minor)."""
+    window position, side by side along the channels (window position major, channel minor). autodiff's
+    kernel cotangent of a convolution is these patches times the output's cotangent."""
     import itertools
     from .joining import concatenate, pad
     if any(lo or hi for lo, hi in pads):
@@ -150,17 +124,6 @@ def im2col(x, window, strides, pads, dilations) -> Tensor:
         value = emit(hlo.slice, x.value, [0, *starts, 0], [x.shape[0], *limits, x.shape[-1]], [1, *strides, 1])
         pieces.append(wrap(value, (x.shape[0], *outputs, x.shape[-1]), x.dtype, x.weak))
     return pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=-1)
-
-
-def _im2col_conv(x, w, strides, pads, dilations) -> Tensor:
-    """x [N, *spatial, C] * w [*window, C, O] -> [N, *out, O]: the patches times the kernel flattened to
-    [window * C, O]."""
-    from .matmul import matmul
-    from .shape import reshape
-    cols = im2col(x, w.shape[:len(strides)], strides, pads, dilations)
-    rows = int(np.prod(cols.shape[:-1], dtype=np.int64))
-    product = matmul(reshape(cols, (rows, cols.shape[-1])), reshape(w, (cols.shape[-1], w.shape[-1])))
-    return reshape(product, (*cols.shape[:-1], w.shape[-1]))
 
 
 def conv_transpose(x, w, stride=1, padding="VALID", dilation=1, layout: str | None = None) -> Tensor:
