@@ -1,12 +1,15 @@
-"""Big kernels side by side: elementwise chains on 16M float32 and square matmuls, hlojit against numpy and JAX.
+"""Big kernels side by side: elementwise chains on 16M float32, square matmuls and ResNet-18's backward kernels,
+hlojit against numpy and JAX.
 
-    python benchmarks/kernels.py [--size 16777216] [--repeats 7]
+    python benchmarks/kernels.py [--size 16777216] [--repeats 7] [--only elementwise|matmul|gradients]
 
 Each row is the best of `--repeats` runs (this 2-vCPU VM is noisy: the best run is the machine's speed),
 every contender in the same process. Elementwise rows also give GB/s (bytes read + written once) against
 the bandwidth numpy's own copy reaches in the same run (hlojit also from an input placed once with
 `hj.device_put`: from numpy, each call first copies its input into an IREE buffer); matmuls give GFLOP/s.
-hlojit results are waited for (`np.asarray`), JAX's with `block_until_ready()`.
+hlojit results are waited for (`np.asarray`), JAX's with `block_until_ready()`. The gradient rows (the input
+gradient of ResNet-18's stride-2 convolutions, its max pool's backward) alternate hlojit and jax.grad of the
+same function round by round and give medians: on a loaded machine the ratio is the figure to read.
 """
 import argparse
 import time
@@ -90,12 +93,55 @@ def matmuls(repeats) -> list[str]:
     return lines
 
 
+def backward_kernels():
+    """name -> (hlojit function, jax function, arguments): ResNet-18's (batch 8, NCHW) stride-2 convolutions'
+    input gradients and its 3x3/2 max pool's backward, each as the gradient of sum(op(x) * cotangent)."""
+    import jax
+    from jax import lax
+    rng = np.random.default_rng(0)
+    rows = {}
+    for k, pad in ((3, 1), (1, 0)):
+        x = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
+        w = (rng.standard_normal((128, 64, k, k)) * 0.05).astype(np.float32)
+        g = rng.standard_normal((8, 128, 28, 28)).astype(np.float32)
+        ours = hj.jit(hj.grad(lambda x, w, g, pad=pad: ops.sum(ops.conv(x, w, stride=2, padding=pad) * g)))
+        theirs = jax.jit(jax.grad(lambda x, w, g, pad=pad: (lax.conv_general_dilated(
+            x, w, (2, 2), [(pad, pad)] * 2, dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()))
+        rows[f"conv {k}x{k}/2 64->128 at 56², input gradient"] = (ours, theirs, (x, w, g))
+    x = rng.standard_normal((8, 64, 112, 112)).astype(np.float32)
+    g = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
+    ours = hj.jit(hj.grad(lambda x, g: ops.sum(ops.max_pool(x, 3, 2, padding=1) * g)))
+    theirs = jax.jit(jax.grad(lambda x, g: (lax.reduce_window(
+        x, -np.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), [(0, 0), (0, 0), (1, 1), (1, 1)]) * g).sum()))
+    rows["max pool 3x3/2 of 64x112², backward"] = (ours, theirs, (x, g))
+    return rows
+
+
+def gradients(rounds) -> list[str]:
+    lines = ["| backward kernel, batch 8 | hlojit ms | jax.grad ms | hlojit vs jax | max abs difference |",
+             "|---|---|---|---|---|"]
+    for name, (ours, theirs, args) in backward_kernels().items():
+        mine, jax_grad = np.asarray(ours(*args)), np.asarray(theirs(*args))   # compiles, and the check
+        times = {"ours": [], "theirs": []}
+        for _ in range(rounds):
+            times["ours"].append(best_seconds(lambda: ours(*args), np.asarray, 2))
+            times["theirs"].append(best_seconds(lambda: theirs(*args), lambda r: r.block_until_ready(), 2))
+        a, b = (float(np.median(times[who])) for who in ("ours", "theirs"))
+        lines.append(f"| {name} | {a * 1e3:.1f} | {b * 1e3:.1f} | {b / a:.2f}x | "
+                     f"{float(np.max(np.abs(mine - jax_grad))):.1e} |")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=16 * 1024 * 1024)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--only", choices=("elementwise", "matmul", "gradients"))
     args = parser.parse_args()
-    print("\n".join(elementwise(args.size, args.repeats) + [""] + matmuls(args.repeats)))
+    parts = {"elementwise": lambda: elementwise(args.size, args.repeats), "matmul": lambda: matmuls(args.repeats),
+             "gradients": lambda: gradients(args.repeats)}
+    tables = [make() for name, make in parts.items() if args.only in (None, name)]
+    print("\n\n".join("\n".join(table) for table in tables))
 
 
 if __name__ == "__main__":

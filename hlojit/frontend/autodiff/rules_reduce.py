@@ -18,6 +18,7 @@ from ...errors import DifferentiationError
 from .. import ops
 from ..ops import nn
 from ..ops._core import convert, emit
+from .conv_phases import conv_by_phases
 from .core import register, site_of
 from .rules_shape import op_result, pad, slice_
 
@@ -190,8 +191,12 @@ def _convolution(p, cts, active):
         before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding)]
         pads = [(b, i + k - 1 - o - b) for b, i, k, o in zip(before, lhs_d, rhs_d, out_d)]
         flipped = op_result(emit(hlo.reverse, kernel.value, list(rhs_spec[2:])), kernel.dtype)
-        out = _conv(g, flipped, (out_spec, _swap(rhs_spec), lhs_spec), lhs_dil, pads, strides, rhs_dil, fg, 1,
-                    g.dtype)
+        spec = (out_spec, _swap(rhs_spec), lhs_spec)
+        if lhs_dil == [1] * n:   # the forward's strides as phases, not as the cotangent's lhs dilation
+            out = conv_by_phases(g, flipped, spec, pads, strides, rhs_dil, lambda source, kernel, pads, dilation:
+                                 _conv(source, kernel, spec, [1] * n, pads, [1] * n, dilation, fg, 1, g.dtype))
+        else:
+            out = _conv(g, flipped, spec, lhs_dil, pads, strides, rhs_dil, fg, 1, g.dtype)
         if batch_groups > 1:
             out = _axis_into(lhs_spec[1], lhs_spec[0], _axis_out_of(lhs_spec[1], batch_groups, out))
         grads[0] = convert(out, lhs.dtype)
