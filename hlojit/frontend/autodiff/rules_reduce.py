@@ -18,7 +18,7 @@ from ...errors import DifferentiationError
 from .. import ops
 from ..ops import nn
 from ..ops._core import convert, emit
-from .conv_phases import conv_by_phases
+from .conv_phases import conv_by_phases, convolution as _conv
 from .core import register, site_of
 from .rules_shape import op_result, pad, slice_
 
@@ -126,16 +126,6 @@ def _parse_spec(text: str):
     return indices(parse(lhs), "b", "f"), indices(parse(rhs), "o", "i"), indices(parse(out), "b", "f")
 
 
-def _spec_text(lhs_spec, rhs_spec, out_spec) -> str:
-    def labels(spec, first, second):
-        out = [""] * len(spec)
-        out[spec[0]], out[spec[1]] = first, second
-        for i, d in enumerate(spec[2:]):
-            out[d] = str(i)
-        return "[" + ", ".join(out) + "]"
-    return f"{labels(lhs_spec, 'b', 'f')}x{labels(rhs_spec, 'o', 'i')}->{labels(out_spec, 'b', 'f')}"
-
-
 def _swap(spec):
     return (spec[1], spec[0]) + tuple(spec[2:])
 
@@ -156,13 +146,6 @@ def _axis_into(src, dst, t):
     shape = [d for i, d in enumerate(t.shape) if i != src]
     shape[dst] *= t.shape[src]
     return ops.reshape(_permuted(t, perm), tuple(shape))
-
-
-def _conv(lhs, rhs, spec, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups, dtype):
-    value = emit(hlo.convolution, lhs.value, rhs.value, dimension_numbers=_spec_text(*spec), strides=list(strides),
-                 padding=[tuple(int(v) for v in pair) for pair in padding], lhs_dilation=list(lhs_dilation),
-                 rhs_dilation=list(rhs_dilation), feature_group_count=groups, batch_group_count=batch_groups)
-    return op_result(value, dtype)
 
 
 @register("convolution")
@@ -193,8 +176,7 @@ def _convolution(p, cts, active):
         flipped = op_result(emit(hlo.reverse, kernel.value, list(rhs_spec[2:])), kernel.dtype)
         spec = (out_spec, _swap(rhs_spec), lhs_spec)
         if lhs_dil == [1] * n:   # the forward's strides as phases, not as the cotangent's lhs dilation
-            out = conv_by_phases(g, flipped, spec, pads, strides, rhs_dil, lambda source, kernel, pads, dilation:
-                                 _conv(source, kernel, spec, [1] * n, pads, [1] * n, dilation, fg, 1, g.dtype))
+            out = conv_by_phases(g, flipped, spec, pads, strides, rhs_dil, fg)
         else:
             out = _conv(g, flipped, spec, lhs_dil, pads, strides, rhs_dil, fg, 1, g.dtype)
         if batch_groups > 1:
