@@ -71,7 +71,7 @@ def conv_by_phases(lhs, rhs, spec, padding, lhs_dilation, rhs_dilation, groups):
     for index in itertools.product(*[range(s) for s in lhs_dilation]):
         chosen = [per_dim[i][r] for i, r in enumerate(index)]
         results[index] = _padded_to(_phase(x, kernel, chosen, groups), full)
-    out = _interleave(results, lhs_dilation, outs, ())
+    out = _interleave(results, lhs_dilation, outs)
     return _permuted(out, np.argsort([out_spec[0], *out_spec[2:], out_spec[1]]).tolist())
 
 
@@ -127,26 +127,18 @@ def _padded_to(t, full):
     return pad(t, 0, [0] * t.ndim, high) if any(high) else t
 
 
-def _interleave(results, strides, outs, prefix):
-    """The phases [N, *spatial, O] whose index starts with `prefix`, interleaved along the spatial
-    dimensions from len(prefix) on: element q of phase r lands at s q + r."""
-    i = len(prefix)
-    if i == len(strides):
-        return results[prefix]
-    parts = [_interleave(results, strides, outs, prefix + (r,)) for r in range(strides[i])]
-    if strides[i] == 1:
-        return parts[0]
-    axis = 1 + i
-    shape = list(parts[0].shape)
-    split = shape[:axis + 1] + [1] + shape[axis + 1:]
-    stacked = ops.concatenate([ops.reshape(p, tuple(split)) for p in parts], axis=axis + 1)
-    shape[axis] *= strides[i]
-    merged = ops.reshape(stacked, tuple(shape))
-    if shape[axis] == outs[i]:
+def _interleave(results, strides, outs):
+    """The phases [N, *full, O] interleaved: element q of phase r lands at s q + r. Stacked
+    [*strides, N, *full, O], then one transpose to [N, full_0, s_0, ..., O] that a reshape merges."""
+    n = len(strides)
+    first = next(iter(results.values()))
+    stacked = ops.reshape(ops.stack(list(results.values()), axis=0), (*strides, *first.shape))
+    order = [n] + [a for i in range(n) for a in (n + 1 + i, i)] + [2 * n + 1]
+    merged_shape = (first.shape[0], *[q * s for q, s in zip(first.shape[1:-1], strides)], first.shape[-1])
+    merged = ops.reshape(_permuted(stacked, order), merged_shape)
+    if list(merged_shape[1:-1]) == list(outs):
         return merged
-    limit = list(shape)
-    limit[axis] = outs[i]
-    return slice_(merged, [0] * len(shape), limit)
+    return slice_(merged, [0] * merged.ndim, [merged_shape[0], *outs, merged_shape[-1]])
 
 
 def spec_text(lhs_spec, rhs_spec, out_spec) -> str:
