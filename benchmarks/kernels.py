@@ -100,14 +100,16 @@ def backward_kernels():
     from jax import lax
     rng = np.random.default_rng(0)
     rows = {}
-    for k, pad in ((3, 1), (1, 0)):
-        x = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
-        w = (rng.standard_normal((128, 64, k, k)) * 0.05).astype(np.float32)
-        g = rng.standard_normal((8, 128, 28, 28)).astype(np.float32)
-        ours = hj.jit(hj.grad(lambda x, w, g, pad=pad: ops.sum(ops.conv(x, w, stride=2, padding=pad) * g)))
-        theirs = jax.jit(jax.grad(lambda x, w, g, pad=pad: (lax.conv_general_dilated(
-            x, w, (2, 2), [(pad, pad)] * 2, dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()))
-        rows[f"conv {k}x{k}/2 64->128 at 56², input gradient"] = (ours, theirs, (x, w, g))
+    for k, stride, c_in, c_out, size in ((3, 2, 64, 128, 56), (1, 2, 64, 128, 56), (3, 1, 64, 64, 56),
+                                         (3, 1, 256, 256, 14)):
+        pad = k // 2
+        x = rng.standard_normal((8, c_in, size, size)).astype(np.float32)
+        w = (rng.standard_normal((c_out, c_in, k, k)) * 0.05).astype(np.float32)
+        g = rng.standard_normal((8, c_out, size // stride, size // stride)).astype(np.float32)
+        ours = hj.jit(hj.grad(lambda x, w, g, s=stride, p=pad: ops.sum(ops.conv(x, w, stride=s, padding=p) * g)))
+        theirs = jax.jit(jax.grad(lambda x, w, g, s=stride, p=pad: (lax.conv_general_dilated(
+            x, w, (s, s), [(p, p)] * 2, dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()))
+        rows[f"conv {k}x{k}/{stride} {c_in}->{c_out} at {size}², input gradient"] = (ours, theirs, (x, w, g))
     x = rng.standard_normal((8, 64, 112, 112)).astype(np.float32)
     g = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
     ours = hj.jit(hj.grad(lambda x, g: ops.sum(ops.max_pool(x, 3, 2, padding=1) * g)))
