@@ -1,14 +1,16 @@
-"""A convolution with lhs dilation (the input gradient of a strided convolution, a transposed convolution)
-as one ordinary convolution per stride phase, interleaved.
+"""The input gradient of a strided convolution without lhs dilation: by stride phases.
 
 The input gradient of a stride-s convolution is a convolution of the cotangent dilated by s (s - 1 zeros
 between its elements). IREE 3.13 builds the dilated tensor and convolves it whole, so s^2 - 1 of every s^2
-products it computes (2-D) are with zeros (measured: the input gradient of ResNet-18's 3x3/2 64->128
-convolution at batch 8, 2.5x slower than XLA's; its 1x1/2 one 12x). Output position i = s q + r only
-meets the kernel taps k with (r + k d - pad_low) divisible by s, a strided subset of them: each phase r is
-a stride-1 convolution of the undilated cotangent with that sub-kernel, and the phases interleave into
-the output (a concatenation along a new axis after each spatial one, merged into it by a reshape). The
-products computed are exactly the nonzero ones, each output element the same sum in the same order.
+products it computes (2-D) are with zeros (measured at batch 8: the input gradient of ResNet-18's 3x3/2
+64->128 convolution ran at 0.54x XLA's speed, its 1x1/2 one at 0.08x). Output position i = s q + r only
+meets the kernel taps k with (r + k d - pad_low) divisible by s, a strided subset: phase r is a stride-1
+convolution of the undilated cotangent with that sub-kernel, and the phases interleave into the output
+(stacked, then one transpose and a reshape). Without feature groups every tap's products come from one
+matmul of the cotangent with all the taps side by side ([rows, C] @ [C, window * O]), which each phase
+sums shifted into place (col2im as pads and adds, fused by IREE): the products computed are exactly the
+nonzero ones. With groups (or a product matrix past nn.IM2COL_MAX_ELEMENTS) each phase is a convolution.
+Stride-1 gradients stay one convolution: there the tap products would be window times the output's size.
 """
 from __future__ import annotations
 
@@ -67,12 +69,17 @@ def conv_by_phases(lhs, rhs, spec, padding, lhs_dilation, rhs_dilation, groups):
     per_dim = [phases(length, w, s, d, lo, out) for length, w, s, d, (lo, _), out in
                zip(x.shape[1:-1], kernel.shape[:n], lhs_dilation, rhs_dilation, padding, outs)]
     full = [-(-out // s) for out, s in zip(outs, lhs_dilation)]
+    rows = x.shape[0] * int(np.prod(x.shape[1:-1], dtype=np.int64))
+    products = _tap_products(x, kernel) if groups == 1 and rows * kernel.size // x.shape[-1] <= \
+        nn.IM2COL_MAX_ELEMENTS else None
     results = {}
     for index in itertools.product(*[range(s) for s in lhs_dilation]):
         chosen = [per_dim[i][r] for i, r in enumerate(index)]
-        results[index] = _padded_to(_phase(x, kernel, chosen, groups), full)
-    out = _interleave(results, lhs_dilation, outs)
-    return _permuted(out, np.argsort([out_spec[0], *out_spec[2:], out_spec[1]]).tolist())
+        if products is not None:
+            results[index] = _phase_of_products(products, chosen, full)
+        else:
+            results[index] = _padded_to(_phase(x, kernel, chosen, groups), full)
+    return _interleave(results, lhs_dilation, outs, out_spec)
 
 
 def _permuted(t, perm):
@@ -101,23 +108,42 @@ def _phase(x, kernel, chosen, groups):
         padding.append((lo, hi))
     source = x if (low, high) == ([0] * x.ndim, list(x.shape)) else slice_(x, low, high)
     dilations = [ph.dilation for ph in chosen]
-    rows = x.shape[0] * int(np.prod([ph.size for ph in chosen], dtype=np.int64))
-    if groups == 1 and rows * int(np.prod(sub.shape[:-1], dtype=np.int64)) <= nn.IM2COL_MAX_ELEMENTS:
-        return _by_im2col(source, sub, padding, dilations)
     last = (0, n + 1, *range(1, n + 1))
     return convolution(source, sub, (last, (n + 1, n, *range(n)), last), [1] * n, padding, [1] * n, dilations,
                        groups, 1, x.dtype)
 
 
-def _by_im2col(x, kernel, padding, dilations):
-    """x [N, *spatial, C] convolved with kernel [*window, C, O] as patches @ kernel: IREE 3.13's own
-    convolutions with as many input channels as a gradient's are many times slower than its data-tiled
-    matmuls (measured: ResNet-18's 3x3/2 64->128 input gradient, 936 ms against 150 at a load of 20)."""
+def _tap_products(x, kernel):
+    """x [N, *spatial, C] times each kernel tap [C, O]: [N, *spatial, *window, O], one matmul with
+    window * O columns. IREE 3.13's own convolutions with as many input channels as a gradient's run many
+    times slower than its data-tiled matmuls (measured: ResNet-18's 3x3/2 64->128 input gradient, 936 ms
+    against 150 ms as im2col + matmul at a load of 20)."""
     n = x.ndim - 2
-    cols = nn.im2col(x, kernel.shape[:n], [1] * n, padding, dilations)                   # N, *out, window * C
-    rows = int(np.prod(cols.shape[:-1], dtype=np.int64))
-    flat = ops.matmul(ops.reshape(cols, (rows, cols.shape[-1])), ops.reshape(kernel, (cols.shape[-1], kernel.shape[-1])))
-    return ops.reshape(flat, (*cols.shape[:-1], kernel.shape[-1]))
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    window, c, o = kernel.shape[:n], kernel.shape[n], kernel.shape[-1]
+    taps = ops.reshape(_permuted(kernel, [n, *range(n), n + 1]), (c, int(np.prod(window)) * o))
+    flat = ops.matmul(ops.reshape(x, (rows, c)), taps)
+    return ops.reshape(flat, (*x.shape[:-1], *window, o))
+
+
+def _phase_of_products(products, chosen, full):
+    """One phase [N, *full, O] as the sum over its taps of the tap's products, shifted into place (a
+    col2im by pads and adds, which fuse into one pass)."""
+    n = len(chosen)
+    shape = products.shape
+    if any(ph.taps == 0 or ph.size == 0 for ph in chosen):
+        return ops.zeros((shape[0], *full, shape[-1]), products.dtype)
+    total = None
+    for ts in itertools.product(*[range(ph.taps) for ph in chosen]):
+        start = [0] + [0] * n + [ph.first + t * ph.step for ph, t in zip(chosen, ts)] + [0]
+        limit = list(shape[:n + 1]) + [k + 1 for k in start[n + 1:2 * n + 1]] + [shape[-1]]
+        tap = ops.reshape(slice_(products, start, limit), (shape[0], *shape[1:n + 1], shape[-1]))
+        offsets = [ph.start + t * ph.dilation for ph, t in zip(chosen, ts)]
+        low = [0, *[-off for off in offsets], 0]
+        high = [0, *[size - length + off for size, length, off in zip(full, shape[1:n + 1], offsets)], 0]
+        shifted = pad(tap, 0, low, high) if any(low) or any(high) else tap
+        total = shifted if total is None else total + shifted
+    return total
 
 
 def _padded_to(t, full):
@@ -127,18 +153,24 @@ def _padded_to(t, full):
     return pad(t, 0, [0] * t.ndim, high) if any(high) else t
 
 
-def _interleave(results, strides, outs):
-    """The phases [N, *full, O] interleaved: element q of phase r lands at s q + r. Stacked
-    [*strides, N, *full, O], then one transpose to [N, full_0, s_0, ..., O] that a reshape merges."""
+def _interleave(results, strides, outs, out_spec):
+    """The phases [N, *full, O] interleaved into out_spec's layout: element q of phase r lands at s q + r.
+    Stacked [*strides, N, *full, O], then one transpose to [..., full_i, s_i, ...] in out_spec's order of
+    dimensions, which a reshape merges."""
     n = len(strides)
     first = next(iter(results.values()))
     stacked = ops.reshape(ops.stack(list(results.values()), axis=0), (*strides, *first.shape))
-    order = [n] + [a for i in range(n) for a in (n + 1 + i, i)] + [2 * n + 1]
-    merged_shape = (first.shape[0], *[q * s for q, s in zip(first.shape[1:-1], strides)], first.shape[-1])
-    merged = ops.reshape(_permuted(stacked, order), merged_shape)
-    if list(merged_shape[1:-1]) == list(outs):
-        return merged
-    return slice_(merged, [0] * merged.ndim, [merged_shape[0], *outs, merged_shape[-1]])
+    expanded = {out_spec[0]: [n], out_spec[1]: [2 * n + 1]} | {a: [n + 1 + i, i] for i, a in enumerate(out_spec[2:])}
+    order = [axis for position in range(n + 2) for axis in expanded[position]]
+    moved = _permuted(stacked, order)
+    merged_shape = []
+    for position in range(n + 2):
+        merged_shape.append(int(np.prod([moved.shape[order.index(axis)] for axis in expanded[position]])))
+    merged = ops.reshape(moved, tuple(merged_shape))
+    limit = list(merged_shape)
+    for a, out in zip(out_spec[2:], outs):
+        limit[a] = out
+    return merged if limit == merged_shape else slice_(merged, [0] * merged.ndim, limit)
 
 
 def spec_text(lhs_spec, rhs_spec, out_spec) -> str:

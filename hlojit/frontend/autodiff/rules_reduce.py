@@ -175,7 +175,7 @@ def _convolution(p, cts, active):
         pads = [(b, i + k - 1 - o - b) for b, i, k, o in zip(before, lhs_d, rhs_d, out_d)]
         flipped = op_result(emit(hlo.reverse, kernel.value, list(rhs_spec[2:])), kernel.dtype)
         spec = (out_spec, _swap(rhs_spec), lhs_spec)
-        if lhs_dil == [1] * n:   # the forward's strides as phases, not as the cotangent's lhs dilation
+        if lhs_dil == [1] * n and strides != [1] * n:   # strides as phases, not as the cotangent's lhs dilation
             out = conv_by_phases(g, flipped, spec, pads, strides, rhs_dil, fg)
         else:
             out = _conv(g, flipped, spec, lhs_dil, pads, strides, rhs_dil, fg, 1, g.dtype)
