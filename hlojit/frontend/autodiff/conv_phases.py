@@ -79,7 +79,11 @@ def conv_by_phases(lhs, rhs, spec, padding, lhs_dilation, rhs_dilation, groups):
             results[index] = _phase_of_products(products, chosen, full)
         else:
             results[index] = _padded_to(_phase(x, kernel, chosen, groups), full)
-    return _interleave(results, lhs_dilation, outs, out_spec)
+    order = [0] * (n + 2)
+    order[out_spec[0]], order[out_spec[1]] = 0, n + 1
+    for i, a in enumerate(out_spec[2:]):
+        order[a] = 1 + i
+    return interleave(results, lhs_dilation, outs, list(range(1, n + 1)), order)
 
 
 def _permuted(t, perm):
@@ -127,21 +131,31 @@ def _tap_products(x, kernel):
 
 
 def _phase_of_products(products, chosen, full):
-    """One phase [N, *full, O] as the sum over its taps of the tap's products, shifted into place (a
-    col2im by pads and adds, which fuse into one pass)."""
+    """One phase [N, *full, O] of the tap products [N, *spatial, *window, O]."""
     n = len(chosen)
     shape = products.shape
+
+    def tap(ks):
+        start = [0] * (n + 1) + list(ks) + [0]
+        limit = list(shape[:n + 1]) + [k + 1 for k in ks] + [shape[-1]]
+        return ops.reshape(slice_(products, start, limit), (shape[0], *shape[1:n + 1], shape[-1]))
+    return shifted_sum(tap, chosen, (shape[0], *full, shape[-1]), list(range(1, n + 1)), products.dtype)
+
+
+def shifted_sum(tap, chosen, shape, axes, dtype):
+    """One phase (of `shape`, its phase dimensions at `axes`) as the sum over its taps of tap(tap indices),
+    each shifted into place (a col2im by pads and adds, which IREE fuses into one pass); zeros where no
+    tap reaches it. Phase q of dimension i takes element q + start + t * dilation of tap first + t * step."""
     if any(ph.taps == 0 or ph.size == 0 for ph in chosen):
-        return ops.zeros((shape[0], *full, shape[-1]), products.dtype)
+        return ops.zeros(tuple(shape), dtype)
     total = None
     for ts in itertools.product(*[range(ph.taps) for ph in chosen]):
-        start = [0] + [0] * n + [ph.first + t * ph.step for ph, t in zip(chosen, ts)] + [0]
-        limit = list(shape[:n + 1]) + [k + 1 for k in start[n + 1:2 * n + 1]] + [shape[-1]]
-        tap = ops.reshape(slice_(products, start, limit), (shape[0], *shape[1:n + 1], shape[-1]))
-        offsets = [ph.start + t * ph.dilation for ph, t in zip(chosen, ts)]
-        low = [0, *[-off for off in offsets], 0]
-        high = [0, *[size - length + off for size, length, off in zip(full, shape[1:n + 1], offsets)], 0]
-        shifted = pad(tap, 0, low, high) if any(low) or any(high) else tap
+        part = tap(tuple(ph.first + t * ph.step for ph, t in zip(chosen, ts)))
+        low, high = [0] * part.ndim, [0] * part.ndim
+        for a, ph, t in zip(axes, chosen, ts):
+            offset = ph.start + t * ph.dilation
+            low[a], high[a] = -offset, shape[a] - part.shape[a] + offset
+        shifted = pad(part, 0, low, high) if any(low) or any(high) else part
         total = shifted if total is None else total + shifted
     return total
 
@@ -153,23 +167,18 @@ def _padded_to(t, full):
     return pad(t, 0, [0] * t.ndim, high) if any(high) else t
 
 
-def _interleave(results, strides, outs, out_spec):
-    """The phases [N, *full, O] interleaved into out_spec's layout: element q of phase r lands at s q + r.
-    Stacked [*strides, N, *full, O], then one transpose to [..., full_i, s_i, ...] in out_spec's order of
-    dimensions, which a reshape merges."""
+def interleave(results, strides, outs, axes, order):
+    """The phases (one shape; the phase dimensions at `axes`) interleaved: element q of phase r lands at
+    s q + r, and the result has the phases' axis order[p] at position p. Stacked [*strides, *phase],
+    then one transpose to [..., full_i, s_i, ...], which a reshape merges, and cut to `outs`."""
     n = len(strides)
     first = next(iter(results.values()))
     stacked = ops.reshape(ops.stack(list(results.values()), axis=0), (*strides, *first.shape))
-    expanded = {out_spec[0]: [n], out_spec[1]: [2 * n + 1]} | {a: [n + 1 + i, i] for i, a in enumerate(out_spec[2:])}
-    order = [axis for position in range(n + 2) for axis in expanded[position]]
-    moved = _permuted(stacked, order)
-    merged_shape = []
-    for position in range(n + 2):
-        merged_shape.append(int(np.prod([moved.shape[order.index(axis)] for axis in expanded[position]])))
+    expanded = [[n + a, axes.index(a)] if a in axes else [n + a] for a in order]
+    moved = _permuted(stacked, [axis for group in expanded for axis in group])
+    merged_shape = [int(np.prod([stacked.shape[axis] for axis in group])) for group in expanded]
     merged = ops.reshape(moved, tuple(merged_shape))
-    limit = list(merged_shape)
-    for a, out in zip(out_spec[2:], outs):
-        limit[a] = out
+    limit = [outs[axes.index(a)] if a in axes else size for a, size in zip(order, merged_shape)]
     return merged if limit == merged_shape else slice_(merged, [0] * merged.ndim, limit)
 
 
