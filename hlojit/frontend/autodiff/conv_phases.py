@@ -173,13 +173,15 @@ def interleave(results, strides, outs, axes, order):
     then one transpose to [..., full_i, s_i, ...], which a reshape merges, and cut to `outs`."""
     n = len(strides)
     first = next(iter(results.values()))
-    stacked = ops.reshape(ops.stack(list(results.values()), axis=0), (*strides, *first.shape))
-    expanded = [[n + a, axes.index(a)] if a in axes else [n + a] for a in order]
-    moved = _permuted(stacked, [axis for group in expanded for axis in group])
-    merged_shape = [int(np.prod([stacked.shape[axis] for axis in group])) for group in expanded]
-    merged = ops.reshape(moved, tuple(merged_shape))
-    limit = [outs[axes.index(a)] if a in axes else size for a, size in zip(order, merged_shape)]
-    return merged if limit == merged_shape else slice_(merged, [0] * merged.ndim, limit)
+    if all(s == 1 for s in strides):
+        merged = _permuted(first, order)
+    else:
+        stacked = ops.reshape(ops.stack(list(results.values()), axis=0), (*strides, *first.shape))
+        expanded = [[n + a, axes.index(a)] if a in axes else [n + a] for a in order]
+        moved = _permuted(stacked, [axis for group in expanded for axis in group])
+        merged = ops.reshape(moved, tuple(int(np.prod([stacked.shape[axis] for axis in group])) for group in expanded))
+    limit = [outs[axes.index(a)] if a in axes else size for a, size in zip(order, merged.shape)]
+    return merged if limit == list(merged.shape) else slice_(merged, [0] * merged.ndim, limit)
 
 
 def spec_text(lhs_spec, rhs_spec, out_spec) -> str:
