@@ -144,9 +144,9 @@ def gradients(rounds) -> list[str]:
             times["theirs"].append(wall_and_cpu_seconds(lambda: theirs(*args), lambda r: r.block_until_ready(), 2))
         a, b = np.array(times["ours"]), np.array(times["theirs"])
         wall_ratio, cpu_ratio = np.median(b / a, axis=0)
-        lines.append(f"| {name} | {np.median(a[:, 0]) * 1e3:.1f} | {np.median(b[:, 0]) * 1e3:.1f} | "
-                     f"{wall_ratio:.2f}x | {np.median(a[:, 1]) * 1e3:.1f} | {np.median(b[:, 1]) * 1e3:.1f} | {cpu_ratio:.2f}x | "
-                     f"{float(np.max(np.abs(mine - jax_grad))):.1e} |")
+        (wall, cpu), (jax_wall, jax_cpu) = np.median(a, axis=0) * 1e3, np.median(b, axis=0) * 1e3
+        lines.append(f"| {name} | {wall:.1f} | {jax_wall:.1f} | {wall_ratio:.2f}x | {cpu:.1f} | {jax_cpu:.1f} | "
+                     f"{cpu_ratio:.2f}x | {float(np.max(np.abs(mine - jax_grad))):.1e} |")
     return lines
 
 
