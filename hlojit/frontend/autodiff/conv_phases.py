@@ -8,8 +8,7 @@ meets the kernel taps k with (r + k d - pad_low) divisible by s, a strided subse
 convolution of the undilated cotangent with that sub-kernel, and the phases interleave into the output
 (stacked, then one transpose and a reshape). Without feature groups every tap's products come from one
 matmul of the cotangent with all the taps side by side ([rows, C] @ [C, window * O]), which each phase
-sums shifted into place (col2im as pads and adds, fused by IREE): the products computed are exactly the
-nonzero ones. With groups (or a product matrix past nn.IM2COL_MAX_ELEMENTS) each phase is a convolution.
+sums shifted into place (col2im as pads and adds): the products computed are exactly the nonzero ones. With groups (or a product matrix past nn.IM2COL_MAX_ELEMENTS) each phase is a convolution.
 Stride-1 gradients stay one convolution: there the tap products would be window times the output's size.
 """
 from __future__ import annotations
@@ -144,8 +143,9 @@ def _phase_of_products(products, chosen, full):
 
 def shifted_sum(tap, chosen, shape, axes, dtype):
     """One phase (of `shape`, its phase dimensions at `axes`) as the sum over its taps of tap(tap indices),
-    each shifted into place (a col2im by pads and adds, which IREE fuses into one pass); zeros where no
-    tap reaches it. Phase q of dimension i takes element q + start + t * dilation of tap first + t * step."""
+    each shifted into place (a col2im by pads and adds: IREE makes a dispatch of each pad and its add);
+    zeros where no tap reaches it. Phase q of dimension i takes element q + start + t * dilation of tap
+    first + t * step. (One pad of all the taps' products, sliced, measured no faster: it copies them.)"""
     if any(ph.taps == 0 or ph.size == 0 for ph in chosen):
         return ops.zeros(tuple(shape), dtype)
     total = None
