@@ -8,7 +8,8 @@ meets the kernel taps k with (r + k d - pad_low) divisible by s, a strided subse
 convolution of the undilated cotangent with that sub-kernel, and the phases interleave into the output
 (stacked, then one transpose and a reshape). Without feature groups every tap's products come from one
 matmul of the cotangent with all the taps side by side ([rows, C] @ [C, window * O]), which each phase
-sums shifted into place (col2im as pads and adds): the products computed are exactly the nonzero ones. With groups (or a product matrix past nn.IM2COL_MAX_ELEMENTS) each phase is a convolution.
+sums shifted into place (col2im as pads and adds): the products computed are exactly the nonzero ones.
+With groups (or a product matrix past nn.IM2COL_MAX_ELEMENTS) each phase is a convolution.
 Stride-1 gradients stay one convolution: there the tap products would be window times the output's size.
 """
 from __future__ import annotations
