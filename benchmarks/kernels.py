@@ -1,12 +1,16 @@
-"""Big kernels side by side: elementwise chains on 16M float32 and square matmuls, hlojit against numpy and JAX.
+"""Big kernels side by side: elementwise chains on 16M float32, square matmuls and ResNet-18's backward kernels,
+hlojit against numpy and JAX.
 
-    python benchmarks/kernels.py [--size 16777216] [--repeats 7]
+    python benchmarks/kernels.py [--size 16777216] [--repeats 7] [--only elementwise|matmul|gradients]
 
 Each row is the best of `--repeats` runs (this 2-vCPU VM is noisy: the best run is the machine's speed),
 every contender in the same process. Elementwise rows also give GB/s (bytes read + written once) against
 the bandwidth numpy's own copy reaches in the same run (hlojit also from an input placed once with
 `hj.device_put`: from numpy, each call first copies its input into an IREE buffer); matmuls give GFLOP/s.
-hlojit results are waited for (`np.asarray`), JAX's with `block_until_ready()`.
+hlojit results are waited for (`np.asarray`), JAX's with `block_until_ready()`. The gradient rows (the input
+gradient of ResNet-18's stride-2 convolutions and two stride-1 ones, its max pool's backward) alternate
+hlojit and jax.grad of the same function round by round and give medians of the rounds' wall-clock and
+process CPU times and of their ratios: on a loaded machine the ratios are the figures to read.
 """
 import argparse
 import time
@@ -90,12 +94,72 @@ def matmuls(repeats) -> list[str]:
     return lines
 
 
+def backward_kernels():
+    """name -> (hlojit function, jax function, arguments): ResNet-18's (batch 8, NCHW) stride-2 convolutions'
+    input gradients and its 3x3/2 max pool's backward, each as the gradient of sum(op(x) * cotangent)."""
+    import jax
+    from jax import lax
+    rng = np.random.default_rng(0)
+    rows = {}
+    for k, stride, c_in, c_out, size in ((3, 2, 64, 128, 56), (1, 2, 64, 128, 56), (3, 1, 64, 64, 56),
+                                         (3, 1, 256, 256, 14)):
+        pad = k // 2
+        x = rng.standard_normal((8, c_in, size, size)).astype(np.float32)
+        w = (rng.standard_normal((c_out, c_in, k, k)) * 0.05).astype(np.float32)
+        g = rng.standard_normal((8, c_out, size // stride, size // stride)).astype(np.float32)
+        ours = hj.jit(hj.grad(lambda x, w, g, s=stride, p=pad: ops.sum(ops.conv(x, w, stride=s, padding=p) * g)))
+        theirs = jax.jit(jax.grad(lambda x, w, g, s=stride, p=pad: (lax.conv_general_dilated(
+            x, w, (s, s), [(p, p)] * 2, dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()))
+        rows[f"conv {k}x{k}/{stride} {c_in}->{c_out} at {size}², input gradient"] = (ours, theirs, (x, w, g))
+    x = rng.standard_normal((8, 64, 112, 112)).astype(np.float32)
+    g = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
+    ours = hj.jit(hj.grad(lambda x, g: ops.sum(ops.max_pool(x, 3, 2, padding=1) * g)))
+    theirs = jax.jit(jax.grad(lambda x, g: (lax.reduce_window(
+        x, -np.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), [(0, 0), (0, 0), (1, 1), (1, 1)]) * g).sum()))
+    rows["max pool 3x3/2 of 64x112², backward"] = (ours, theirs, (x, g))
+    return rows
+
+
+def wall_and_cpu_seconds(fn, wait, repeats) -> tuple[float, float]:
+    """The best of `repeats` runs in wall-clock time and in this process's CPU time (every thread's: on a
+    loaded machine the CPU time is the work done, the wall time also the waiting for a core)."""
+    wait(fn())
+    wall, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        wait(fn())
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return min(wall), min(cpu)
+
+
+def gradients(rounds) -> list[str]:
+    lines = ["| backward kernel, batch 8 | hlojit ms | jax.grad ms | vs jax (wall) | hlojit CPU ms | jax CPU ms | "
+             "vs jax (CPU) | max abs difference |", "|---|---|---|---|---|---|---|---|"]
+    for name, (ours, theirs, args) in backward_kernels().items():
+        mine, jax_grad = np.asarray(ours(*args)), np.asarray(theirs(*args))   # compiles, and the check
+        times = {"ours": [], "theirs": []}
+        for _ in range(rounds):   # alternating: each round's ratio sees the same load on both sides
+            times["ours"].append(wall_and_cpu_seconds(lambda: ours(*args), np.asarray, 2))
+            times["theirs"].append(wall_and_cpu_seconds(lambda: theirs(*args), lambda r: r.block_until_ready(), 2))
+        a, b = np.array(times["ours"]), np.array(times["theirs"])
+        wall_ratio, cpu_ratio = np.median(b / a, axis=0)
+        (wall, cpu), (jax_wall, jax_cpu) = np.median(a, axis=0) * 1e3, np.median(b, axis=0) * 1e3
+        lines.append(f"| {name} | {wall:.1f} | {jax_wall:.1f} | {wall_ratio:.2f}x | {cpu:.1f} | {jax_cpu:.1f} | "
+                     f"{cpu_ratio:.2f}x | {float(np.max(np.abs(mine - jax_grad))):.1e} |")
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=16 * 1024 * 1024)
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--only", choices=("elementwise", "matmul", "gradients"))
     args = parser.parse_args()
-    print("\n".join(elementwise(args.size, args.repeats) + [""] + matmuls(args.repeats)))
+    parts = {"elementwise": lambda: elementwise(args.size, args.repeats), "matmul": lambda: matmuls(args.repeats),
+             "gradients": lambda: gradients(args.repeats)}
+    tables = [make() for name, make in parts.items() if args.only in (None, name)]
+    print("\n\n".join("\n".join(table) for table in tables))
 
 
 if __name__ == "__main__":

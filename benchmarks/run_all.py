@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = {  # script -> what it measures
     "call_overhead": "per-call overhead: x**4+1 on a scalar, 100,000 calls",
     "eager_dispatch": "eager ops outside jit (a + 1, ops.sin(a), 64x64 a @ b) against JAX's eager jax.numpy",
-    "kernels": "elementwise chains on 16M float32 (GB/s) and 1024²/2048² matmuls (GFLOP/s)",
+    "kernels": "elementwise chains on 16M float32 (GB/s), 1024²/2048² matmuls (GFLOP/s), ResNet-18 backward kernels",
     "models": "MLP and ResNet-18 forward passes (batch 1 and 8) against JAX",
     "train_step": "training steps against JAX: MLP batch 256 (Adam), ResNet-18 batch 8 (SGD)",
     "transformer": "a transformer encoder block (seq 128, d 256, 4 heads) forward and training step against JAX",
