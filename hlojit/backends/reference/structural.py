@@ -107,7 +107,24 @@ def _einsum(op):
     return lambda *xs: np.asarray(np.einsum(config, *xs), dtype=dtype)
 
 
+def _torch_index_select(op):
+    """The deprecated stablehlo.torch_index_select: np.take along `dim`, per element of the `batch_dims` leading
+    dimensions that operand and index share."""
+    dim, batch = (int(ir.IntegerAttr(op.attributes[name]).value) for name in ("dim", "batch_dims"))
+    shape, dtype = shape_of(op.result.type), dtype_of(op.result.type)
+
+    def run(x, index):
+        if batch == 0:
+            return np.take(x, index, axis=dim)
+        flat_x = x.reshape((-1,) + x.shape[batch:])
+        flat_index = index.reshape((-1,) + index.shape[batch:])
+        parts = [np.take(a, i, axis=dim - batch) for a, i in zip(flat_x, flat_index)]
+        return np.asarray(parts, dtype=dtype).reshape(shape)
+    return run
+
+
 OPS.update({
+    "stablehlo.torch_index_select": _torch_index_select,
     "stablehlo.dot": _dot,
     "stablehlo.broadcast": _broadcast,
     "stablehlo.einsum": _einsum,
