@@ -58,6 +58,31 @@ def _kind(name: str) -> str:
     return {"eq": "eq", "almost_eq": "almost_eq", "close": "close"}.get(name, name)
 
 
+# `stablehlo.dynamic_conv(%a, %b, %p) dim_numbers = [..]x[..]->[..], window = {...} {attrs} :` (IREE 3.13's
+# parser has no custom form for it): the generic form's attributes, as stablehlo.convolution spells them
+_PRETTY_DYNAMIC_CONV = re.compile(r"stablehlo\.dynamic_conv\(([^)]*)\)\s*dim_numbers\s*=\s*(\[[^\]]*\]x\[[^\]]*\]->"
+                                  r"\[[^\]]*\])\s*,\s*window\s*=\s*\{([^}]*)\}\s*(?:\{([^}]*)\})?\s*:", re.S)
+_WINDOW_ENTRY = re.compile(r"(\w+)\s*=\s*(\[(?:[^\[\]]|\[[^\]]*\])*\])")
+_WINDOW_ATTRIBUTES = {"stride": ("window_strides", "i64"), "lhs_dilate": ("lhs_dilation", "i64"),
+                      "rhs_dilate": ("rhs_dilation", "i64"), "reverse": ("window_reversal", "i1")}
+
+
+def _generic_dynamic_conv(match) -> str:
+    operands, dims, window, rest = match.groups()
+    attributes = [f"dimension_numbers = #stablehlo.conv<{' '.join(dims.split())}>"]
+    for key, value in _WINDOW_ENTRY.findall(window):
+        if key == "pad":
+            rows = re.findall(r"\[([^\[\]]*)\]", value)
+            attributes.append(f"padding = dense<{' '.join(value.split())}> : tensor<{len(rows)}x2xi64>")
+        else:
+            name, element = _WINDOW_ATTRIBUTES[key]
+            items = value.strip("[]").replace("true", "1").replace("false", "0").split(",")
+            attributes.append(f"{name} = array<{element}: {', '.join(v.strip() for v in items)}>")
+    if rest and rest.strip():
+        attributes.append(" ".join(rest.split()))
+    return f'"stablehlo.dynamic_conv"({operands}) {{{", ".join(attributes)}}} :'
+
+
 def split_chunks(text: str) -> list[str]:
     return [chunk for chunk in re.split(r"^// -----\s*$", text, flags=re.M) if "func.func" in chunk]
 
@@ -69,11 +94,30 @@ def _check_attributes(ulp, tolerance) -> str:
     return ", ".join(attributes)
 
 
+def _joined_check_lines(lines):
+    """Lines, with a check op whose literal spans several lines (`dense<[[\n ...]]>`) joined into one."""
+    pending = None
+    for line in lines:
+        if pending is not None:
+            pending += " " + line.strip()
+        elif line.lstrip().startswith("check."):
+            pending = line
+        else:
+            yield line
+            continue
+        if pending.count("[") <= pending.count("]") and pending.count("(") <= pending.count(")"):
+            yield pending
+            pending = None
+    if pending is not None:
+        yield pending
+
+
 def _rewrite_check_dialect(chunk: str) -> str:
     """check-dialect ops as `stablehlo.custom_call @check.*` ops (which the MLIR bindings parse), constants
     of the `_const` forms as stablehlo.constant."""
     out, counter = [], 0
-    for line in chunk.splitlines():
+    chunk = _PRETTY_DYNAMIC_CONV.sub(_generic_dynamic_conv, chunk)
+    for line in _joined_check_lines(chunk.splitlines()):
         const = _CONST_CHECK.match(line)
         pair = None if const else _PAIR_CHECK.match(line)
         if const:

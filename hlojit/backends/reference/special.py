@@ -17,6 +17,7 @@ _BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617
 _EULER_MACLAURIN = [b / math.factorial(2 * j) for j, b in enumerate(_BERNOULLI, start=1)]
 _DIRECT_TERMS = 12
 _I1E_SERIES_BELOW = 30.0
+_quiet = np.errstate(all="ignore")   # inf and nan are results here (and the lanes np.where discards overflow)
 
 
 def _zeta_positive_q(x, q):
@@ -36,6 +37,7 @@ def _zeta_positive_q(x, q):
     return total
 
 
+@_quiet
 def zeta(x, q):
     """The Hurwitz zeta function sum_k (q+k)^-x, as scipy.special.zeta and XLA: nan for x < 1, inf at x = 1
     and at the poles q = 0, -1, ...; for q < 0 defined only for whole x (a negative base's power)."""
@@ -49,6 +51,7 @@ def zeta(x, q):
     return np.where(np.isnan(x) | np.isnan(q), np.nan, out)
 
 
+@_quiet
 def polygamma(n, x, digamma):
     """psi^(n)(x): nan unless n is a whole number >= 0; `digamma` (elementwise on float64) gives n = 0."""
     n, x = np.broadcast_arrays(np.asarray(n, np.float64), np.asarray(x, np.float64))
@@ -83,6 +86,7 @@ def _i1e_asymptotic(x):
     return np.sign(x) * total / np.sqrt(2 * np.pi * ax)
 
 
+@_quiet
 def bessel_i1e(x):
     x = np.asarray(x, np.float64)
     small = np.abs(x) <= _I1E_SERIES_BELOW
