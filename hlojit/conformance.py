@@ -25,11 +25,12 @@ from iree.compiler import ir
 from .errors import HlojitError
 from .frontend.from_mlir import from_mlir
 
-# check.expect_xxx_const %v, dense<...> : T [{tolerance = X : f64}]
+# check.expect_xxx_const %v, dense<...> : T [{tolerance = X : f64} | , tolerance = X]
 # check.expect_xxx %a, %b[, max_ulp_difference = N][, tolerance = X] : T[, T]
 _NUMBER = r"([-+]?[\d.]+(?:[eE][-+]?\d+)?)"
 _CONST_CHECK = re.compile(r"^(\s*)check\.expect_(\w+?)_const\s*(%[\w#]+)\s*,\s*(.+?)\s*:\s*(\S.*?)"
-                          r"(?:\s*\{\s*tolerance\s*=\s*" + _NUMBER + r"\s*(?::\s*\w+)?\s*\})?\s*$")
+                          r"(?:\s*\{\s*tolerance\s*=\s*" + _NUMBER + r"\s*(?::\s*\w+)?\s*\}|\s*,\s*tolerance\s*=\s*"
+                          + _NUMBER + r")?\s*$")
 _PAIR_CHECK = re.compile(r"^(\s*)check\.expect_(\w+?)\s*(%[\w#]+)\s*,\s*(%[\w#]+)\s*(?:,\s*max_ulp_difference\s*="
                          r"\s*(\d+))?\s*(?:,\s*tolerance\s*=\s*" + _NUMBER + r")?\s*:\s*([^,]+?)(?:\s*,\s*\S.*)?\s*$")
 _CHECK_CALL = re.compile(r"stablehlo\.custom_call\s+@check\.(\w+)\(")
@@ -90,7 +91,7 @@ def split_chunks(text: str) -> list[str]:
 def _check_attributes(ulp, tolerance) -> str:
     attributes = ["has_side_effect = true"]
     attributes += [f"max_ulp_difference = {ulp} : i64"] if ulp else []
-    attributes += [f"tolerance = {float(tolerance)!r} : f64"] if tolerance else []
+    attributes += [f"tolerance = {float(tolerance):.17e} : f64"] if tolerance else []   # (MLIR reads no `1e-12`)
     return ", ".join(attributes)
 
 
@@ -105,7 +106,8 @@ def _joined_check_lines(lines):
         else:
             yield line
             continue
-        if pending.count("[") <= pending.count("]") and pending.count("(") <= pending.count(")"):
+        if pending.count("[") <= pending.count("]") and pending.count("(") <= pending.count(")") \
+                and not pending.rstrip().endswith(","):
             yield pending
             pending = None
     if pending is not None:
@@ -121,7 +123,8 @@ def _rewrite_check_dialect(chunk: str) -> str:
         const = _CONST_CHECK.match(line)
         pair = None if const else _PAIR_CHECK.match(line)
         if const:
-            indent, kind, value, literal, type_, tolerance = const.groups()
+            indent, kind, value, literal, type_, braced, trailing = const.groups()
+            tolerance = braced or trailing
             name = f"%__expected{counter}"
             counter += 1
             out.append(f"{indent}{name} = stablehlo.constant {literal} : {type_}")

@@ -87,6 +87,8 @@ def convolution_with_padding(op):
         x, w = np.transpose(lhs, lhs_perm), np.transpose(rhs, rhs_perm)
         if x.dtype.name in ("float16", "bfloat16"):  # accumulate in f32, as IREE does
             x, w = x.astype(np.float32), w.astype(np.float32)
+        elif x.dtype.kind in "iu" and dtype != x.dtype:  # i8 x i8 -> i32: products in the result type (the spec)
+            x, w = x.astype(dtype), w.astype(dtype)
         x = _pad(_dilate(x, lhs_dil, space), pads, 0)
         w = _dilate(w, rhs_dil, space)
         if batch_groups == 1:

@@ -51,6 +51,8 @@ def _dot_general(op):
     def run(x, y):
         if x.dtype.kind == "f" and x.dtype.itemsize < 4 or x.dtype.name == "bfloat16":
             x, y = x.astype(np.float32), y.astype(np.float32)   # accumulate in f32, as IREE does
+        elif x.dtype.kind in "iu" and dtype.kind in "iu" and dtype != x.dtype:
+            x, y = x.astype(dtype), y.astype(dtype)    # i8 x i8 -> i32: products in the result type (the spec)
         x = np.transpose(x, lb + lf + lc).reshape(b, m, k)
         y = np.transpose(y, rb + rc + rf).reshape(b, k, n)
         return np.matmul(x, y).astype(dtype).reshape(out_shape)
