@@ -10,7 +10,7 @@ from iree.compiler import ir
 
 from ...dialects.types import constant_value, dtype_of, shape_of
 from ...errors import BackendError
-from .interpreter import OPS, compile_block, free_values
+from .interpreter import OPS, compile_block
 
 
 def _mulhi(op):
@@ -30,41 +30,30 @@ def _mulhi(op):
 def _scan(op, functions):
     """chlo.scan(inputs) inits(carries): body(input slices..., carries...) -> (output slices..., carries...),
     step by step along `dimension` (from its end with is_reverse); results are the stacked outputs, then the
-    final carries."""
+    final carries. (Its body is isolated from above: it captures nothing.)"""
     dimension = int(ir.IntegerAttr(op.attributes["dimension"]).value)
     reverse = "is_reverse" in op.attributes and bool(ir.BoolAttr(op.attributes["is_reverse"]).value)
-    captures = free_values(op.regions)
-    body = compile_block(op.regions[0].blocks[0], "scan_body", functions, captures)
-    n_carries = len(list(op.operands)) - _n_inputs(op)
-    n_outputs = len(op.results) - n_carries
+    body = compile_block(op.regions[0].blocks[0], "scan_body", functions)
+    n_inputs = [int(v) for v in ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])][0]
+    n_outputs = len(op.results) - (len(op.operands) - n_inputs)
     out_types = [(shape_of(r.type), dtype_of(r.type)) for r in op.results[:n_outputs]]
     carry_dtypes = [dtype_of(r.type) for r in op.results[n_outputs:]]
-    n_inputs = _n_inputs(op)
 
     def run(*args):
-        inputs, carries, captured = args[:n_inputs], list(args[n_inputs:n_inputs + n_carries]), \
-            args[n_inputs + n_carries:]
-        length = out_types[0][0][dimension] if out_types else inputs[0].shape[dimension]
+        inputs, carries = args[:n_inputs], list(args[n_inputs:])
+        length = inputs[0].shape[dimension]
         outputs = [np.empty(shape, dtype) for shape, dtype in out_types]
-        steps = range(length - 1, -1, -1) if reverse else range(length)
-        for i in steps:
-            step = body(*(np.take(x, i, axis=dimension) for x in inputs), *carries, *captured)
+        for i in (range(length - 1, -1, -1) if reverse else range(length)):
+            step = body(*(np.take(x, i, axis=dimension) for x in inputs), *carries)
             for out, value in zip(outputs, step[:n_outputs]):
                 out[(slice(None),) * dimension + (i,)] = value
             carries = list(step[n_outputs:])
         results = tuple(outputs) + tuple(np.asarray(c, dtype=d) for c, d in zip(carries, carry_dtypes))
         return results if len(results) > 1 else results[0]
-    run.captures = captures
     return run
 
 
 _scan.takes_functions = True
-
-
-def _n_inputs(op) -> int:
-    """chlo.scan's operands are its inputs then its inits, split by the operand_segment_sizes attribute."""
-    sizes = [int(v) for v in ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])]
-    return sizes[0]
 
 
 _RAGGED_FIELD = re.compile(r"(\w+)\s*=\s*\[([^\]]*)\]")

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 # B_2j / (2j)! for j = 1..12: the Euler-Maclaurin coefficients
-_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330,
-              854513 / 138, -236364091 / 2730]
+_BERNOULLI = [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
+              -174611 / 330, 854513 / 138, -236364091 / 2730]
 _EULER_MACLAURIN = [b / math.factorial(2 * j) for j, b in enumerate(_BERNOULLI, start=1)]
 _DIRECT_TERMS = 12
 _I1E_SERIES_BELOW = 30.0
