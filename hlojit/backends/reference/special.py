@@ -21,7 +21,8 @@ _quiet = np.errstate(all="ignore")   # inf and nan are results here (and the lan
 
 
 def _zeta_positive_q(x, q):
-    """zeta(x, q) for x > 1 and q > 0 or whole x (arrays of one shape): sum_{k<N} (q+k)^-x plus the tail from w = q + N."""
+    """zeta(x, q) for x > 1 and q > 0 or whole x (arrays of one shape): sum_{k<N} (q+k)^-x, plus the tail from
+    w = q + N by Euler-Maclaurin."""
     shift = np.clip(np.ceil(x - q), 0, 200)          # w >= x keeps the tail's series convergent for large x
     n_terms = _DIRECT_TERMS + shift
     total = np.zeros_like(x)
