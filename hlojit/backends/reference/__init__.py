@@ -18,6 +18,7 @@ from . import indexing  # noqa: F401  (gather, scatter)
 from . import math  # noqa: F401  (bitcast_convert, sort)
 from . import bits, calls, dynamic, linalg  # noqa: F401  (popcnt ... clamp; composite, custom_call; dynamic_*)
 from . import chlo  # noqa: F401  (JAX's client ops: special functions, broadcasting binaries, top_k)
+from . import chlo_structured  # noqa: F401  (mulhi, scan, ragged_dot, chlo.constant)
 from . import complex  # noqa: F401  (real, imag, complex, fft)
 from .interpreter import Functions, supported_ops
 

@@ -10,8 +10,10 @@ import numpy as np
 from iree.compiler import ir
 
 from ...dialects.types import dtype_of, shape_of
+from .complex import _complex
 from .elementwise import _BINARY, _COMPARE
 from .interpreter import OPS, attr_ints, enum_attr
+from .special import bessel_i1e, polygamma, zeta
 
 
 def _vectorized(fn):
@@ -60,12 +62,21 @@ def _erf_inv(y: float) -> float:
     return x
 
 
+def _in_float64(fn):
+    """A special function of two operands computed in float64 (the result type is applied by its builder)."""
+    return lambda a, b: fn(a.astype(np.float64), b.astype(np.float64))
+
+
 _UNARY = {
     "erf": _vectorized(math.erf), "erfc": _vectorized(math.erfc), "erf_inv": _vectorized(_erf_inv),
     "lgamma": _vectorized(_lgamma), "digamma": _vectorized(_digamma),
     "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "square": np.square, "conj": np.conj,
-    "is_inf": np.isinf, "is_neg_inf": np.isneginf, "is_pos_inf": np.isposinf,
+    "is_inf": np.isinf, "is_neg_inf": np.isneginf, "is_pos_inf": np.isposinf, "bessel_i1e": bessel_i1e,
+}
+_SPECIAL_BINARY = {
+    "polygamma": _in_float64(lambda n, x: polygamma(n, x, _UNARY["digamma"])), "zeta": _in_float64(zeta),
+    "next_after": np.nextafter,
 }
 
 
@@ -100,9 +111,17 @@ def _broadcast_compare(op):
     return _broadcasting(_COMPARE[direction])(op)
 
 
-def _next_after(op):
-    dtype = dtype_of(op.result.type)
-    return lambda x, y: np.nextafter(x, y).astype(dtype)
+def _binary(fn):
+    def build(op):
+        dtype = dtype_of(op.result.type)
+        return lambda a, b: np.asarray(fn(a, b), dtype=dtype)
+    return build
+
+
+def _broadcast_complex(op):
+    """chlo.broadcast_complex: re + i*im after broadcasting, without arithmetic (as stablehlo.complex)."""
+    make = _complex(dtype_of(op.result.type))
+    return _broadcasting(lambda re, im: make(*np.broadcast_arrays(re, im)))(op)
 
 
 def _top_k(op):
@@ -122,11 +141,13 @@ def _constant_like(op):
 
 OPS.update({f"chlo.{name}": _unary(fn) for name, fn in _UNARY.items()})
 OPS.update({f"chlo.broadcast_{name}": _broadcasting(fn) for name, fn in _BINARY.items()})
+OPS.update({f"chlo.{name}": _binary(fn) for name, fn in _SPECIAL_BINARY.items()})
+OPS.update({f"chlo.broadcast_{name}": _broadcasting(fn) for name, fn in _SPECIAL_BINARY.items()})
 OPS.update({
+    "chlo.broadcast_complex": _broadcast_complex,
     "chlo.broadcast_compare": _broadcast_compare,
     "chlo.broadcast_select": lambda op: (lambda dtype: lambda p, a, b: np.asarray(np.where(p, a, b), dtype))(
         dtype_of(op.result.type)),
-    "chlo.next_after": _next_after,
     "chlo.top_k": _top_k,
     "chlo.constant_like": _constant_like,
 })

@@ -12,6 +12,7 @@ from ...dialects.types import dtype_of, shape_of
 from ...errors import BackendError
 from .indexing import gather_with, static_slice_sizes
 from .interpreter import OPS
+from .nn import convolution_with_padding
 from .shape import pad_with
 from .structural import _broadcast_in_dim, _iota
 
@@ -88,6 +89,17 @@ def _dynamic_gather(op):
     return run
 
 
+def _dynamic_conv(op):
+    """A convolution whose padding is its third operand (one (lo, hi) row per spatial dimension)."""
+    run, check = convolution_with_padding(op), _shape_checker(op)
+
+    def conv(lhs, rhs, padding):
+        out = run(lhs, rhs, [tuple(int(v) for v in row) for row in np.asarray(padding).reshape(-1, 2)])
+        check(out.shape, "the convolution's shape")
+        return out
+    return conv
+
+
 def _get_dimension_size(op):
     size = shape_of(op.operands[0].type)[int(ir.IntegerAttr(op.attributes["dimension"]).value)]
     value = np.array(size, dtype=dtype_of(op.result.type))
@@ -102,4 +114,5 @@ OPS.update({
     "stablehlo.real_dynamic_slice": _real_dynamic_slice,
     "stablehlo.dynamic_gather": _dynamic_gather,
     "stablehlo.get_dimension_size": _get_dimension_size,
+    "stablehlo.dynamic_conv": _dynamic_conv,
 })

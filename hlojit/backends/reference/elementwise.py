@@ -75,6 +75,25 @@ _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equ
             "GE": np.greater_equal}
 
 
+def _total_order_key(x):
+    """Floats as integers in IEEE totalOrder (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN): the bits,
+    negatives mirrored below zero."""
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    i = np.ascontiguousarray(x).view(bits).astype(np.int64)
+    return np.where(i < 0, np.iinfo(bits).min - i - 1, i)   # -0 (the bits of min) just below +0
+
+
+def _compare(op):
+    """compare_type TOTALORDER orders floats by totalOrder (NaNs by sign and payload, -0 before +0); the others
+    (FLOAT, SIGNED, UNSIGNED) are numpy's comparison of the operands' own type."""
+    compare = _COMPARE[enum_attr(op, "comparison_direction")]
+    total = "compare_type" in op.attributes and enum_attr(op, "compare_type") == "TOTALORDER"
+    operand = dtype_of(op.operands[0].type)
+    if total and (operand.kind == "f" or operand.name == "bfloat16"):
+        return lambda a, b: compare(_total_order_key(a), _total_order_key(b))
+    return compare
+
+
 def _convert(op):
     """numpy's astype; complex -> real keeps the real part (StableHLO's rule; numpy would warn)."""
     dtype = dtype_of(op.result.type)
@@ -85,7 +104,7 @@ def _convert(op):
 
 OPS.update({f"stablehlo.{name}": _same_type(fn) for name, fn in {**_UNARY, **_BINARY}.items()})
 OPS.update({
-    "stablehlo.compare": lambda op: _COMPARE[enum_attr(op, "comparison_direction")],
+    "stablehlo.compare": _compare,
     "stablehlo.select": _same_type(np.where),
     "stablehlo.is_finite": lambda op: np.isfinite,
     "stablehlo.convert": _convert,

@@ -60,12 +60,13 @@ def _parse_conv_dims(text: str):
     return parse(lhs), parse(rhs), parse(out)
 
 
-def _convolution(op):
+def convolution_with_padding(op):
+    """run(lhs, rhs, pads) of a (dynamic_)convolution, its padding [(lo, hi) per spatial dimension] given at run
+    time: stablehlo.convolution's from its attribute, dynamic_conv's from its third operand."""
     lhs_spec, rhs_spec, out_spec = _parse_conv_dims(str(op.attributes["dimension_numbers"]))
     spatial = sorted((t for t in lhs_spec if t.isdigit()), key=int)
     n = len(spatial)
     strides, lhs_dil, rhs_dil = (_ints(op, name, 1, n) for name in ("window_strides", "lhs_dilation", "rhs_dilation"))
-    pads = _padding(op, n)
     groups, batch_groups = _int_attr(op, "feature_group_count"), _int_attr(op, "batch_group_count")
     lhs_perm = [lhs_spec.index("b"), lhs_spec.index("f")] + [lhs_spec.index(s) for s in spatial]
     rhs_perm = [rhs_spec.index("o"), rhs_spec.index("i")] + [rhs_spec.index(s) for s in spatial]
@@ -82,10 +83,12 @@ def _convolution(op):
                               axes=([1] + list(range(2 + n, 2 + 2 * n)), [1] + space)) for g in range(groups)]
         return np.moveaxis(np.concatenate(parts, axis=-1), -1, 1)
 
-    def run(lhs, rhs):
+    def run(lhs, rhs, pads):
         x, w = np.transpose(lhs, lhs_perm), np.transpose(rhs, rhs_perm)
         if x.dtype.name in ("float16", "bfloat16"):  # accumulate in f32, as IREE does
             x, w = x.astype(np.float32), w.astype(np.float32)
+        elif x.dtype.kind in "iu" and dtype != x.dtype:  # i8 x i8 -> i32: products in the result type (the spec)
+            x, w = x.astype(dtype), w.astype(dtype)
         x = _pad(_dilate(x, lhs_dil, space), pads, 0)
         w = _dilate(w, rhs_dil, space)
         if batch_groups == 1:
@@ -96,6 +99,11 @@ def _convolution(op):
                                  axis=1)
         return np.ascontiguousarray(np.transpose(out, out_perm)).astype(dtype).reshape(out_shape)
     return run
+
+
+def _convolution(op):
+    run, pads = convolution_with_padding(op), _padding(op, len(shape_of(op.operands[0].type)) - 2)
+    return lambda lhs, rhs: run(lhs, rhs, pads)
 
 
 def _reduce_window(op):

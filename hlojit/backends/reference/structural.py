@@ -51,6 +51,8 @@ def _dot_general(op):
     def run(x, y):
         if x.dtype.kind == "f" and x.dtype.itemsize < 4 or x.dtype.name == "bfloat16":
             x, y = x.astype(np.float32), y.astype(np.float32)   # accumulate in f32, as IREE does
+        elif x.dtype.kind in "iu" and dtype.kind in "iu" and dtype != x.dtype:
+            x, y = x.astype(dtype), y.astype(dtype)    # i8 x i8 -> i32: products in the result type (the spec)
         x = np.transpose(x, lb + lf + lc).reshape(b, m, k)
         y = np.transpose(y, rb + rc + rf).reshape(b, k, n)
         return np.matmul(x, y).astype(dtype).reshape(out_shape)
@@ -107,7 +109,24 @@ def _einsum(op):
     return lambda *xs: np.asarray(np.einsum(config, *xs), dtype=dtype)
 
 
+def _torch_index_select(op):
+    """The deprecated stablehlo.torch_index_select: np.take along `dim`, per element of the `batch_dims` leading
+    dimensions that operand and index share."""
+    dim, batch = (int(ir.IntegerAttr(op.attributes[name]).value) for name in ("dim", "batch_dims"))
+    shape, dtype = shape_of(op.result.type), dtype_of(op.result.type)
+
+    def run(x, index):
+        if batch == 0:
+            return np.take(x, index, axis=dim)
+        flat_x = x.reshape((-1,) + x.shape[batch:])
+        flat_index = index.reshape((-1,) + index.shape[batch:])
+        parts = [np.take(a, i, axis=dim - batch) for a, i in zip(flat_x, flat_index)]
+        return np.asarray(parts, dtype=dtype).reshape(shape)
+    return run
+
+
 OPS.update({
+    "stablehlo.torch_index_select": _torch_index_select,
     "stablehlo.dot": _dot,
     "stablehlo.broadcast": _broadcast,
     "stablehlo.einsum": _einsum,

@@ -649,3 +649,15 @@ func.func @add_bf16() {
   check.expect_eq_const %r0, dense<[3.0, -4.5, 200.0, 0.200195312]> : tensor<4xbf16>
   func.return
 }
+
+// -----
+
+func.func @compare_totalorder_f32() {
+  %a0 = stablehlo.constant dense<[0xFFC00000, -0.0, 0x7FC00000, 1.0, 0xFF800000, -0.0]> : tensor<6xf32>
+  %a1 = stablehlo.constant dense<[0xFF800000, 0.0, 0x7F800000, 1.0, 0x7FC00000, -0.0]> : tensor<6xf32>
+  %r0 = stablehlo.compare LT, %a0, %a1, TOTALORDER : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+  %r1 = stablehlo.compare EQ, %a0, %a1, TOTALORDER : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+  check.expect_eq_const %r0, dense<[true, true, false, false, true, false]> : tensor<6xi1>
+  check.expect_eq_const %r1, dense<[false, false, false, true, false, true]> : tensor<6xi1>
+  func.return
+}

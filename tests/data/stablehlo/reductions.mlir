@@ -154,3 +154,17 @@ func.func @batch_norm_training() {
   check.expect_almost_eq_const %r2, dense<[9.25, 9.25, 9.25]> : tensor<3xf32>
   func.return
 }
+
+// -----
+
+func.func @integer_products_in_the_wider_result_type() {
+  %a0 = stablehlo.constant dense<[[100, -100, 127], [-128, 50, 3]]> : tensor<2x3xi8>
+  %a1 = stablehlo.constant dense<[[100, 1], [100, 2], [127, -128]]> : tensor<3x2xi8>
+  %r0 = stablehlo.dot_general %a0, %a1, contracting_dims = [1] x [0] : (tensor<2x3xi8>, tensor<3x2xi8>) -> tensor<2x2xi32>
+  %x = stablehlo.constant dense<[[[[120], [120], [120]]]]> : tensor<1x1x3x1xi8>
+  %w = stablehlo.constant dense<[[[[100]], [[100]]]]> : tensor<1x2x1x1xi8>
+  %r1 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x1x3x1xi8>, tensor<1x2x1x1xi8>) -> tensor<1x1x2x1xi32>
+  check.expect_eq_const %r0, dense<[[16129, -16356], [-7419, -412]]> : tensor<2x2xi32>
+  check.expect_eq_const %r1, dense<[[[[24000], [24000]]]]> : tensor<1x1x2x1xi32>
+  func.return
+}
