@@ -13,10 +13,12 @@ from ... import ops  # the op namespace, complete by the time linalg is imported
 from .. import _core
 from ..indexing import dynamic_slice, dynamic_update_slice
 from ..shape import iota, swapaxes
+from ...control import fori_loop
 
 ShapeError, DTypeError = errors.ShapeError, errors.DTypeError
 
-BLOCK = 64  # panel width of the blocked factorizations (not tuned: other widths were not measured)
+BLOCK = 64   # panel width of the blocked factorizations
+UNROLL = 8   # columns per loop step inside a panel (unrolled at trace time)
 
 
 def matrix(op: str, x, square: bool = False, min_ndim: int = 2):
@@ -89,6 +91,29 @@ def blocks_of(n: int) -> tuple[int, int]:
     """(block size, padded size) of the blocked algorithms for an n x n matrix."""
     block = min(n, BLOCK)
     return block, -(-n // block) * block
+
+
+def column_loop(count: int, step, init):
+    """step(j, carry) for j = 0 .. count-1: UNROLL unrolled steps per loop iteration (a loop iteration costs
+    a host round trip, an unrolled step about one fused dispatch), all of them unrolled when count <= UNROLL."""
+    if count <= UNROLL:
+        for j in range(count):
+            init = step(j, init)
+        return init
+    unroll = UNROLL if count % UNROLL == 0 else 1
+
+    def steps(i, carry):
+        for t in range(unroll):
+            carry = step(i * unroll + t, carry)
+        return carry
+    return fori_loop(0, count // unroll, steps, init)
+
+
+def pad_above(x, rows: int):
+    """x (..., r, k) with zero rows prepended up to `rows` rows."""
+    if x.shape[-2] == rows:
+        return x
+    return ops.concatenate([ops.zeros(x.shape[:-2] + (rows - x.shape[-2], x.shape[-1]), x.dtype), x], axis=-2)
 
 
 def eps(dtype) -> float:
