@@ -34,12 +34,15 @@ def _factor_panel(panel, start: int):
         p, pivots, c = carry
         magnitude = ops.where(row >= c, ops.abs(_util.column(p, j)), -1)
         pivot = ops.argmax(magnitude, axis=-2, keepdims=True).astype(dtypes.int32)     # (..., 1, 1)
-        pivot_row = ops.take_along_axis(p, ops.broadcast_to(pivot, p.shape[:-2] + (1, width)), axis=-2)
-        p = ops.where(row == c, pivot_row, ops.where(row == pivot, _util.rows(p, c), p))
+        pivot_row = ops.sum(ops.where(row == pivot, p, 0), axis=-2, keepdims=True)   # a gather: 3 more dispatches
+        c_row = _util.rows(p, c)
         diagonal = _util.column(pivot_row, j)
-        multipliers = ops.where(row > c, _util.column(p, j) / ops.where(diagonal == 0, 1, diagonal), 0)
-        p = p - multipliers * ops.where(ops.logical_and(col > j, col < block), pivot_row, 0)
-        p = ops.where(ops.logical_and(col == j, row > c), multipliers, p)
+        # the swapped column j from p's own column (not from the swapped p): the update then fuses into one dispatch
+        swapped_j = ops.where(row == c, diagonal, ops.where(row == pivot, _util.column(c_row, j), _util.column(p, j)))
+        multipliers = ops.where(row > c, swapped_j / ops.where(diagonal == 0, 1, diagonal), 0)
+        swapped = ops.where(row == c, pivot_row, ops.where(row == pivot, c_row, p))
+        updated = swapped - multipliers * ops.where(ops.logical_and(col > j, col < block), pivot_row, 0)
+        p = ops.where(ops.logical_and(col == j, row > c), multipliers, updated)
         return p, ops.where(pivot_col == j, pivot, pivots), c + 1
     pivots = ops.zeros(panel.shape[:-2] + (1, block), dtypes.int32)
     p, pivots, _ = _util.column_loop(block, step, (panel, pivots, _core.as_tensor(start, "lu").astype(dtypes.int32)))
