@@ -88,19 +88,19 @@ def pad_rows(b, size: int):
 
 
 def blocks_of(n: int) -> tuple[int, int]:
-    """(block size, padded size) of the blocked algorithms for an n x n matrix."""
-    block = min(n, BLOCK)
+    """(block size, padded size) of the blocked algorithms for an n x n matrix: BLOCK, twice that above 512
+    (the block loop is unrolled at trace time: each block adds its own matmul dispatches to compile)."""
+    block = min(n, BLOCK if n <= 512 else 2 * BLOCK)
     return block, -(-n // block) * block
 
 
 def column_loop(count: int, step, init):
     """step(j, carry) for j = 0 .. count-1: UNROLL unrolled steps per loop iteration (a loop iteration costs
-    a host round trip, an unrolled step about one fused dispatch), all of them unrolled when count <= UNROLL."""
-    if count <= UNROLL:
-        for j in range(count):
-            init = step(j, init)
-        return init
-    unroll = UNROLL if count % UNROLL == 0 else 1
+    a host round trip, an unrolled step about one fused dispatch), all of them in one iteration when
+    count <= UNROLL. Always a loop: with QR's small panels unrolled without one, IREE 3.13's cpu fails on
+    lstsq and svdvals in one module ("'scf.while' op ... region branch point has 6 operands, but region
+    successor needs 8 inputs", on the Jacobi loops)."""
+    unroll = count if count <= UNROLL else UNROLL if count % UNROLL == 0 else 1
 
     def steps(i, carry):
         for t in range(unroll):

@@ -73,17 +73,24 @@ def _orthonormal_basis(u, columns: int):
     return q * signs[..., None, :]
 
 
-def _svd_jacobi(a, columns: int):
-    """(u (..., m, columns), s descending, vh (..., n, n)) of a (..., m, n), m >= n, by one-sided Jacobi."""
+def _sorted_rotations(a):
+    """(u, s descending, v) of a (..., m, n), m >= n, by one-sided Jacobi; u's columns of zero singular
+    values are zero."""
     sigma, scaled, v = column_rotations(a)
     order = ops.argsort(-sigma, axis=-1)
     sigma = sort_by(sigma, order)
     by_order = lambda x: ops.take_along_axis(x, ops.broadcast_to(order[..., None, :], x.shape), axis=-1)  # noqa: E731
     scaled, v = by_order(scaled), by_order(v)
-    m = a.shape[-2]
-    tiny = sigma[..., :1] * (_util.eps(a.dtype) * m)
+    tiny = sigma[..., :1] * (_util.eps(a.dtype) * a.shape[-2])
     nonzero = sigma > tiny
     u = ops.where(nonzero[..., None, :], scaled / ops.where(nonzero, sigma, 1)[..., None, :], 0)
+    return u, sigma, v
+
+
+def _svd_jacobi(a, columns: int):
+    """(u (..., m, columns), s descending, vh (..., n, n)) of a (..., m, n), m >= n: u's columns of zero
+    singular values (and those past n) an orthonormal completion."""
+    u, sigma, v = _sorted_rotations(a)
     return _orthonormal_basis(u, columns), sigma, mT(v)
 
 
@@ -128,20 +135,22 @@ def _svd_reduced_bwd(residuals, g):
 _svd_reduced.defvjp(_svd_reduced_fwd, _svd_reduced_bwd)
 
 
+def _singular_values_fwd(a):
+    """s alone, as without derivatives (the custom_vjp's fwd is what runs); the derivative u diag(gs) vh
+    takes u and vh from a second Jacobi run in bwd (u not completed: the derivative of a zero singular
+    value is not defined)."""
+    sigma = column_rotations(a)[0]
+    return sort_by(sigma, ops.argsort(-sigma, axis=-1)), (a,)
+
+
 @custom_vjp
 def _singular_values(a):
-    """s alone (no u: no QR of it) unless differentiated."""
-    sigma = column_rotations(a)[0]
-    return sort_by(sigma, ops.argsort(-sigma, axis=-1))
-
-
-def _singular_values_fwd(a):
-    u, s, vh = _svd_jacobi(a, a.shape[-1])
-    return s, (u, s, vh)
+    return _singular_values_fwd(a)[0]
 
 
 def _singular_values_bwd(residuals, gs):
-    return _svd_reduced_bwd(residuals, (None, gs, None))
+    u, s, v = _sorted_rotations(residuals[0])
+    return _svd_reduced_bwd((u, s, mT(v)), (None, gs, None))
 
 
 _singular_values.defvjp(_singular_values_fwd, _singular_values_bwd)
