@@ -13,6 +13,7 @@ from ... import dtypes, ops
 from ...control import fori_loop
 from ...autodiff import custom_vjp
 from .. import _core
+from ..shape import iota
 from . import _util
 from ._util import mm, mT
 from .triangular import lower_inverse, triangular_solve
@@ -61,15 +62,17 @@ def factor(a):
     block, size = _util.blocks_of(n)
     a = _util.pad_identity(a, size)
     batch = a.shape[:-2]
-    row_numbers = ops.broadcast_to(_util.index((size, 1), 0), batch + (size, 1))
-    order = row_numbers[..., 0]
+    float_rows, float_numbers = iota(a.dtype, (size, 1), 0), iota(a.dtype, (1, size), 1)
+    int_numbers = _util.index((1, size), 1)
+    order = ops.broadcast_to(_util.index((size,), 0), batch + (size,))
     pivots = []
     for start in range(0, size, block):
         end = start + block
-        panel = ops.concatenate([a[..., :, start:end], row_numbers.astype(a.dtype)], axis=-1)
+        panel = ops.concatenate([a[..., :, start:end], ops.broadcast_to(float_rows, batch + (size, 1))], axis=-1)
         panel, panel_pivots = _factor_panel(panel, start)
         pivots.append(panel_pivots[..., 0, :])
-        panel_order = panel[..., :, block].astype(dtypes.int32)
+        # the row numbers back as ints by comparison: vmvx cannot convert f64 to int
+        panel_order = ops.sum(ops.where(panel[..., :, block:] == float_numbers, int_numbers, 0), axis=-1)
         a = ops.concatenate([_gather_rows(a[..., :, :start], panel_order), panel[..., :, :block],
                              _gather_rows(a[..., :, end:], panel_order)], axis=-1)
         order = ops.take_along_axis(order, panel_order, axis=-1)
