@@ -303,6 +303,16 @@ def numeric_grad(f, x, h=1e-6):
 
 
 W = rng.standard_normal((4, 4))
+W6 = np.random.default_rng(6).standard_normal((6, 6))
+
+
+def svd_loss(xp, usv):
+    """A function of svd's outputs that does not depend on the singular vectors' signs."""
+    u, s, vh = usv
+    return xp.sum(s * W6[0, :s.shape[0]]) + xp.sum(xp.abs(u) * W6[:u.shape[0], :u.shape[1]]) + \
+        xp.sum(xp.abs(vh) * W6[:vh.shape[0], :vh.shape[1]])
+
+
 GRADS = [
     ("det", lambda a: L.det(a), np.linalg.det, rng.standard_normal((4, 4))),
     ("slogdet", lambda a: L.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1], rng.standard_normal((4, 4))),
@@ -317,6 +327,15 @@ GRADS = [
     ("expm", lambda a: ops.sum(L.expm(a) * W), lambda a: np.sum(sl.expm(a) * W), 0.5 * rng.standard_normal((4, 4))),
     ("qr", lambda a: ops.sum(L.qr(a)[1] * W[:3, :3]), lambda a: np.sum(np.linalg.qr(a)[1] * W[:3, :3]),
      rng.standard_normal((4, 3))),
+    # singular vectors' signs are arbitrary: |u| and |vh| are not (a column of u flips with its row of vh)
+    ("svd-tall", lambda a: svd_loss(ops, L.svd(a, full_matrices=False)),
+     lambda a: svd_loss(np, np.linalg.svd(a, full_matrices=False)), rng.standard_normal((5, 3))),
+    ("svd-wide", lambda a: svd_loss(ops, L.svd(a, full_matrices=False)),
+     lambda a: svd_loss(np, np.linalg.svd(a, full_matrices=False)), rng.standard_normal((3, 4))),
+    ("svd-square-full", lambda a: svd_loss(ops, L.svd(a)), lambda a: svd_loss(np, np.linalg.svd(a)),
+     rng.standard_normal((3, 3))),
+    ("svdvals", lambda a: ops.sum(L.svdvals(a) * W[0, :3]),
+     lambda a: np.sum(np.linalg.svd(a, compute_uv=False) * W[0, :3]), rng.standard_normal((4, 3))),
 ]
 
 
@@ -330,10 +349,10 @@ def test_gradients_match_central_differences(fn, reference, x):
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
 
 
-def test_svd_has_no_gradient_yet():
-    """Its Jacobi sweeps run a data-dependent while_loop (documented in the README)."""
+def test_svd_full_matrices_of_a_non_square_matrix_has_no_gradient():
+    """As JAX: u's completion columns have no derivative; the Jacobi sweeps run a data-dependent while_loop."""
     with pytest.raises(hj.DifferentiationError, match="trip count depends on the data"):
-        hj.jit(hj.grad(lambda a: ops.sum(L.svdvals(a))), backend="reference")(np.eye(3))
+        hj.jit(hj.grad(lambda a: ops.sum(ops.abs(L.svd(a)[0]))), backend="reference")(np.eye(4, 3))
 
 
 ERRORS = [

@@ -13,10 +13,12 @@ from ... import ops  # the op namespace, complete by the time linalg is imported
 from .. import _core
 from ..indexing import dynamic_slice, dynamic_update_slice
 from ..shape import iota, swapaxes
+from ...control import fori_loop
 
 ShapeError, DTypeError = errors.ShapeError, errors.DTypeError
 
-BLOCK = 64  # panel width of the blocked factorizations (not tuned: other widths were not measured)
+BLOCK = 64   # panel width of the blocked factorizations
+UNROLL = 8   # columns per loop step inside a panel (unrolled at trace time)
 
 
 def matrix(op: str, x, square: bool = False, min_ndim: int = 2):
@@ -86,9 +88,32 @@ def pad_rows(b, size: int):
 
 
 def blocks_of(n: int) -> tuple[int, int]:
-    """(block size, padded size) of the blocked algorithms for an n x n matrix."""
-    block = min(n, BLOCK)
+    """(block size, padded size) of the blocked algorithms for an n x n matrix: BLOCK, twice that above 512
+    (the block loop is unrolled at trace time: each block adds its own matmul dispatches to compile)."""
+    block = min(n, BLOCK if n <= 512 else 2 * BLOCK)
     return block, -(-n // block) * block
+
+
+def column_loop(count: int, step, init):
+    """step(j, carry) for j = 0 .. count-1: UNROLL unrolled steps per loop iteration (a loop iteration costs
+    a host round trip, an unrolled step about one fused dispatch), all of them in one iteration when
+    count <= UNROLL. Always a loop: with QR's small panels unrolled without one, IREE 3.13's cpu fails on
+    lstsq and svdvals in one module ("'scf.while' op ... region branch point has 6 operands, but region
+    successor needs 8 inputs", on the Jacobi loops)."""
+    unroll = count if count <= UNROLL else UNROLL if count % UNROLL == 0 else 1
+
+    def steps(i, carry):
+        for t in range(unroll):
+            carry = step(i * unroll + t, carry)
+        return carry
+    return fori_loop(0, count // unroll, steps, init)
+
+
+def pad_above(x, rows: int):
+    """x (..., r, k) with zero rows prepended up to `rows` rows."""
+    if x.shape[-2] == rows:
+        return x
+    return ops.concatenate([ops.zeros(x.shape[:-2] + (rows - x.shape[-2], x.shape[-1]), x.dtype), x], axis=-2)
 
 
 def eps(dtype) -> float:

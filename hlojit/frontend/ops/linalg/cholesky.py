@@ -1,5 +1,8 @@
-"""Cholesky factorization, right-looking and blocked: each panel of BLOCK columns is factored by a loop of
-rank-1 updates on the (n x BLOCK) panel alone, then the whole trailing matrix takes one matmul update.
+"""Cholesky factorization, blocked and right-looking, its block loop unrolled at trace time (n is static):
+each diagonal block (BLOCK x BLOCK) is factored by a short loop that also inverts its factor, the panel
+below it is a matmul by that inverse, and the shrinking trailing matrix takes one matmul update. Every
+diagonal block has the same shape, so IREE compiles their loops once (identical dispatches
+are deduplicated); only the matmuls differ from block to block.
 
 Only the lower triangle of the input is read (numpy's convention). A matrix that is not positive definite
 gives NaN on and below the diagonal, as JAX does.
@@ -7,26 +10,29 @@ gives NaN on and below the diagonal, as JAX does.
 from __future__ import annotations
 
 from ... import ops
-from ...control import fori_loop
 from . import _util
-from ._util import mT
+from ._util import mm, mT
 from .triangular import triangular_solve
 
 
-def _factor_panel(panel, start):
-    """Columns start..start+block of L from the updated panel (size x block) of the trailing matrix."""
-    size, block = panel.shape[-2:]
-    row = _util.index((size, 1), 0)
-    col = _util.index((1, block), 1)
+def _factor_block(a):
+    """(L, inv(L)) of one diagonal block (..., b, b), column by column (_util.column_loop). L is the product
+    of the elementary matrices E_0 E_1 ... whose column j is L's, so inv(L) takes their inverses from the
+    left as it goes: one more rank-1 update per column."""
+    b = a.shape[-1]
+    row, col = _util.index((b, 1), 0), _util.index((1, b), 1)
 
-    def step(j, p):
-        c = start + j
+    def step(j, carry):
+        p, x = carry
         pj = _util.column(p, j)
-        d = ops.sqrt(_util.rows(pj, c))
-        l = ops.where(row >= c, pj / d, 0)
-        updated = p - l * mT(_util.rows(l, start, block))
-        return ops.where(col == j, l, updated)
-    return fori_loop(0, block, step, panel)
+        d = ops.sqrt(_util.rows(pj, j))
+        l = ops.where(row >= j, pj / d, 0)
+        p = ops.where(col == j, l, ops.where(col > j, p - l * mT(l), p))
+        xj = _util.rows(x, j) / d
+        x = ops.where(row == j, xj, ops.where(row > j, x - l * xj, x))
+        return p, x
+    l, x = _util.column_loop(b, step, (a, ops.broadcast_to(_util.eye(b, a.dtype), a.shape)))
+    return ops.tril(l), x
 
 
 def lower_factor(a):
@@ -34,17 +40,16 @@ def lower_factor(a):
     n = a.shape[-1]
     block, size = _util.blocks_of(n)
     a = _util.pad_identity(a, size)
-
-    def panel_step(k, carry):
-        trailing, l = carry
-        start = k * block
-        panel = _factor_panel(_util.column(trailing, start, block), start)
-        return trailing - _util.mm(panel, mT(panel)), _util.set_columns(l, panel, start)
-    if size == block:
-        l = _factor_panel(a, 0)
-    else:
-        l = fori_loop(0, size // block, panel_step, (a, ops.zeros_like(a)))[1]
-    l = l[..., :n, :n]
+    panels = []
+    for start in range(0, size, block):
+        l11, x11 = _factor_block(a[..., :block, :block])
+        if start + block == size:
+            panels.append(l11)
+            break
+        l21 = mm(a[..., block:, :block], mT(x11))
+        panels.append(ops.concatenate([l11, l21], axis=-2))
+        a = a[..., block:, block:] - mm(l21, mT(l21))
+    l = ops.concatenate([_util.pad_above(p, size) for p in panels], axis=-1)[..., :n, :n]
     failed = ops.any(ops.isnan(l), axis=(-2, -1), keepdims=True)   # JAX: NaN on and below the diagonal
     return ops.where(ops.logical_and(failed, _util.index((n, n), 0) >= _util.index((n, n), 1)), float("nan"), l)
 

@@ -1,9 +1,10 @@
 """LU with partial pivoting (LAPACK getrf's pivots), and what is built on it: solve, inv, det, slogdet,
 scipy's lu / lu_factor / lu_solve.
 
-Blocked right-looking: each panel of BLOCK columns is factored by a loop that pivots and eliminates inside
-the (n x BLOCK) panel only; the panel's row swaps then reach the whole matrix in one gather, its U rows
-come from one triangular inverse times a matmul, and the trailing matrix takes one matmul update. A zero
+Blocked right-looking, the block loop unrolled at trace time: each panel of BLOCK columns is factored by a
+loop that pivots and eliminates inside the (n x BLOCK) panel only; the panel's row swaps then reach the
+whole matrix in one gather, its U rows come from one triangular inverse times a matmul, and the shrinking
+trailing matrix takes one matmul update. A zero
 pivot is not divided by (as LAPACK): singular matrices factor, and solving with them gives inf/nan.
 """
 from __future__ import annotations
@@ -12,43 +13,41 @@ from ... import dtypes, ops
 from ...control import fori_loop
 from ...autodiff import custom_vjp
 from .. import _core
+from ..shape import iota
 from . import _util
 from ._util import mm, mT
 from .triangular import lower_inverse, triangular_solve
 
 
-def _pick_row(x, onehot):
-    """The row of x (..., m, k) that the (..., m, 1) one-hot mask selects, per matrix, as (..., 1, k)."""
-    return ops.sum(ops.where(onehot, x, 0), axis=-2, keepdims=True)
-
-
-def _factor_panel(panel, start, pivots, swaps):
-    """Pivot and eliminate columns start..start+block inside the (size x block) panel; returns the panel,
-    the panel's row order (..., size) and the updated LAPACK pivots and swap counts."""
-    size, block = panel.shape[-2:]
+def _factor_panel(panel, start: int):
+    """Pivot and eliminate the block columns of the full-height panel (..., size, block + 1) whose column j is
+    the matrix's column start + j and whose last column holds the row numbers (they move with the swaps:
+    the panel's row order). Rows above `start` are finished U rows and never pivot. Returns the panel and
+    LAPACK's pivots of these columns (..., 1, block). The row being eliminated is a loop carry, not a
+    constant, so that every panel's loop is the same code (IREE compiles it once)."""
+    size, width = panel.shape[-2:]
+    block = width - 1
     row = _util.index((size, 1), 0)
-    col = _util.index((1, block), 1)
-    order = ops.broadcast_to(_util.index((size,), 0), panel.shape[:-2] + (size,))
+    col = _util.index((1, width), 1)
+    pivot_col = _util.index((1, block), 1)
 
     def step(j, carry):
-        p, order, pivots, swaps = carry
-        c = start + j
+        p, pivots, c = carry
         magnitude = ops.where(row >= c, ops.abs(_util.column(p, j)), -1)
-        pivot = ops.argmax(magnitude, axis=-2, keepdims=True).astype(dtypes.int32)   # (..., 1, 1)
-        at_pivot, at_c = row == pivot, row == c
-        pivot_row, c_row = _pick_row(p, at_pivot), _util.rows(p, c)
-        p = ops.where(at_c, pivot_row, ops.where(at_pivot, c_row, p))
-        order_col = order[..., None]
-        order = ops.where(at_c, _pick_row(order_col, at_pivot), ops.where(at_pivot, _util.rows(order_col, c),
-                                                                            order_col))[..., 0]
-        pivots = ops.where(_util.index((size,), 0) == c, pivot[..., 0], pivots)
-        swaps = swaps + (pivot[..., 0, 0] != c).astype(dtypes.int32)
+        pivot = ops.argmax(magnitude, axis=-2, keepdims=True).astype(dtypes.int32)     # (..., 1, 1)
+        pivot_row = ops.sum(ops.where(row == pivot, p, 0), axis=-2, keepdims=True)   # a gather: 3 more dispatches
+        c_row = _util.rows(p, c)
         diagonal = _util.column(pivot_row, j)
-        multipliers = ops.where(row > c, _util.column(p, j) / ops.where(diagonal == 0, 1, diagonal), 0)
-        p = p - multipliers * ops.where(col > j, pivot_row, 0)
-        p = ops.where(ops.logical_and(col == j, row > c), multipliers, p)
-        return p, order, pivots, swaps
-    return fori_loop(0, block, step, (panel, order, pivots, swaps))
+        # the swapped column j from p's own column (not from the swapped p): the update then fuses into one dispatch
+        swapped_j = ops.where(row == c, diagonal, ops.where(row == pivot, _util.column(c_row, j), _util.column(p, j)))
+        multipliers = ops.where(row > c, swapped_j / ops.where(diagonal == 0, 1, diagonal), 0)
+        swapped = ops.where(row == c, pivot_row, ops.where(row == pivot, c_row, p))
+        updated = swapped - multipliers * ops.where(ops.logical_and(col > j, col < block), pivot_row, 0)
+        p = ops.where(ops.logical_and(col == j, row > c), multipliers, updated)
+        return p, ops.where(pivot_col == j, pivot, pivots), c + 1
+    pivots = ops.zeros(panel.shape[:-2] + (1, block), dtypes.int32)
+    p, pivots, _ = _util.column_loop(block, step, (panel, pivots, _core.as_tensor(start, "lu").astype(dtypes.int32)))
+    return p, pivots
 
 
 def _gather_rows(x, order):
@@ -58,35 +57,35 @@ def _gather_rows(x, order):
 def factor(a):
     """(lu, pivots, order, swaps) of square a (..., n, n): L below the diagonal (unit diagonal implied), U on
     and above it, LAPACK's 0-based pivots (row i was swapped with pivots[i]), the row order they make
-    (a[order] = L @ U) and the number of real swaps."""
+    (a[order] = L @ U) and the number of real swaps. The block loop is unrolled at trace time."""
     n = a.shape[-1]
     block, size = _util.blocks_of(n)
     a = _util.pad_identity(a, size)
     batch = a.shape[:-2]
-    pivots = ops.broadcast_to(_util.index((size,), 0), batch + (size,))
-    swaps = ops.zeros(batch, dtypes.int32)
-    row, col = _util.index((size, 1), 0), _util.index((1, size), 1)
-
-    def panel_step(k, carry):
-        a, rows_order, pivots, swaps = carry
-        start = k * block
-        panel, order, pivots, swaps = _factor_panel(_util.column(a, start, block), start, pivots, swaps)
-        a = _util.set_columns(_gather_rows(a, order), panel, start)
-        rows_order = _gather_rows(rows_order, order)
-        unit_lower = ops.tril(_util.rows(panel, start, block), -1) + _util.eye(block, a.dtype)
-        right = col >= start + block
-        panel_rows = _util.rows(a, start, block)
-        u_rows = ops.where(right, mm(lower_inverse(unit_lower), panel_rows), panel_rows)
-        a = _util.set_rows(a, u_rows, start)
-        below = ops.where(row >= start + block, panel, 0)
-        return a - mm(below, ops.where(right, u_rows, 0)), rows_order, pivots, swaps
-    if size == block:
-        lu, order, pivots, swaps = _factor_panel(a, 0, pivots, swaps)
-    else:
-        rows_order = ops.broadcast_to(_util.index((size, 1), 0), batch + (size, 1))
-        lu, order, pivots, swaps = fori_loop(0, size // block, panel_step, (a, rows_order, pivots, swaps))
-        order = order[..., 0]
-    return lu[..., :n, :n], pivots[..., :n], order[..., :n], swaps
+    float_rows, float_numbers = iota(a.dtype, (size, 1), 0), iota(a.dtype, (1, size), 1)
+    int_numbers = _util.index((1, size), 1)
+    order = ops.broadcast_to(_util.index((size,), 0), batch + (size,))
+    pivots = []
+    for start in range(0, size, block):
+        end = start + block
+        panel = ops.concatenate([a[..., :, start:end], ops.broadcast_to(float_rows, batch + (size, 1))], axis=-1)
+        panel, panel_pivots = _factor_panel(panel, start)
+        pivots.append(panel_pivots[..., 0, :])
+        # the row numbers back as ints by comparison: vmvx cannot convert f64 to int
+        panel_order = ops.sum(ops.where(panel[..., :, block:] == float_numbers, int_numbers, 0), axis=-1)
+        a = ops.concatenate([_gather_rows(a[..., :, :start], panel_order), panel[..., :, :block],
+                             _gather_rows(a[..., :, end:], panel_order)], axis=-1)
+        order = ops.take_along_axis(order, panel_order, axis=-1)
+        if end == size:
+            break
+        unit_lower = ops.tril(panel[..., start:end, :block], -1) + _util.eye(block, a.dtype)
+        u12 = mm(lower_inverse(unit_lower), a[..., start:end, end:])
+        a22 = a[..., end:, end:] - mm(panel[..., end:, :block], u12)
+        right = ops.concatenate([a[..., :start, end:], u12, a22], axis=-2)
+        a = ops.concatenate([a[..., :, :end], right], axis=-1)
+    pivots = ops.concatenate(pivots, axis=-1) if len(pivots) > 1 else pivots[0]
+    swaps = ops.sum((pivots != _util.index((size,), 0)).astype(dtypes.int32), axis=-1)
+    return a[..., :n, :n], pivots[..., :n], order[..., :n], swaps
 
 
 def permutation(pivots):

@@ -1,28 +1,28 @@
 """QR by Householder reflections (LAPACK geqrf's reflectors: v[j] = 1, R's diagonal -sign(a_jj)|x|), blocked
-as LAPACK's geqrf is: a loop reflects the columns of one panel (BLOCK columns, rank-1 updates of the panel
-alone), the panel's reflectors are gathered into the compact WY form H_0 ... H_{b-1} = I - V T V^T, and
+as LAPACK's geqrf is, the panel loop unrolled at trace time: a loop reflects the columns of one panel (BLOCK
+columns, rank-1 updates of the full-height panel alone), the panel's reflectors are gathered into the
+compact WY form H_0 ... H_{b-1} = I - V T V^T, and
 the rest of the matrix takes that product by three matmuls. Q is formed the same way, block by block
 from the last: Q = (I - V_0 T_0 V_0^T) ((I - V_1 T_1 V_1^T) ... I).
 """
 from __future__ import annotations
 
-from ... import ops
-from ...control import fori_loop
+from ... import dtypes, ops
 from .. import _core
 from . import _util
 from ._util import mm, mT
 
 
-def _reflect_columns(p, start):
-    """Householder steps on the panel p (..., m, b) whose column j holds the matrix's column start + j:
-    returns (r panel, v (..., m, b), tau (..., 1, b))."""
+def _reflect_columns(p, start: int):
+    """Householder steps on the full-height panel p (..., m, b) whose column j holds the matrix's column
+    start + j: returns (r panel, v (..., m, b), tau (..., 1, b)). The row being reflected is a loop carry,
+    not a constant, so that every panel's loop is the same code (IREE compiles it once)."""
     m, b = p.shape[-2:]
     row = _util.index((m, 1), 0)
     col = _util.index((1, b), 1)
 
     def step(j, carry):
-        r, v_all, tau_all = carry
-        c = start + j
+        r, v_all, tau_all, c = carry
         x = ops.where(row >= c, _util.column(r, j), 0)
         alpha = _util.rows(x, c)
         below = ops.sum(ops.where(row > c, x * x, 0), axis=-2, keepdims=True)
@@ -34,9 +34,10 @@ def _reflect_columns(p, start):
         r = r - (tau * v) * mm(mT(v), r)
         column_j = ops.where(row < c, _util.column(r, j), ops.where(row == c, ops.where(trivial, alpha, beta), 0))
         r = ops.where(col == j, column_j, r)
-        return r, _util.set_columns(v_all, v, j), _util.set_columns(tau_all, tau, j)
-    init = (p, ops.zeros(p.shape, p.dtype), ops.zeros(p.shape[:-2] + (1, b), p.dtype))
-    return fori_loop(0, b, step, init)
+        return (r, ops.where(col == j, v, v_all), ops.where(col == j, tau, tau_all), c + 1)
+    init = (p, ops.zeros(p.shape, p.dtype), ops.zeros(p.shape[:-2] + (1, b), p.dtype),
+            _core.as_tensor(start, "qr").astype(dtypes.int32))
+    return _util.column_loop(b, step, init)[:3]
 
 
 def _wy(v, tau):
@@ -49,7 +50,7 @@ def _wy(v, tau):
         tj = _util.column(tau, j)
         new = ops.where(row < j, -tj * mm(t, _util.column(gram, j)), ops.where(row == j, tj, 0))
         return ops.where(col == j, new, t)
-    return fori_loop(0, b, step, ops.zeros(v.shape[:-2] + (b, b), v.dtype))
+    return _util.column_loop(b, step, ops.zeros(v.shape[:-2] + (b, b), v.dtype))
 
 
 def _padded(a, size: int):
@@ -59,49 +60,55 @@ def _padded(a, size: int):
     return _util.pad_rows(a, max(m, size))
 
 
+def _apply_block(v, t, x):
+    """(I - v t v^T) x, by three matmuls."""
+    return x - mm(v, mm(t, mm(mT(v), x)))
+
+
 def householder(a):
     """(r, v, tau) of a (..., m, n), k = min(m, n): r = H_{k-1}...H_0 a (upper triangular), reflectors v
-    (..., m, k) with v[j, j] = 1 and zeros above, tau (..., 1, k); H_j = I - tau_j v_j v_j^T."""
+    (..., m, k) with v[j, j] = 1 and zeros above, tau (..., 1, k); H_j = I - tau_j v_j v_j^T. The panel loop
+    is unrolled at trace time; each panel's product updates the shrinking block right of and below it."""
     m, n = a.shape[-2:]
     k = min(m, n)
     block, size = _util.blocks_of(k)
-    if size == block:
-        r, v, tau = _reflect_columns(a[..., :, :k], 0)
-        if n > k:   # the columns right of the reflectors' take their product
-            rest = a[..., :, k:]
-            rest = rest - mm(v, mm(mT(_wy(v, tau)), mm(mT(v), rest)))
-            r = ops.concatenate([r, rest], axis=-1)
-        return r, v, tau
-    r = _padded(a, size)
-    rows = r.shape[-2]
-
-    def panel_step(p, carry):
-        r, v_all, tau_all = carry
-        start = p * block
-        panel, v, tau = _reflect_columns(_util.column(r, start, block), start)
-        r = r - mm(v, mm(mT(_wy(v, tau)), mm(mT(v), r)))
-        r = _util.set_columns(r, panel, start)
-        return r, _util.set_columns(v_all, v, start), _util.set_columns(tau_all, tau, start)
-    init = (r, ops.zeros(r.shape[:-2] + (rows, size), a.dtype), ops.zeros(r.shape[:-2] + (1, size), a.dtype))
-    r, v, tau = fori_loop(0, size // block, panel_step, init)
+    r = _padded(a, size) if size > block else a
+    vs, taus = [], []
+    for start in range(0, size, block):
+        end = start + block
+        panel, v, tau = _reflect_columns(r[..., :, start:end] if size > block else r[..., :, :k], start)
+        vs.append(v)
+        taus.append(tau)
+        if r.shape[-1] > end:   # the columns right of the panel take its product
+            rest = _apply_block(v[..., start:, :], mT(_wy(v, tau)), r[..., start:, end:])
+            r = ops.concatenate([r[..., :, :start], panel,
+                                 ops.concatenate([r[..., :start, end:], rest], axis=-2)], axis=-1)
+        else:
+            r = ops.concatenate([r[..., :, :start], panel], axis=-1)
+    v = vs[0] if len(vs) == 1 else ops.concatenate(vs, axis=-1)
+    tau = taus[0] if len(taus) == 1 else ops.concatenate(taus, axis=-1)
     return r[..., :m, :n], v[..., :m, :k], tau[..., :, :k]
 
 
 def form_q(v, tau, columns: int):
-    """The first `columns` columns of Q = H_0 H_1 ... H_{k-1} (m x m) from the reflectors, a block at a time."""
+    """The first `columns` columns of Q = H_0 H_1 ... H_{k-1} (m x m) from the reflectors, a block at a time
+    from the last (unrolled at trace time): block j's reflectors are zero above row start_j and leave
+    columns before start_j alone, so each changes only q[start:, start:]."""
     m, k = v.shape[-2:]
     q = ops.broadcast_to(_util.eye(m, v.dtype, columns), v.shape[:-2] + (m, columns))
     block, size = _util.blocks_of(k)
     if size == block:
-        return q - mm(v, mm(_wy(v, tau), mm(mT(v), q)))
-    v = ops.concatenate([v, ops.zeros(v.shape[:-1] + (size - k,), v.dtype)], axis=-1) if size > k else v
-    tau = ops.concatenate([tau, ops.zeros(tau.shape[:-1] + (size - k,), tau.dtype)], axis=-1) if size > k else tau
-
-    def step(i, q):
-        start = (size // block - 1 - i) * block
-        vb, tb = _util.column(v, start, block), _util.column(tau, start, block)
-        return q - mm(vb, mm(_wy(vb, tb), mm(mT(vb), q)))
-    return fori_loop(0, size // block, step, q)
+        return _apply_block(v, _wy(v, tau), q)
+    if size > k:
+        v = ops.concatenate([v, ops.zeros(v.shape[:-1] + (size - k,), v.dtype)], axis=-1)
+        tau = ops.concatenate([tau, ops.zeros(tau.shape[:-1] + (size - k,), tau.dtype)], axis=-1)
+    for start in reversed(range(0, size, block)):
+        vb, tb = v[..., :, start:start + block], tau[..., :, start:start + block]
+        if start >= min(m, columns):
+            continue   # padding reflectors (tau 0) past the matrix
+        corner = _apply_block(vb[..., start:, :], _wy(vb, tb), q[..., start:, start:])
+        q = ops.concatenate([q[..., :start, :], ops.concatenate([q[..., start:, :start], corner], axis=-1)], axis=-2)
+    return q
 
 
 def qr(a, mode: str = "reduced"):

@@ -1,7 +1,8 @@
 """eigh / eigvalsh / svd / svdvals on the Jacobi iterations of jacobi.py.
 
 The iterations run a while_loop whose trip count depends on the data, which reverse mode cannot walk:
-eigh's derivative is JAX's closed form (a custom_vjp); svd has none yet (DifferentiationError).
+eigh's and svd's derivatives are JAX's closed forms (custom_vjps); svd's only with full_matrices=False
+(or compute_uv=False), as JAX's.
 """
 from __future__ import annotations
 
@@ -72,21 +73,96 @@ def _orthonormal_basis(u, columns: int):
     return q * signs[..., None, :]
 
 
-def _svd_tall(a, full_matrices: bool, compute_uv: bool):
-    """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending."""
+def _sorted_rotations(a):
+    """(u, s descending, v) of a (..., m, n), m >= n, by one-sided Jacobi; u's columns of zero singular
+    values are zero."""
     sigma, scaled, v = column_rotations(a)
     order = ops.argsort(-sigma, axis=-1)
     sigma = sort_by(sigma, order)
-    if not compute_uv:
-        return sigma
     by_order = lambda x: ops.take_along_axis(x, ops.broadcast_to(order[..., None, :], x.shape), axis=-1)  # noqa: E731
     scaled, v = by_order(scaled), by_order(v)
-    m, n = a.shape[-2:]
-    tiny = sigma[..., :1] * (_util.eps(a.dtype) * m)
+    tiny = sigma[..., :1] * (_util.eps(a.dtype) * a.shape[-2])
     nonzero = sigma > tiny
     u = ops.where(nonzero[..., None, :], scaled / ops.where(nonzero, sigma, 1)[..., None, :], 0)
-    u = _orthonormal_basis(u, m if full_matrices else n)
-    return u, sigma, mT(v)
+    return u, sigma, v
+
+
+def _svd_jacobi(a, columns: int):
+    """(u (..., m, columns), s descending, vh (..., n, n)) of a (..., m, n), m >= n: u's columns of zero
+    singular values (and those past n) an orthonormal completion."""
+    u, sigma, v = _sorted_rotations(a)
+    return _orthonormal_basis(u, columns), sigma, mT(v)
+
+
+@custom_vjp
+def _svd_reduced(a):
+    return _svd_jacobi(a, a.shape[-1])
+
+
+def _svd_reduced_fwd(a):
+    u, s, vh = _svd_jacobi(a, a.shape[-1])
+    return (u, s, vh), (u, s, vh)
+
+
+def _svd_reduced_bwd(residuals, g):
+    """JAX's rule (Townsend, "Differentiating the singular value decomposition") for a = u diag(s) vh with
+    m >= n and vh square: u (J s + diag(gs) + s K) vh + (I - u u^T) gu diag(1/s) vh, where
+    J = F * (u^T gu - gu^T u), K = F * (v^T gv - gv^T v), F_ij = 1 / (s_j^2 - s_i^2) off the diagonal.
+    Singular values must be distinct (and nonzero where u's cotangent is), as JAX's."""
+    (u, s, vh), (gu, gs, gvh) = residuals, g
+    n = s.shape[-1]
+    v = mT(vh)
+    off = ops.logical_not(_util.eye(n, dtypes.bool_))
+    s2 = s * s
+    gap = s2[..., None, :] - s2[..., :, None]
+    f = ops.where(off, 1 / ops.where(off, gap, 1), 0)
+    inner = ops.zeros(s.shape + (n,), s.dtype)
+    if gs is not None:
+        inner = inner + gs[..., None] * _util.eye(n, s.dtype)
+    if gu is not None:
+        utgu = mm(mT(u), gu)
+        inner = inner + (f * (utgu - mT(utgu))) * s[..., None, :]
+    if gvh is not None:
+        gv = mT(gvh)
+        vtgv = mm(mT(v), gv)
+        inner = inner + s[..., :, None] * (f * (vtgv - mT(vtgv)))
+    ga = mm(mm(u, inner), vh)
+    if gu is not None and u.shape[-2] > n:
+        ga = ga + mm((gu - mm(u, mm(mT(u), gu))) / s[..., None, :], vh)
+    return (ga,)
+
+
+_svd_reduced.defvjp(_svd_reduced_fwd, _svd_reduced_bwd)
+
+
+def _singular_values_fwd(a):
+    """s alone, as without derivatives (the custom_vjp's fwd is what runs); the derivative u diag(gs) vh
+    takes u and vh from a second Jacobi run in bwd (u not completed: the derivative of a zero singular
+    value is not defined)."""
+    sigma = column_rotations(a)[0]
+    return sort_by(sigma, ops.argsort(-sigma, axis=-1)), (a,)
+
+
+@custom_vjp
+def _singular_values(a):
+    return _singular_values_fwd(a)[0]
+
+
+def _singular_values_bwd(residuals, gs):
+    u, s, v = _sorted_rotations(residuals[0])
+    return _svd_reduced_bwd((u, s, mT(v)), (None, gs, None))
+
+
+_singular_values.defvjp(_singular_values_fwd, _singular_values_bwd)
+
+
+def _svd_tall(a, full_matrices: bool, compute_uv: bool):
+    """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending; differentiable unless full_matrices."""
+    if not compute_uv:
+        return _singular_values(a)
+    if full_matrices and a.shape[-2] > a.shape[-1]:
+        return _svd_jacobi(a, a.shape[-2])
+    return _svd_reduced(a)
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):

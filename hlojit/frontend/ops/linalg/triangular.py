@@ -1,44 +1,30 @@
 """Triangular solves (scipy.linalg.solve_triangular) by blocked substitution.
 
 IREE 3.13 cannot lower stablehlo.triangular_solve, so: the diagonal blocks (BLOCK x BLOCK) are inverted
-all at once by a row-by-row substitution loop, then one loop over the block rows does
-`X_k = inv(L_kk) @ (B_k - L_k,: @ X)`: two matmuls per block, which is where the time goes.
+all at once by a row-by-row substitution loop, then the block rows, unrolled at trace time, take
+`X_k = inv(L_kk) @ (B_k - L_k,:k @ X_:k)`: two matmuls per block.
 """
 from __future__ import annotations
 
 from ... import ops
-from ...control import fori_loop
 from .. import _core
 from . import _util
 from ._util import mT
 
 
 def lower_inverse(l):
-    """inv(l) of lower triangular matrices (..., n, n) by recursive doubling, no loop: inverses of the
-    diagonal blocks of size s give those of size 2s as [[A, 0], [C, B]]^-1 = [[A^-1, 0], [-B^-1 C A^-1, B^-1]]
-    (n padded with identity to a power of two; log2(n) levels of batched matmuls)."""
+    """inv(l) of lower triangular matrices (..., n, n), a row of the inverse per step (_util.column_loop):
+    l is the product E_0 E_1 ... E_{n-1} of the elementary matrices whose column j is l's, so inv(l) is
+    their inverses applied from the left in turn (row j scaled by 1 / l_jj, then subtracted from the rows
+    below it, weighted by l's column j)."""
     n = l.shape[-1]
-    size = 1 << max(n - 1, 0).bit_length()
-    l = _util.pad_identity(l, size)
-    inverses = (1 / ops.diagonal(l, 0, -2, -1))[..., :, None, None]        # (..., size, 1, 1)
-    s = 1
-    while s < size:
-        a, b = inverses[..., 0::2, :, :], inverses[..., 1::2, :, :]
-        c = ops.stack([l[..., k + s:k + 2 * s, k:k + s] for k in range(0, size, 2 * s)], axis=-3)
-        corner = -_block_product(_block_product(b, c), a)
-        top = ops.concatenate([a, ops.zeros(a.shape, l.dtype)], axis=-1)
-        inverses = ops.concatenate([top, ops.concatenate([corner, b], axis=-1)], axis=-2)
-        s *= 2
-    return inverses[..., 0, :n, :n]
+    row = _util.index((n, 1), 0)
 
-
-def _block_product(x, y):
-    """x @ y for stacks of s x s blocks; below 32 as a broadcast multiply and sum (IREE 3.13's cpu cannot
-    compile data-tiled batched matmuls of tiny blocks: "failed to solve for timepoint coverage", or at 16
-    inside a loop "large vector sizes")."""
-    if x.shape[-1] >= 32:
-        return _util.mm(x, y)
-    return ops.sum(x[..., :, :, None] * y[..., None, :, :], axis=-2)
+    def step(j, x):
+        lj = _util.column(l, j)
+        xj = _util.rows(x, j) / _util.rows(lj, j)
+        return ops.where(row == j, xj, ops.where(row > j, x - lj * xj, x))
+    return _util.column_loop(n, step, ops.broadcast_to(_util.eye(n, l.dtype), l.shape))
 
 
 def _diagonal_blocks(l, block: int):
@@ -47,21 +33,21 @@ def _diagonal_blocks(l, block: int):
 
 
 def lower_solve(l, b):
-    """X with l @ X = b for lower triangular l (..., n, n) and b (..., n, k) (batch shapes equal)."""
+    """X with l @ X = b for lower triangular l (..., n, n) and b (..., n, k) (batch shapes equal); the block
+    rows unrolled at trace time, X_k = inv(L_kk) @ (B_k - L_k,:k @ X_:k)."""
     n = l.shape[-1]
     block, size = _util.blocks_of(n)
     l, b = _util.pad_identity(l, size), _util.pad_rows(b, size)
-    inverses = lower_inverse(_diagonal_blocks(l, block))   # (..., size/block, block, block)
-    if size == block:
-        return _util.mm(inverses[..., 0, :, :], b)[..., :n, :]
-
-    def step(k, x):
-        start = k * block
-        residual = _util.rows(b, start, block) - _util.mm(_util.rows(l, start, block), x)
-        inverse = ops.dynamic_slice(inverses, [0] * (inverses.ndim - 3) + [k, 0, 0],
-                                    inverses.shape[:-3] + (1, block, block))[..., 0, :, :]
-        return _util.set_rows(x, _util.mm(inverse, residual), start)
-    return fori_loop(0, size // block, step, ops.zeros_like(b))[..., :n, :]
+    inverses = lower_inverse(_diagonal_blocks(l, block))   # (..., size/block, block, block), one loop
+    solved = []
+    for k, start in enumerate(range(0, size, block)):
+        residual = b[..., start:start + block, :]
+        if solved:
+            done = solved[0] if len(solved) == 1 else ops.concatenate(solved, axis=-2)
+            residual = residual - _util.mm(l[..., start:start + block, :start], done)
+        solved.append(_util.mm(inverses[..., k, :, :], residual))
+    x = solved[0] if len(solved) == 1 else ops.concatenate(solved, axis=-2)
+    return x[..., :n, :]
 
 
 def triangular_solve(a, b, lower: bool, transpose: bool = False, unit_diagonal: bool = False):
