@@ -21,7 +21,6 @@ import collections
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -225,9 +224,8 @@ def main():
             "`native` ops reach IREE as the StableHLO op of the same name; `decomposed` ones are composites "
             "hlojit builds (for numpy's semantics or because IREE gets the op wrong); iree:cuda is compiled "
             "only (no GPU here).\n\n" + header + "\n" + "\n".join(rows) + "\n\n## Reasons\n\n" + str(notes) +
-            "\n\n## Families tested in files of their own\n\n" + "\n".join(family_lines(results)) +
-            "\n\n" + names_section(records, _op_table_cells(text)))
-    _write(args.out, text)
+            "\n\n## Families tested in files of their own\n\n" + "\n".join(family_lines(results)))
+    _write(args.out, text + "\n\n" + names_section(records, _op_table_cells(text)))
 
 
 def _op_table() -> dict:
@@ -258,8 +256,8 @@ def names_section(record_files, op_table: dict) -> str:
     notes = Footnotes("N")
     tables = support_names.sections(records, notes, ROOT, op_table)
     files = ", ".join(f"`{f}`" for f in sorted({nodeid.split("::")[0] for nodeid in records}))
-    return (f"{NAMES_TITLE}\n\n{NAMES_INTRO}\n\nThe recorded run: {len(records)} tests of {files}.\n\n{tables}\n\n### Reasons of the known failures and failures "
-            f"above\n\n{notes}\n")
+    return (f"{NAMES_TITLE}\n\n{NAMES_INTRO}\n\nThe recorded run: {len(records)} tests of {files}.\n\n{tables}"
+            f"\n\n### Reasons of the known failures and failures above\n\n{notes}\n")
 
 
 def _write(path: str, text: str):

@@ -18,6 +18,8 @@ import re
 import sys
 import threading
 
+import pytest
+
 import hlojit as hj
 from hlojit import ops
 
@@ -78,14 +80,18 @@ class Recorder:
                     entries = [(n, fn) for n, fn in entries if _closure_matches(fn, frame)]
                 self.current.update(n for n, _ in entries)
 
+    @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
         self.current = set()
         sys.setprofile(self._profile)
         threading.setprofile(self._profile)
+        try:
+            yield
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)
 
     def pytest_runtest_teardown(self, item):
-        sys.setprofile(None)
-        threading.setprofile(None)
         names, self.current = self.current or set(), None
         params = getattr(getattr(item, "callspec", None), "params", {})
         target = params.get("backend")
@@ -115,7 +121,6 @@ class Recorder:
 
 def record(files, path: str, junit: str | None = None):
     """Run the test files in this process with the Recorder; write its records (and a junit XML) to path."""
-    import pytest
     recorder = Recorder(path)
     args = ["-q", "-p", "no:cacheprovider", "-n", "0", *files] + ([f"--junitxml={junit}"] if junit else [])
     pytest.main(args, plugins=[recorder])
