@@ -2,7 +2,7 @@
 per target, from what the tests that call it did (tools/support_matrix.py writes them into the doc).
 
 Which names a test exercises is measured, not guessed: a pytest plugin (`Recorder`) watches the calls of every
-public function (a profile hook that looks at the function's code object, nothing is patched) while each test
+public function (cProfile's record of the code objects called, nothing is patched) while each test
 runs, and keeps, per test, the names called, the target (its `backend` parameter; `cuda` in a test's name: the
 iree:cuda compile) and the outcome (known failures with the reason the test's known-failure table gives).
 A table test whose cases share one compiled module calls every case's function in its group's first test; its
@@ -12,11 +12,10 @@ for those names only.
 from __future__ import annotations
 
 import collections
+import cProfile
 import json
 import os
 import re
-import sys
-import threading
 
 import pytest
 
@@ -53,43 +52,27 @@ def _watched() -> dict:
     return codes
 
 
-def _closure_matches(fn, frame) -> bool:
-    """Whether this frame runs `fn` itself (ops generated from one code object differ by their closures)."""
-    cells = fn.__closure__ or ()
-    return all(frame.f_locals.get(var, _MISSING) is cell.cell_contents
-               for var, cell in zip(fn.__code__.co_freevars, cells))
-
-
-_MISSING = object()
-
-
 class Recorder:
-    """pytest plugin: per test, the public names it called, its target and its outcome."""
+    """pytest plugin: per test, the public names it called, its target and its outcome. The calls are seen by
+    cProfile (in C: a Python profile hook doubled the run); ops generated from one code object (the
+    elementwise table's) are not told apart, so they count only where a test's id names them."""
 
     def __init__(self, path: str):
-        self.codes = _watched()
+        self.codes = {code: [n for n, _ in entries] for code, entries in _watched().items()
+                      if len({id(fn) for _, fn in entries}) == 1}
         self.current: set | None = None
         self.records: dict = {}
         self.path = path   # written every 20 tests too: a run cut short still leaves what it found
 
-    def _profile(self, frame, event, arg):
-        if event == "call" and self.current is not None:
-            entries = self.codes.get(frame.f_code)
-            if entries:
-                if len({id(fn) for _, fn in entries}) > 1:
-                    entries = [(n, fn) for n, fn in entries if _closure_matches(fn, frame)]
-                self.current.update(n for n, _ in entries)
-
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
-        self.current = set()
-        sys.setprofile(self._profile)
-        threading.setprofile(self._profile)
+        profile = cProfile.Profile(builtins=False)
+        profile.enable()
         try:
             yield
         finally:
-            sys.setprofile(None)
-            threading.setprofile(None)
+            profile.disable()
+            self.current = {n for entry in profile.getstats() for n in self.codes.get(entry.code, ())}
 
     def pytest_runtest_teardown(self, item):
         names, self.current = self.current or set(), None
