@@ -123,10 +123,10 @@ def dispatching(fn, scalars_are_arguments: bool = False, prepare=None):
     return op
 
 
-def export(namespace: dict, names) -> None:
-    """The functions `names` of a namespace of ops (its module's `globals()`), made eager where the namespace
-    exports them, by the namespace itself: `eager.export(globals(), __all__)` as its last line (ops.linalg,
-    ops.fft). Inside the namespace's own modules the names stay the plain traced functions."""
+def wrap_namespace(namespace: dict, names) -> None:
+    """The functions `names` of a namespace of ops (its module's `globals()`) made eager where the namespace
+    exports them, by the namespace itself, as its last line: `eager.wrap_namespace(globals(), __all__)`
+    (ops.linalg, ops.fft). Inside the namespace's own modules the names stay the plain traced functions."""
     for name in names:
         if not hasattr(namespace[name], "eager_fn"):
             namespace[name] = dispatching(namespace[name])

@@ -230,4 +230,4 @@ def ifftshift(x, axes=None) -> Tensor:
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
-_eager.export(globals(), __all__)   # last: outside a trace each runs as a cached program and gives an hj.Array
+_eager.wrap_namespace(globals(), __all__)   # last: outside a trace each runs at once, giving hj.Arrays

@@ -14,4 +14,5 @@ from .expm import expm
 __all__ = ["cho_factor", "cho_solve", "cholesky", "cond", "det", "eigh", "eigvalsh", "expm", "inv", "lstsq", "lu",
            "lu_factor", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
            "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]
-_eager.export(globals(), __all__)   # last: outside a trace each runs as a cached program and gives an hj.Array
+
+_eager.wrap_namespace(globals(), __all__)   # last: outside a trace each runs at once, giving hj.Arrays
