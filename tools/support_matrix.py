@@ -1,7 +1,9 @@
-"""Write docs/support_matrix.md: every op of the op table (tests/test_ops.py) on every target, at a glance.
+"""Write docs/support_matrix.md: every op of the op table (tests/test_ops.py) on every target, at a glance, and
+every public name of hlojit.ops, ops.linalg, ops.fft and hlojit.random with what its tests did per target.
 
-    python tools/support_matrix.py                  # runs the op tests (a few minutes) and writes the doc
-    python tools/support_matrix.py --junit run.xml  # from a finished `pytest --junitxml=run.xml` run
+    python tools/support_matrix.py                  # runs the op tests (recorded, see below) and writes the doc
+    python tools/support_matrix.py --junit run.xml --records names.json   # from a finished recorded run
+    python tools/support_matrix.py --record-only DIR  # only the run: DIR/run.xml and DIR/names.json
 
 A cell says what the op's cases (every dtype and shape the table samples) did on that target: all pass,
 or which input dtypes fail and why, with IREE's own error in the footnote (the reasons come from the
@@ -9,14 +11,16 @@ known-failure tables the tests keep, so the doc and the tests cannot disagree). 
 hlojit hands the op to IREE as the StableHLO op of its name, or decomposes it itself (and into which ops).
 iree:cuda is compiled here (no GPU on this machine): one module per op, then per case where one fails.
 The op families with test files of their own (convolutions, indexing, control flow ...) get a line each.
+The sections of public names come from the same run, recorded by tools/support_names.py (which names each
+test calls, measured while it runs).
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -30,6 +34,8 @@ import hlojit as hj  # noqa: E402
 from hlojit.errors import CompileError  # noqa: E402
 from hlojit.pipeline import compile_program, targets  # noqa: E402
 import test_ops  # noqa: E402  (the op table: tests/test_ops.py)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import support_names  # noqa: E402
 
 FAMILY_FILES = {  # op families tested in files of their own, beside the op table
     "convolutions and pools": "tests/test_ops_nn.py", "shape and joining": "tests/test_ops_shape.py",
@@ -37,13 +43,21 @@ FAMILY_FILES = {  # op families tested in files of their own, beside the op tabl
     "math family, statistics, sort": "tests/test_ops_math.py", "control flow": "tests/test_control.py",
     "random": "tests/test_random.py",
 }
+NAME_FILES = [  # the other tests of public names (the sections of names)
+    "tests/test_ops_numpy.py", "tests/test_linalg.py", "tests/test_fft.py", "tests/test_complex.py",
+    "tests/test_random_distributions.py", "tests/test_functional.py", "tests/test_eager_namespaces.py",
+]
 STRUCTURAL = {"constant", "broadcast_in_dim", "reshape", "convert", "return", "transpose", "iota"}
 
 
-def run_tests(files, junit):
-    print(f"running {' '.join(files)} (a few minutes) ...", flush=True)
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", *files],
-                   cwd=ROOT, stdout=subprocess.DEVNULL)
+def run_tests(folder: str) -> tuple[str, str]:
+    """(junit XML, names records) of one recorded run of the op tests, in this process (-n 0: 2 loaded cores)."""
+    files = ["tests/test_ops.py", *FAMILY_FILES.values(), *NAME_FILES]
+    print(f"running {' '.join(files)} (many minutes) ...", flush=True)
+    junit, records = os.path.join(folder, "run.xml"), os.path.join(folder, "names.json")
+    os.chdir(ROOT)
+    support_names.record(files, records, junit)
+    return junit, records
 
 
 def outcomes(junit) -> dict:
@@ -118,14 +132,17 @@ def _dtypes(cases) -> str:
 
 
 class Footnotes:
-    def __init__(self):
+    def __init__(self, prefix: str = ""):
         self.reasons: dict[str, int] = {}
+        self.prefix = prefix   # the section of names numbers its own: [N1], [N2] ...
 
     def ref(self, reason: str) -> str:
         number = self.reasons.setdefault(reason.replace("|", "\\|").replace("\n", " "), len(self.reasons) + 1)
-        return f"[{number}]"
+        return f"[{self.prefix}{number}]"
 
     def __str__(self):
+        if self.prefix:
+            return "\n".join(f"- [{self.prefix}{n}] {reason}" for reason, n in self.reasons.items())
         return "\n".join(f"{n}. {reason}" for reason, n in self.reasons.items())
 
 
@@ -164,18 +181,28 @@ def family_lines(results) -> list[str]:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--junit", help="a junit XML of a pytest run of tests/test_ops.py and the family files")
+    parser.add_argument("--records", nargs="+", help="names records of the same run (support_names.record)")
+    parser.add_argument("--record-only", metavar="DIR", help="only run the tests, recorded, into DIR")
+    parser.add_argument("--names-only", action="store_true",
+                        help="rewrite only the section of public names of --out, from --records")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "support_matrix.md"))
     parser.add_argument("--no-cuda", action="store_true", help="skip compiling each op for iree:cuda")
     args = parser.parse_args()
-    junit = args.junit
-    if junit is None:
-        junit = os.path.join(tempfile.mkdtemp(prefix="hlojit-matrix-"), "run.xml")
-        run_tests(["tests/test_ops.py", *FAMILY_FILES.values()], junit)
+    if args.record_only:
+        os.makedirs(args.record_only, exist_ok=True)
+        print("wrote", *run_tests(args.record_only))
+        return
+    if args.names_only:
+        with open(args.out) as f:
+            kept = f.read().partition(NAMES_TITLE)[0].rstrip("\n")
+        _write(args.out, kept + "\n\n" + names_section(args.records, _op_table_cells(kept)))
+        return
+    junit, records = args.junit, args.records
+    if junit is None or records is None:
+        junit, records = run_tests(tempfile.mkdtemp(prefix="hlojit-matrix-"))
+        records = [records]
     results = outcomes(junit)
-    by_op = collections.defaultdict(list)
-    for group, cases in test_ops.GROUPS.items():
-        for case in cases:
-            by_op[case.op].append(case)
+    by_op = _op_table()
     notes, rows = Footnotes(), []
     for op in sorted(by_op):
         cases = by_op[op]
@@ -197,11 +224,60 @@ def main():
             "`native` ops reach IREE as the StableHLO op of the same name; `decomposed` ones are composites "
             "hlojit builds (for numpy's semantics or because IREE gets the op wrong); iree:cuda is compiled "
             "only (no GPU here).\n\n" + header + "\n" + "\n".join(rows) + "\n\n## Reasons\n\n" + str(notes) +
-            "\n\n## Families tested in files of their own\n\n" + "\n".join(family_lines(results)) + "\n")
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
+            "\n\n## Families tested in files of their own\n\n" + "\n".join(family_lines(results)))
+    _write(args.out, text + "\n\n" + names_section(records, _op_table_cells(text)))
+
+
+def _op_table() -> dict:
+    """op -> its cases in the op table of tests/test_ops.py."""
+    by_op = collections.defaultdict(list)
+    for cases in test_ops.GROUPS.values():
+        for case in cases:
+            by_op[case.op].append(case)
+    return by_op
+
+
+def _op_table_cells(doc: str) -> dict:
+    """op -> its cells (reference, iree:cpu, iree:vmvx, iree:cuda) in the op table of the doc's text."""
+    cells = {}
+    for line in doc.partition("## Reasons")[0].splitlines():
+        parts = [p.strip() for p in line.strip("|").split(" | ")]
+        if len(parts) == 7 and parts[0].startswith("`"):
+            cells[parts[0].strip("`")] = parts[3:]
+    return cells
+
+
+def names_section(record_files, op_table: dict) -> str:
+    """The section of every public name, with reasons of its own, from the records of one or more runs."""
+    records = {}
+    for path in record_files:
+        with open(path) as f:
+            records.update(json.load(f))
+    notes = Footnotes("N")
+    tables = support_names.sections(records, notes, ROOT, op_table)
+    files = ", ".join(f"`{f}`" for f in sorted({nodeid.split("::")[0] for nodeid in records}))
+    return (f"{NAMES_TITLE}\n\n{NAMES_INTRO}\n\nThe recorded run: {len(records)} tests of {files}.\n\n{tables}"
+            f"\n\n### Reasons of the known failures and failures above\n\n{notes}\n")
+
+
+def _write(path: str, text: str):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
         f.write(text)
-    print(f"wrote {args.out}")
+    print(f"wrote {path}")
+
+
+NAMES_TITLE = "## Every public name"
+NAMES_INTRO = (
+    "Every public function of `hlojit.ops`, `hlojit.ops.linalg`, `hlojit.ops.fft` and `hlojit.random`, with the "
+    "tests that call it (measured while they run: tools/support_names.py) and what they did on each target: "
+    "passes, known failures (the reason from the test's known-failure table, in the footnotes below), failures. "
+    "A test counts for a name when it calls the name and, if its id names public functions (a table's case ids), "
+    "when its id names it. `iree:cuda` counts the tests that compile for cuda (no GPU here); the last column "
+    "the tests whose target is not a parameter (gradients, errors, eager calls: most run on the default "
+    "target). `-`: no test of that kind calls the name. Names joined by `=` are one function. A name no "
+    "recorded test called shows its row of the op table above (`op table:`, footnotes of the op table's "
+    "Reasons), else the test files that call it by name outside the recorded run (`?`: not known from it).")
 
 
 def _iree_version() -> str:

@@ -123,6 +123,15 @@ def dispatching(fn, scalars_are_arguments: bool = False, prepare=None):
     return op
 
 
+def wrap_namespace(namespace: dict, names) -> None:
+    """The functions `names` of a namespace of ops (its module's `globals()`) made eager where the namespace
+    exports them, by the namespace itself, as its last line: `eager.wrap_namespace(globals(), __all__)`
+    (ops.linalg, ops.fft). Inside the namespace's own modules the names stay the plain traced functions."""
+    for name in names:
+        if not hasattr(namespace[name], "eager_fn"):
+            namespace[name] = dispatching(namespace[name])
+
+
 def run(fn, *args, **kwargs):
     """fn(*args, **kwargs) as an eager op (a traced function of Tensors, run as a cached program)."""
     return _dispatch(fn, args, kwargs, False)[1]
@@ -247,7 +256,7 @@ def _backend_for(leaves, default: str):
 
 def _compile(fn, key, treedef, roles, leaves, inputs, backend):
     """Trace fn on the arguments (Tensors for arrays, the static values as they are) and compile it."""
-    out_tree = []
+    out_tree, static_out = [], []
     statics = [None if role else x for x, role in zip(leaves, roles)]  # (the arrays of this call: not kept)
 
     def one_op(*tensors):
@@ -255,15 +264,23 @@ def _compile(fn, key, treedef, roles, leaves, inputs, backend):
         rebuilt = [next(supplied) if role else x for x, role in zip(statics, roles)]
         args, kwargs = pytree.unflatten(treedef, rebuilt)
         result = fn(*args, **kwargs)
-        out_tree[:] = [pytree.flatten(result)[1]]
-        return result
+        out_leaves, tree = pytree.flatten(result)
+        out_tree[:] = [tree]
+        if all(isinstance(x, Tensor) for x in out_leaves):
+            return result
+        # a value the op returns as it is (cho_factor's `lower`) comes back as that value, not as an array;
+        # None marks a Tensor (the program's outputs, in order)
+        static_out[:] = [None if isinstance(x, Tensor) else (x,) for x in out_leaves]
+        return [x for x in out_leaves if isinstance(x, Tensor)]
     one_op.__name__ = one_op.__qualname__ = fn.__name__
     with _LOCK:
         entry = _ENTRIES.get(key)
         if entry is not None:
             return entry
         executable = Exec(one_op, backend=backend.name).compile(*inputs)
-        if pytree.is_leaf(out_tree[0]) and executable.call_single is not None:
+        if static_out:
+            entry = _with_static_outputs(executable.call, out_tree[0], static_out)
+        elif pytree.is_leaf(out_tree[0]) and executable.call_single is not None:
             entry = executable.call_single
         else:
             call, tree = executable.call, out_tree[0]
@@ -274,6 +291,14 @@ def _compile(fn, key, treedef, roles, leaves, inputs, backend):
             _ENTRIES.pop(next(iter(_ENTRIES)))
             _clear_fast()  # (rare) fast keys point at entries: rebuilt on the next calls
     return entry
+
+
+def _with_static_outputs(call, tree, static_out):
+    """run(leaves) of a program whose op also returned values that are no Tensor: those are put back in place."""
+    def run(leaves):
+        arrays = iter(call(leaves))
+        return pytree.unflatten(tree, [next(arrays) if x is None else x[0] for x in static_out])
+    return run
 
 
 # --- indexing: concrete indices, checked, then arguments ----------------------------------------------------

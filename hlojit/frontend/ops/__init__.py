@@ -36,6 +36,7 @@ from .numeric import (allclose, array_equal, array_equiv, conj, conjugate, convo
                       interp, isclose, lcm, ldexp, logaddexp, logaddexp2, modf, polyval, positive, ptp, rad2deg,
                       radians, real, sinc, trapezoid)
 from .. import eager as _eager
+from .functional import apply_along_axis, vectorize  # on hj.vmap: numpy's apply_along_axis, vectorize(signature=)
 
 
 def _op(family, name, doc, arity):
@@ -81,8 +82,8 @@ from . import linalg  # numpy.linalg and scipy.linalg names: ops.linalg.solve, c
 
 # Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
 # concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
-# (einsum_path computes an order from shapes and subscripts)
-_PYTHON_HELPERS = frozenset({"einsum_path"})
+# (einsum_path computes an order from shapes and subscripts; vectorize returns a function, eager itself)
+_PYTHON_HELPERS = frozenset({"einsum_path", "vectorize"})
 for _name, _fn in list(globals().items()):
     if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) and _name not in _PYTHON_HELPERS \
             and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):

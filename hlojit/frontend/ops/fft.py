@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...errors import ShapeError
-from .. import dtypes
+from .. import dtypes, eager as _eager
 from ..tensor import Tensor
 from . import fft_plan
 from ._core import as_tensor, constant, convert, fail, normalize_axis
@@ -230,3 +230,5 @@ def ifftshift(x, axes=None) -> Tensor:
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_eager.wrap_namespace(globals(), __all__)   # last: outside a trace each runs at once, giving hj.Arrays

@@ -1,5 +1,7 @@
 """numpy.linalg's names, plus scipy.linalg's solve_triangular, cho_factor/cho_solve, lu/lu_factor/lu_solve
-and expm, on stacks of matrices (..., m, n), built from StableHLO ops IREE compiles well (no LAPACK)."""
+and expm, on stacks of matrices (..., m, n), built from StableHLO ops IREE compiles well (no LAPACK).
+Each also runs eagerly outside a trace (frontend/eager.py)."""
+from ... import eager as _eager
 from .cholesky import cho_factor, cho_solve, cholesky
 from .triangular import solve_triangular
 from .lu import det, inv, lu, lu_factor, lu_solve, slogdet, solve
@@ -12,3 +14,5 @@ from .expm import expm
 __all__ = ["cho_factor", "cho_solve", "cholesky", "cond", "det", "eigh", "eigvalsh", "expm", "inv", "lstsq", "lu",
            "lu_factor", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
            "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]
+
+_eager.wrap_namespace(globals(), __all__)   # last: outside a trace each runs at once, giving hj.Arrays
