@@ -1,15 +1,17 @@
-"""A transformer encoder block, hlojit iree:cpu against jax.jit and PyTorch from the same parameters, in one process.
+"""A transformer encoder block, hlojit iree:cpu against jax.jit and PyTorch from the same parameters, one process.
 
     python benchmarks/transformer.py [--rounds 15] [--quick] [--autotune]
 
 The block (pre-norm, as GPT-2's): x + attention(layer_norm(x)), then x + MLP(layer_norm(x)) with a tanh-GELU
 MLP of width 1024; sequence 128, model width 256, 4 heads, batch 8, float32; hlojit's is built from
-hj.nn.attention / layer_norm / dense, JAX's is the same arithmetic in jax.numpy, PyTorch's the same with torch.nn.functional (layer_norm,
-scaled_dot_product_attention, tanh-GELU; eager, and torch.compile unless --quick). Two workloads: the forward
+hj.nn.attention / layer_norm / dense, JAX's is the same arithmetic in jax.numpy, PyTorch's the same with
+torch.nn.functional (layer_norm, scaled_dot_product_attention, tanh-GELU; eager, and torch.compile unless
+--quick). Two workloads: the forward
 pass, and a training step (the gradient of the mean squared distance to a target, and an SGD update, as one
-compiled program; PyTorch's step is its autograd and an in-place update). Outputs are checked against hlojit's
-before timing (forward within 1e-3 of the largest value; the step's loss and parameters within 1e-3, plus 1e-7 for rounding noise about zero). The
-rounds interleave the contenders (benchmarks/harness.py); figures are medians, the first call apart.
+compiled program; PyTorch's step is its autograd and an in-place update). Outputs are checked against
+hlojit's before timing (forward within 1e-3 of the largest value; the step's loss and parameters within 1e-3,
+plus 1e-7 for rounding noise about zero). The rounds interleave the contenders (benchmarks/harness.py);
+figures are medians, the first call apart.
 hlojit compiles with this machine's flag set (pipeline/tuning.py), or with `--autotune` the fastest for
 each program (its first call then compiles and times every candidate).
 """
