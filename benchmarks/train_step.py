@@ -1,29 +1,32 @@
 """Training steps side by side: forward, backward and optimizer update as one compiled program, hlojit against
-JAX in the same run, from the same parameters and batch.
+JAX and PyTorch (eager autograd and torch.optim, where installed) in the same run, from the same parameters and
+batch.
 
-    python benchmarks/train_step.py [--steps 20] [--only mlp|resnet18]
+    python benchmarks/train_step.py [--rounds 10] [--quick] [--only mlp|resnet18]
 
 Workloads: an MLP 784-512-512-10 (relu) at batch 256 with Adam(1e-3), and samples/resnet18.py's ResNet-18
 (10 classes) at batch 8 of 224x224 with SGD(0.01, momentum 0.9) on gradients clipped to global norm 1 (as
 the sample does: its random weights start at a loss of ~75, and unclipped steps overflow to NaN on both
-sides); softmax cross-entropy, float32. Each side feeds its own outputs (parameters, optimizer state) back
-in; the figure is the median of `--steps` timed steps after two warm-up steps, the first call's time (trace
-+ compile) apart. The losses both sides report for the first step and after the run are printed side by
-side: the first agree to float32 rounding; the MLP's agree after the run too, while ResNet-18's, trained
-on one batch at a loss of 10-75, drift apart step by step as float32 rounding differences grow (they
-track each other: 16.33 against 16.15 after 12 steps).
+sides); softmax cross-entropy, float32; PyTorch's ResNet-18 on channels-last tensors. Each side feeds its
+own outputs (parameters, optimizer state) back in; the first step's losses are checked against hlojit's
+(1e-3 relative: ResNet-18's, trained on one batch at a loss of 10-75, drift apart step by step after it as
+float32 rounding differences grow). The rounds interleave the contenders, one step each
+(benchmarks/harness.py); figures are medians, the first call (trace + compile) apart.
 """
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "samples"))
+sys.path.insert(0, HERE)
 
 import hlojit as hj  # noqa: E402
 from hlojit import nn, ops  # noqa: E402
+import harness  # noqa: E402  (benchmarks/)
+import models  # noqa: E402  (benchmarks/: the JAX and PyTorch ResNet-18, load_jax, torch_tree)
 import resnet18  # noqa: E402  (samples/)
 
 MLP_SIZES = (784, 512, 512, 10)
@@ -115,71 +118,116 @@ def jax_step(loss_fn, optimizer, clip=None):
     return step, init
 
 
+def torch_mlp_loss(torch):
+    def loss(params, x, y):
+        for layer in params[:-1]:
+            x = torch.relu(x @ layer["w"] + layer["b"])
+        return torch.nn.functional.cross_entropy(x @ params[-1]["w"] + params[-1]["b"], y)
+    return loss
+
+
+def torch_resnet18_loss(torch):
+    forward = models.torch_resnet18(torch)
+
+    def loss(params, images, labels):
+        return torch.nn.functional.cross_entropy(forward(params, images), labels)
+    return loss
+
+
+def torch_stepper(torch, loss_fn, make_optimizer, params, x, y, clip=None, channels_last=False):
+    """A contender: one eager autograd step with a torch.optim optimizer; returns the step's loss."""
+    tparams = models.torch_tree(torch, params, channels_last, requires_grad=True)
+    leaves = _leaves(tparams)
+    optimizer = make_optimizer(leaves)
+    tx, ty = models.torch_tree(torch, x, channels_last), torch.from_numpy(y.astype(np.int64))
+
+    def call():
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(tparams, tx, ty)
+        loss.backward()
+        if clip is not None:
+            torch.nn.utils.clip_grad_norm_(leaves, clip)
+        optimizer.step()
+        return [loss.detach().numpy()]
+    return harness.Contender(call)
+
+
+def _leaves(tree):
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in _leaves(tree[key])]
+    if isinstance(tree, (list, tuple)):
+        return [leaf for item in tree for leaf in _leaves(item)]
+    return [tree]
+
+
+def stepper(step_and_init, params, x, y):
+    """A contender that feeds its own parameters and optimizer state back in; returns the step's loss."""
+    step, init_state = step_and_init
+    state = {"params": params, "opt": init_state(params)}
+
+    def call():
+        state["params"], state["opt"], loss = step(state["params"], state["opt"], x, y)
+        return [np.asarray(loss)]   # waits for the step (JAX dispatches asynchronously)
+    return harness.Contender(call, getattr(step, "wait_for_optimised", None))
+
+
 def workloads(only):
-    """name -> (hlojit (step, init), jax (step, init) thunk, params thunk, x, y)."""
+    """name -> (hlojit (step, init) thunk, jax (step, init) thunk, torch contender thunk, params thunk, x, y)."""
     rng = np.random.default_rng(1)
     found = {}
     if only in (None, "mlp"):
-        found["MLP 784-512-512-10, Adam, batch 256"] = (
+        found["MLP 784-512-512-10 training step, Adam, batch 256"] = (
             lambda: hlojit_step(hlojit_mlp_loss, hj.optim.adam(1e-3)), lambda: jax_step(jax_mlp_loss, jax_adam()),
+            lambda torch, p, x, y: torch_stepper(torch, torch_mlp_loss(torch), lambda v: torch.optim.Adam(v, 1e-3),
+                                                 p, x, y),
             mlp_params, rng.standard_normal((256, MLP_SIZES[0])).astype(np.float32),
             rng.integers(0, MLP_SIZES[-1], 256).astype(np.int32))
     if only in (None, "resnet18"):
-        import models   # benchmarks/: the JAX ResNet-18
-
         def jax_resnet18_loss(params, images, labels):
             return jax_cross_entropy(forward(params, images), labels)
         forward = models.jax_resnet18()
-        found["ResNet-18, clipped SGD momentum, batch 8 of 224x224"] = (
+        found["ResNet-18 training step, clipped SGD momentum, batch 8 of 224x224"] = (
             lambda: hlojit_step(hlojit_resnet18_loss, hj.optim.sgd(0.01, momentum=0.9), clip=1.0),
             lambda: jax_step(jax_resnet18_loss, jax_momentum_sgd(), clip=1.0),
+            lambda torch, p, x, y: torch_stepper(torch, torch_resnet18_loss(torch),
+                                                 lambda v: torch.optim.SGD(v, 0.01, momentum=0.9), p, x, y,
+                                                 clip=1.0, channels_last=True),
             lambda: resnet18.init_params(classes=10), rng.standard_normal((8, 3, 224, 224)).astype(np.float32),
             rng.integers(0, 10, 8).astype(np.int32))
     return found
 
 
-def measure(step, init_state, params, x, y, steps):
-    state = init_state(params)
-    start = time.perf_counter()
-    params, state, loss = step(params, state, x, y)
-    first_loss = float(np.asarray(loss))
-    first = time.perf_counter() - start
-    if hasattr(step, "wait_for_optimised"):   # tiered compilation: time the optimised build, not the quick one
-        step.wait_for_optimised()
-    for _ in range(2):
-        params, state, loss = step(params, state, x, y)
-    times, losses = [], [float(np.asarray(loss))]
-    for _ in range(steps):
-        start = time.perf_counter()
-        params, state, loss = step(params, state, x, y)
-        losses.append(float(np.asarray(loss)))   # waits for the step (JAX dispatches asynchronously)
-        times.append(time.perf_counter() - start)
-    return first, float(np.median(times)), first_loss, losses[-1]
+def rows(rounds: int, quick: bool = False, only=None) -> list:
+    """The training-step comparisons (harness.Row each); PyTorch eager only (torch.compile of a step takes minutes)."""
+    jax, torch = models.load_jax(), harness.load_torch()
+    found = []
+    for name, (ours, theirs, torch_contender, params, x, y) in workloads(only).items():
+        contenders, notes = {harness.HLOJIT: stepper(ours(), params(), x, y)}, []
+        if jax is None:
+            notes.append("JAX not installed (pip install -e '.[bench]'): skipped")
+        else:
+            contenders[harness.JAX] = stepper(theirs(), params(), x, y)
+        if torch is None:
+            notes.append("PyTorch not installed (pip install -e '.[bench-torch]'): skipped")
+        else:
+            contenders[harness.TORCH] = torch_contender(torch, params(), x, y)
+        found.append(harness.compare(name, contenders, notes, check_loss, rounds))
+    return found
+
+
+def check_loss(ours, theirs, who):
+    """The first step's losses agree within 1e-3 relative."""
+    if not abs(float(ours[0]) - float(theirs[0])) <= 1e-3 * abs(float(ours[0])):
+        raise AssertionError(f"{who}'s first loss {float(theirs[0])} against hlojit's {float(ours[0])}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="one round")
     parser.add_argument("--only", choices=("mlp", "resnet18"))
     args = parser.parse_args()
-    try:
-        import jax
-        jax.config.update("jax_platforms", "cpu")
-    except ImportError:
-        jax = None
-        print("(jax is not installed: pip install -e '.[bench]' to compare with it)")
-    print(f"median of {args.steps} steps after two warm-up steps; first call = trace + compile (or a cache read)")
-    print("| training step | contender | first call (s) | ms/step | vs jax.jit | loss of step 1 | after the run |")
-    print("|---|---|---|---|---|---|---|")
-    for name, (ours, theirs, params, x, y) in workloads(args.only).items():
-        rows = {"hlojit iree:cpu": measure(*ours(), params(), x, y, args.steps)}
-        if jax is not None:
-            rows["jax.jit (cpu)"] = measure(*theirs(), params(), x, y, args.steps)
-        base = rows.get("jax.jit (cpu)", (0, 0, 0, 0))[1]
-        for who, (first, median, first_loss, loss) in rows.items():
-            ratio = f"{base / median:.2f}x" if base else "-"
-            print(f"| {name} | {who} | {first:.2f} | {median * 1e3:.2f} | {ratio} | {first_loss:.6f} | {loss:.6f} |",
-                  flush=True)
+    print(harness.markdown(rows(1 if args.quick else args.rounds, args.quick, args.only)))
 
 
 if __name__ == "__main__":

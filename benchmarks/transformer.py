@@ -1,29 +1,33 @@
-"""A transformer encoder block, hlojit iree:cpu against jax.jit from the same parameters, in one process.
+"""A transformer encoder block, hlojit iree:cpu against jax.jit and PyTorch from the same parameters, one process.
 
-    python benchmarks/transformer.py [--rounds 15] [--autotune]
+    python benchmarks/transformer.py [--rounds 15] [--quick] [--autotune]
 
 The block (pre-norm, as GPT-2's): x + attention(layer_norm(x)), then x + MLP(layer_norm(x)) with a tanh-GELU
 MLP of width 1024; sequence 128, model width 256, 4 heads, batch 8, float32; hlojit's is built from
-hj.nn.attention / layer_norm / dense, JAX's is the same arithmetic in jax.numpy. Two workloads: the forward
+hj.nn.attention / layer_norm / dense, JAX's is the same arithmetic in jax.numpy, PyTorch's the same with
+torch.nn.functional (layer_norm, scaled_dot_product_attention, tanh-GELU; eager, and torch.compile unless
+--quick). Two workloads: the forward
 pass, and a training step (the gradient of the mean squared distance to a target, and an SGD update, as one
-compiled program). Outputs are compared before timing (forward within 1e-3 of the largest value; the loss of
-the step within 1e-4 relative). The rounds interleave hlojit and JAX (one call each per round), so a busy
-moment of the machine lands on both; the figures are the medians, the first call (trace + compile) apart.
+compiled program; PyTorch's step is its autograd and an in-place update). Outputs are checked against
+hlojit's before timing (forward within 1e-3 of the largest value; the step's loss and parameters within 1e-3,
+plus 1e-7 for rounding noise about zero). The rounds interleave the contenders (benchmarks/harness.py);
+figures are medians, the first call apart.
 hlojit compiles with this machine's flag set (pipeline/tuning.py), or with `--autotune` the fastest for
 each program (its first call then compiles and times every candidate).
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
 import hlojit as hj  # noqa: E402
 from hlojit import nn, ops  # noqa: E402
+import harness  # noqa: E402  (benchmarks/)
+import models  # noqa: E402  (benchmarks/: load_jax, torch_tree)
 
 SEQ, WIDTH, HEADS, HIDDEN, BATCH = 128, 256, 4, 1024, 8
 LEARNING_RATE = 1e-3
@@ -101,67 +105,124 @@ def jax_step():
     return step
 
 
-def first_call(fn, args, wait):
-    start = time.perf_counter()
-    out = wait(fn(*args))
-    first = time.perf_counter() - start
-    if hasattr(fn, "wait_for_optimised"):   # tiered compilation: time the optimised build, not the quick one
-        fn.wait_for_optimised()
-    return first, out
+def torch_block(torch):
+    """The block with torch.nn.functional: the same function as hlojit_block."""
+    F = torch.nn.functional
+
+    def heads(t):
+        b, length, _ = t.shape
+        return t.reshape(b, length, HEADS, WIDTH // HEADS).transpose(1, 2)
+
+    def attention(x, a):
+        q, k, v = (heads(x @ a[f"w{n}"] + a[f"b{n}"]) for n in "qkv")
+        out = F.scaled_dot_product_attention(q, k, v)
+        b, _, length, _ = out.shape
+        return out.transpose(1, 2).reshape(b, length, WIDTH) @ a["wo"] + a["bo"]
+
+    def block(p, x):
+        x = x + attention(F.layer_norm(x, (WIDTH,), p["ln1"]["scale"], p["ln1"]["offset"]), p["attention"])
+        h = F.gelu(F.layer_norm(x, (WIDTH,), p["ln2"]["scale"], p["ln2"]["offset"]) @ p["w1"] + p["b1"],
+                   approximate="tanh")
+        return x + h @ p["w2"] + p["b2"]
+    return block
 
 
-def interleaved(ours, theirs, args, ours_wait, theirs_wait, rounds):
-    mine, jax_times = [], []
-    for _ in range(rounds):
-        for fn, wait, times in ((ours, ours_wait, mine), (theirs, theirs_wait, jax_times)):
-            start = time.perf_counter()
-            wait(fn(*args))
-            times.append(time.perf_counter() - start)
-    return statistics.median(mine), statistics.median(jax_times)
+def torch_step(torch, block):
+    """One SGD step on the mean squared distance, as hlojit_step: returns (loss, leaves after the update)."""
+    def step(params, leaves, x, target):
+        loss = ((block(params, x) - target) ** 2).mean()
+        grads = torch.autograd.grad(loss, leaves)
+        with torch.no_grad():
+            for leaf, grad in zip(leaves, grads):
+                leaf.sub_(LEARNING_RATE * grad)
+        return loss
+    return step
+
+
+def torch_contenders(torch, params, x, target, quick):
+    """who -> Contender for the forward pass and for the training step (eager; torch.compile unless quick)."""
+    forward = models.torch_contenders(torch, torch_block(torch), params, (x,), quick)
+    tx, ttarget = torch.from_numpy(x), torch.from_numpy(target)
+    steps = {}
+    for who, block in ((harness.TORCH, torch_block(torch)),
+                       (harness.TORCH_COMPILE, harness.torch_compiled(torch, torch_block(torch), quick))):
+        if block is None:
+            continue
+        tparams = models.torch_tree(torch, params, requires_grad=True)
+        leaves = _torch_leaves(tparams)
+        step = torch_step(torch, block)
+
+        def call(step=step, tparams=tparams, leaves=leaves):
+            loss = step(tparams, leaves, tx, ttarget)
+            return [leaf.detach().numpy() for leaf in leaves] + [loss.detach().numpy()]
+        steps[who] = harness.Contender(call)
+    return forward, steps
+
+
+def _torch_leaves(tree):
+    """Leaves in hj.tree's order (dict keys sorted), so they line up with hlojit's for the check."""
+    if isinstance(tree, dict):
+        return [leaf for key in sorted(tree) for leaf in _torch_leaves(tree[key])]
+    return [tree]
+
+
+def contenders(autotune: bool, quick: bool):
+    """(forward contenders, step contenders, notes): each side from the same parameters and inputs."""
+    rng = np.random.default_rng(1)
+    params = init_params()
+    x = rng.standard_normal((BATCH, SEQ, WIDTH)).astype(np.float32)
+    target = rng.standard_normal((BATCH, SEQ, WIDTH)).astype(np.float32)
+
+    def host(tree):
+        return [np.asarray(leaf) for leaf in hj.tree.leaves(tree)]
+    forward = {harness.HLOJIT: harness.hlojit_contender(hj.jit(hlojit_block, autotune=autotune), (params, x), host)}
+    step = {harness.HLOJIT: _stepping(hlojit_step(autotune), params, x, target, host)}
+    notes = []
+    jax, torch = models.load_jax(), harness.load_torch()
+    if jax is None:
+        notes.append("JAX not installed (pip install -e '.[bench]'): skipped")
+    else:
+        def jax_host(tree):
+            return [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(jax.block_until_ready(tree))]
+        jparams, jforward = jax.tree_util.tree_map(jax.numpy.asarray, params), jax.jit(jax_block())
+        forward[harness.JAX] = harness.Contender(lambda: jax_host(jforward(jparams, x)))
+        step[harness.JAX] = _stepping(jax_step(), jparams, x, target, jax_host)
+    if torch is None:
+        notes.append("PyTorch not installed (pip install -e '.[bench-torch]'): skipped")
+    else:
+        torch_forward, torch_steps = torch_contenders(torch, params, x, target, quick)
+        forward.update(torch_forward)
+        step.update(torch_steps)
+    return forward, step, notes
+
+
+def _stepping(step, params, x, target, host):
+    """A contender that feeds its own updated parameters back in: returns (parameter leaves..., loss)."""
+    state = {"params": params}
+
+    def call():
+        state["params"], loss = step(state["params"], x, target)
+        return host(state["params"]) + host(loss)
+    return harness.Contender(call, getattr(step, "wait_for_optimised", None))
+
+
+def rows(rounds: int, quick: bool = False, autotune: bool = False) -> list:
+    """The forward-pass and training-step comparisons (harness.Row each)."""
+    forward, step, notes = contenders(autotune, quick)
+    where = f"seq {SEQ}, d {WIDTH}, {HEADS} heads, MLP {HIDDEN}, batch {BATCH}"
+    return [harness.compare(f"transformer block forward ({where})", forward, notes, harness.check_close(1e-3),
+                            rounds),
+            harness.compare(f"transformer block training step, SGD ({where})", step, notes,
+                            harness.check_close(1e-3, atol=1e-7), rounds)]
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="one round, no torch.compile")
     parser.add_argument("--autotune", action="store_true", help="hj.jit(..., autotune=True)")
     args = parser.parse_args()
-    try:
-        import jax
-        jax.config.update("jax_platforms", "cpu")
-    except ImportError:
-        sys.exit("jax is not installed: pip install -e '.[bench]'")
-    rng = np.random.default_rng(1)
-    params = init_params()
-    x = rng.standard_normal((BATCH, SEQ, WIDTH)).astype(np.float32)
-    target = rng.standard_normal((BATCH, SEQ, WIDTH)).astype(np.float32)
-    jax_params = jax.tree_util.tree_map(jax.numpy.asarray, params)
-
-    def ready(tree):
-        return jax.block_until_ready(tree)
-
-    def host(tree):
-        return [np.asarray(leaf) for leaf in hj.tree.leaves(tree)]
-    workloads = [("forward", hj.jit(hlojit_block, autotune=args.autotune), jax.jit(jax_block()), (params, x),
-                  (jax_params, x)),
-                 ("training step", hlojit_step(args.autotune), jax_step(), (params, x, target),
-                  (jax_params, x, target))]
-    print(f"transformer encoder block: seq {SEQ}, width {WIDTH}, {HEADS} heads, MLP {HIDDEN}, batch {BATCH}, f32; "
-          f"medians of {args.rounds} interleaved rounds")
-    print("| workload | hlojit first call (s) | hlojit ms | jax first call (s) | jax ms | hlojit vs jax |")
-    print("|---|---|---|---|---|---|")
-    for name, ours, theirs, our_args, their_args in workloads:
-        first, out = first_call(ours, our_args, host)
-        jfirst, jout = first_call(theirs, their_args, ready)
-        jout = [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(jout)]
-        if name == "forward":
-            assert np.abs(out[0] - jout[0]).max() <= 1e-3 * np.abs(jout[0]).max(), "forward: hlojit and JAX disagree"
-        else:
-            assert abs(out[-1] - jout[-1]) <= 1e-4 * abs(jout[-1]), f"loss: hlojit {out[-1]}, JAX {jout[-1]}"
-        best, jbest = interleaved(ours, theirs, our_args, lambda out: out, ready, args.rounds)  # hlojit: synchronous
-        chosen = ours.compile(*our_args).compiled.target
-        print(f"| {name} ({chosen.label}) | {first:.2f} | {best * 1e3:.1f} | {jfirst:.2f} | {jbest * 1e3:.1f} | "
-              f"{jbest / best:.2f}x |",
-              flush=True)
+    print(harness.markdown(rows(1 if args.quick else args.rounds, args.quick, args.autotune)))
 
 
 if __name__ == "__main__":
