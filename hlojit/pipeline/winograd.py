@@ -150,20 +150,24 @@ def _output_transform(product, AT, n: int, tiles_h: int, tiles_w: int):
     return hlo.reshape(whole, [n, tiles_h * m, tiles_w * m, cout])
 
 
+def _transpose(x, permutation):
+    return x if list(permutation) == list(range(len(permutation))) else hlo.transpose(x, permutation)
+
+
 def winograd_conv(op, m: int = 2):
     """The Winograd value replacing the eligible convolution `op` (built before it)."""
     T = TRANSFORMS[m]
     dims = conv_dimensions(op)
     lhs, rhs, out = dims["lhs"], dims["rhs"], dims["out"]
-    x = hlo.transpose(op.operands[0], [lhs["b"], lhs[0], lhs[1], lhs["f"]])
-    w = hlo.transpose(op.operands[1], [rhs[0], rhs[1], rhs["i"], rhs["o"]])
+    x = _transpose(op.operands[0], [lhs["b"], lhs[0], lhs[1], lhs["f"]])
+    w = _transpose(op.operands[1], [rhs[0], rhs[1], rhs["i"], rhs["o"]])
     n, h, wd, _ = shape_of(x.type)
     (top, bottom), (left, right) = np.array(_ints(op, "padding", [0, 0, 0, 0])).reshape(2, 2).tolist()
     out_h, out_w = h + top + bottom - 2, wd + left + right - 2
     tiles_h, tiles_w = -(-out_h // m), -(-out_w // m)
     high_h, high_w = tiles_h * m + 2 - h - top, tiles_w * m + 2 - wd - left
-    zero = hlo.constant(np.float32(0))
-    x = hlo.pad(x, zero, [0, top, left, 0], [0, high_h, high_w, 0], [0, 0, 0, 0])
+    if top or left or high_h or high_w:
+        x = hlo.pad(x, hlo.constant(np.float32(0)), [0, top, left, 0], [0, high_h, high_w, 0], [0, 0, 0, 0])
     v = _input_transform(x, T["BT"], m, tiles_h, tiles_w)
     u = _kernel_transform(w, T["G"])
     product = hlo.dot_general(v, u, lhs_batch=[0], rhs_batch=[0], lhs_contract=[2], rhs_contract=[1])
@@ -173,7 +177,7 @@ def winograd_conv(op, m: int = 2):
         y = hlo.slice(y, [0, 0, 0, 0], [n, out_h, out_w, cout])
     order = sorted(("b", 0, 1, "f"), key=lambda name: out[name])            # output axis k holds order[k]
     nhwc = {"b": 0, 0: 1, 1: 2, "f": 3}
-    return hlo.transpose(y, [nhwc[name] for name in order])
+    return _transpose(y, [nhwc[name] for name in order])
 
 
 def winograd_convolutions(module: ir.Module, m: int = 2) -> int:
