@@ -15,6 +15,7 @@ from . import legalize
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
+from .winograd import requested_winograd
 
 
 def _is_float(dtype) -> bool:
@@ -171,7 +172,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 QUIRKS = {"vmvx": [complex_as_real_pairs] + legalize.ALL_TARGETS + legalize.CPU + [
               truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
           "cpu": [complex_as_real_pairs_native_ends] + legalize.ALL_TARGETS + legalize.CPU +
-                 [vector_products_as_reductions],
+                 [vector_products_as_reductions, requested_winograd],
           "cuda": legalize.ALL_TARGETS}
 
 

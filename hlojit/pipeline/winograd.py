@@ -15,10 +15,12 @@ moved to its output layout.
 
 f32 error: the computed result differs from the exact one by at most about (Cin + 8) * eps times the same
 algorithm run on |x|, |w| and the transforms' absolute values (tests/test_winograd.py checks this bound);
-that is within a small factor (F(2,3): 4x at most) of a direct convolution's bound.
+against (Cin + 24) * eps * sum |x||w| (a direct convolution's) that bound is 7.5-20x larger for F(2,3) and 16-383x
+for F(4,3) (measured on the test's cases): F(4,3)'s transform constants (up to 8 and 1/24) cost f32 digits.
 """
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -26,7 +28,20 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dtype_of, shape_of
+from ..errors import ConfigError
 from .legalize import walk
+
+# HLOJIT_WINOGRAD: "" or "0" off (the default: on a loaded 2-core Zen 3 it won on some ResNet-18 layers and lost
+# 1.5-7x on others, benchmarks/winograd.py), "2" or "1" F(2x2, 3x3), "4" F(4x4, 3x3); cpu target only.
+MODES = {"": 0, "0": 0, "1": 2, "2": 2, "4": 4}
+
+
+def mode() -> int:
+    """The tile size HLOJIT_WINOGRAD asks for (2 or 4), or 0 for off."""
+    value = os.environ.get("HLOJIT_WINOGRAD", "").strip()
+    if value not in MODES:
+        raise ConfigError(f"HLOJIT_WINOGRAD={value!r}: use 0 (off), 1 or 2 (F(2x2,3x3)) or 4 (F(4x4,3x3))")
+    return MODES[value]
 
 # F(2x2, 3x3): tile input 4x4, output 2x2.
 F2 = {"BT": np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64),
@@ -178,6 +193,12 @@ def winograd_conv(op, m: int = 2):
     order = sorted(("b", 0, 1, "f"), key=lambda name: out[name])            # output axis k holds order[k]
     nhwc = {"b": 0, 0: 1, 1: 2, "f": 3}
     return _transpose(y, [nhwc[name] for name in order])
+
+
+def requested_winograd(module: ir.Module) -> int:
+    """The quirk-list entry: winograd_convolutions with HLOJIT_WINOGRAD's tile size, nothing when it is off."""
+    m = mode()
+    return winograd_convolutions(module, m) if m else 0
 
 
 def winograd_convolutions(module: ir.Module, m: int = 2) -> int:
