@@ -41,7 +41,7 @@ from typing import NamedTuple
 from ..dialects.types import short_signature
 from ..errors import ConfigError
 from . import cache_entry as entry
-from . import private_files
+from . import private_files, winograd
 from .compiler import Compiled, compile_program
 from .program import Program
 from .targets import Target
@@ -101,10 +101,11 @@ def pipeline_fingerprint() -> str:
     """What a compile does beyond the module and the flags: compile_program's own flags, the quirks it
     rewrites the module with, and the builders the quirks use. An edit to them makes every key new."""
     from ..dialects import stablehlo
-    from . import accurate_math, compiler, complex_pairs, layout, legalize, linalg_rewrites, quirks, sessions, values
+    from . import (accurate_math, compiler, complex_pairs, layout, legalize, linalg_rewrites, quirks, sessions, values,
+                   winograd)
     digest = hashlib.sha256()
     for module in (compiler, complex_pairs, layout, legalize, accurate_math, linalg_rewrites, values, quirks, sessions,
-                   stablehlo):
+                   stablehlo, winograd):
         with open(module.__file__, "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()
@@ -143,7 +144,7 @@ def key_of(program_sha: str, target: Target) -> str:
     digest = hashlib.sha256()
     fallback = ("fallback", *target.fallback.flags) if target.fallback else ()
     for part in (f"hlojit-cache {entry.FORMAT}", compiler_version(), pipeline_fingerprint(), target.name, *target.flags,
-                 *fallback):
+                 *fallback, f"winograd {winograd.mode()}"):
         digest.update(part.encode() + b"\0")
     if "--iree-llvmcpu-target-cpu=host" in target.flags:
         digest.update(host_cpu_features().encode() + b"\0")

@@ -15,6 +15,7 @@ from . import accurate_math, layout, legalize, linalg_rewrites
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
+from .winograd import requested_winograd
 
 
 def _is_float(dtype) -> bool:
@@ -168,14 +169,14 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 
 # Complex values become real pairs first (complex_pairs.py), then the spec's meaning (legalize.py: the compares
 # it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py: one
-# channels-last layout for the whole module).
+# channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix).
 _SPEC_OPS = linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": [complex_as_real_pairs] + _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU + [
               truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
           "cpu": [complex_as_real_pairs_native_ends] + _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS +
-                 legalize.CPU + [vector_products_as_reductions, layout.channels_last],
+                 legalize.CPU + [vector_products_as_reductions, layout.channels_last, requested_winograd],
           "cuda": _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
