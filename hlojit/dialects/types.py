@@ -85,6 +85,19 @@ def dot_dimensions(op) -> tuple[list[int], list[int], list[int], list[int]]:
     return tuple(dims(f"{side}_{kind}_dimensions") for kind in ("batching", "contracting") for side in ("lhs", "rhs"))
 
 
+_CONV_LABELS = re.compile(r"\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]")
+
+
+def conv_labels(text: str) -> tuple[list[str], list[str], list[str]]:
+    """A convolution's dimension labels, lhs, rhs and result (["b", "0", "1", "f"], ["0", "1", "i", "o"] ...),
+    from its attribute's text (`#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>`, or the bare spec).
+    The one reader of convolution dimension numbers, for every stage; a ValueError for MLIR's raw form."""
+    found = _CONV_LABELS.search(text)
+    if found is None:
+        raise ValueError(f"convolution dimension numbers in a form hlojit does not read: {text}")
+    return tuple([t.strip() for t in part.split(",")] for part in found.groups())
+
+
 def dimension_numbers(text: str) -> dict:
     """A gather's or scatter's dimension numbers, from the attribute's text (`#stablehlo.gather<offset_dims =
     [1], ..., index_vector_dim = 1>`), as {field: [ints] or int}; what MLIR leaves out (empty lists,

@@ -18,12 +18,12 @@ last (64 channels at 56x56: 99 ms against 6 ms), and the user's layout is the us
 from __future__ import annotations
 
 import collections
-import re
 
 import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
+from ..dialects import types
 from ..dialects.types import shape_of
 
 # ops whose operands and results all have one shape, element for element (select's predicate and clamp's
@@ -110,10 +110,10 @@ def _transpose_behind(op, index: int, perm) -> ir.Value:
 def conv_labels(op) -> tuple[list, list, list] | None:
     """A convolution's dimension labels, lhs, rhs and result ([b, f, 0, 1] ...); None where MLIR prints them in
     the raw form, which this does not read (the convolution is left as it is)."""
-    found = re.match(r"#stablehlo\.conv<(\[.*?\])x(\[.*?\])->(\[.*?\])>", str(op.attributes["dimension_numbers"]))
-    if found is None:
+    try:
+        return types.conv_labels(str(op.attributes["dimension_numbers"]))
+    except ValueError:
         return None
-    return tuple([t.strip() for t in part[1:-1].split(",")] for part in found.groups())
 
 
 def _labels_text(labels) -> str:

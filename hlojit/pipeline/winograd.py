@@ -21,13 +21,12 @@ for F(4,3) (measured on the test's cases): F(4,3)'s transform constants (up to 8
 from __future__ import annotations
 
 import os
-import re
 
 import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dtype_of, shape_of
+from ..dialects.types import conv_labels, dtype_of, shape_of
 from ..errors import ConfigError
 from .legalize import walk
 
@@ -61,12 +60,9 @@ def conv_dimensions(op) -> dict:
     """A stablehlo.convolution's dimension numbers read from its attribute's text
     (`#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>`): {"lhs": {"b": 0, "f": 3, 0: 1, 1: 2},
     "rhs": {...}, "out": {...}}, each letter or spatial number -> its axis."""
-    text = str(op.attributes["dimension_numbers"])
-    found = re.search(r"\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]", text)
-    if found is None:
-        raise ValueError(f"unreadable convolution dimension numbers {text}")
-    return {side: {int(t) if t.isdigit() else t: axis for axis, t in enumerate(s.replace(" ", "").split(","))}
-            for side, s in zip(("lhs", "rhs", "out"), found.groups())}
+    labels = conv_labels(str(op.attributes["dimension_numbers"]))
+    return {side: {int(t) if t.isdigit() else t: axis for axis, t in enumerate(part)}
+            for side, part in zip(("lhs", "rhs", "out"), labels)}
 
 
 def _ints(op, name, default):

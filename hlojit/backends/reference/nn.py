@@ -9,7 +9,7 @@ import numpy as np
 from iree.compiler import ir
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ...dialects.types import dtype_of, shape_of
+from ...dialects.types import conv_labels, dtype_of, shape_of
 from ...errors import BackendError
 from .interpreter import OPS, compile_block
 from .structural import _REDUCERS
@@ -52,18 +52,10 @@ def _dilate(x, factors, axes, fill=0):
     return out
 
 
-def _parse_conv_dims(text: str):
-    spec = text[text.index("<") + 1:text.rindex(">")]
-    lhs, rest = spec.split("x", 1)
-    rhs, out = rest.split("->")
-    parse = lambda s: [t.strip() for t in s.strip()[1:-1].split(",")]  # noqa: E731
-    return parse(lhs), parse(rhs), parse(out)
-
-
 def convolution_with_padding(op):
     """run(lhs, rhs, pads) of a (dynamic_)convolution, its padding [(lo, hi) per spatial dimension] given at run
     time: stablehlo.convolution's from its attribute, dynamic_conv's from its third operand."""
-    lhs_spec, rhs_spec, out_spec = _parse_conv_dims(str(op.attributes["dimension_numbers"]))
+    lhs_spec, rhs_spec, out_spec = conv_labels(str(op.attributes["dimension_numbers"]))
     spatial = sorted((t for t in lhs_spec if t.isdigit()), key=int)
     n = len(spatial)
     strides, lhs_dil, rhs_dil = (_ints(op, name, 1, n) for name in ("window_strides", "lhs_dilation", "rhs_dilation"))

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from ...dialects import stablehlo as hlo
-from ...dialects.types import dot_dimensions
+from ...dialects.types import conv_labels, dot_dimensions
 from ...errors import DifferentiationError
 from .. import ops
 from ..ops import nn
@@ -115,15 +115,12 @@ def _permuted(t, perm):
 
 def _parse_spec(text: str):
     """"[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]" -> JAX's (lhs_spec, rhs_spec, out_spec) index tuples."""
-    spec = text[text.index("<") + 1:text.rindex(">")] if "<" in text else text
-    lhs, rest = spec.split("x", 1)
-    rhs, out = rest.split("->")
-    parse = lambda s: [t.strip() for t in s.strip()[1:-1].split(",")]  # noqa: E731
+    lhs, rhs, out = conv_labels(text)
 
     def indices(labels, first, second):
         n = len(labels) - 2
         return (labels.index(first), labels.index(second)) + tuple(labels.index(str(i)) for i in range(n))
-    return indices(parse(lhs), "b", "f"), indices(parse(rhs), "o", "i"), indices(parse(out), "b", "f")
+    return indices(lhs, "b", "f"), indices(rhs, "o", "i"), indices(out, "b", "f")
 
 
 def _swap(spec):
