@@ -115,3 +115,22 @@ def test_a_known_compiler_crasher_is_a_compile_error(backend):
 }"""
     with pytest.raises(CompileError, match="stablehlo.fft"):
         hj.from_mlir(text, entry="main", backend=backend)(np.array([1 + 2j, 3 - 4j]))
+
+
+def test_a_complex_math_op_left_to_iree_is_a_compile_error():
+    """A complex sort keeps its function from the rewrite, so the tan beside it would reach IREE: refused."""
+    text = """module {
+  func.func @main(%x: tensor<2xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>) {
+    %0 = "stablehlo.sort"(%x) ({
+    ^bb0(%a: tensor<complex<f64>>, %b: tensor<complex<f64>>):
+      %r = stablehlo.real %a : (tensor<complex<f64>>) -> tensor<f64>
+      %s = stablehlo.real %b : (tensor<complex<f64>>) -> tensor<f64>
+      %c = stablehlo.compare LT, %r, %s : (tensor<f64>, tensor<f64>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    }) {dimension = 0 : i64} : (tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
+    %1 = stablehlo.tan %x : tensor<2xcomplex<f64>>
+    return %0, %1 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>
+  }
+}"""
+    with pytest.raises(CompileError, match="stablehlo.tan"):
+        hj.from_mlir(text, entry="main", backend="iree:cpu")(np.array([1 + 2j, 3 - 4j]))
