@@ -15,8 +15,10 @@ Control flow (stablehlo.while, if, case) carries each complex value as its two p
 again with the parts as its operands, results and block arguments, its blocks' ops moved into it and
 rewritten by the same rules, and each stablehlo.return yields the parts.
 
-A function with a complex op this does not know (a complex sort, a complex exp from `hj.from_mlir` ...)
-is left as it is, and IREE's own error says what failed.
+The elementwise math ops (exp, log, sqrt, sine, tan, tanh, abs, power ...) are complex_math_pairs.py's.
+A function with a complex op this does not know (a complex sort, scatter ...) is left as it is, and IREE's
+own error says what failed; but where IREE is known to crash the process instead (a complex elementwise op
+without a rule here, a stablehlo.fft of f64 parts: SIGFPE compiling a 1-D one), a CompileError says so first.
 """
 from __future__ import annotations
 
@@ -24,14 +26,17 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
+from ..dialects.elementwise import BINARY_OPS, UNARY_OPS
 from ..dialects.types import constant_value, dtype_of, shape_of
+from ..errors import CompileError
+from .complex_math_pairs import RULES, mul
 
 # ops applied to each part alone, attributes unchanged
 PER_PART = frozenset(f"stablehlo.{name}" for name in (
     "add", "subtract", "negate", "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate", "reverse",
     "pad", "select", "dynamic_slice", "dynamic_update_slice", "gather", "optimization_barrier", "copy"))
 WRITTEN_OUT = frozenset(f"stablehlo.{name}" for name in (
-    "constant", "multiply", "divide", "dot_general", "reduce", "convert", "compare", "real", "imag", "complex"))
+    "constant", "dot_general", "reduce", "convert", "compare", "real", "imag", "complex")) | frozenset(RULES)
 
 
 def _is_complex(t: ir.Type) -> bool:
@@ -136,24 +141,6 @@ def _clone(op, operands, results) -> ir.Operation:
     return ir.Operation.create(op.name, results=results, operands=operands, attributes=attributes)
 
 
-def _mul(a, b):
-    (ar, ai), (br, bi) = a, b
-    m = lambda x, y: hlo.binary("multiply", x, y)  # noqa: E731
-    return hlo.binary("subtract", m(ar, br), m(ai, bi)), hlo.binary("add", m(ar, bi), m(ai, br))
-
-
-def _div(a, b):
-    """(ar + i ai) / (br + i bi) with b scaled by max(|br|, |bi|) first (no overflow of br**2 + bi**2)."""
-    (ar, ai), (br, bi) = a, b
-    m = lambda x, y: hlo.binary("multiply", x, y)  # noqa: E731
-    s = hlo.binary("maximum", hlo.unary("abs", br), hlo.unary("abs", bi))
-    brs, bis = hlo.binary("divide", br, s), hlo.binary("divide", bi, s)
-    d = hlo.binary("add", m(br, brs), m(bi, bis))
-    re = hlo.binary("divide", hlo.binary("add", m(ar, brs), m(ai, bis)), d)
-    im = hlo.binary("divide", hlo.binary("subtract", m(ai, brs), m(ar, bis)), d)
-    return re, im
-
-
 def _dot(op, a, b):
     result = _part_type(op.results[0].type)
     d = lambda x, y: _clone(op, [x, y], [result]).result  # noqa: E731
@@ -175,10 +162,8 @@ def _rewrite_op(op, pairs: dict):
     if name == "stablehlo.constant":
         value = constant_value(op)
         return {0: (hlo.constant(np.array(value.real, order="C")), hlo.constant(np.array(value.imag, order="C")))}
-    if name == "stablehlo.multiply":
-        return {0: _mul(get(op.operands[0]), get(op.operands[1]))}
-    if name == "stablehlo.divide":
-        return {0: _div(get(op.operands[0]), get(op.operands[1]))}
+    if name in RULES:
+        return {0: RULES[name](*(get(v) for v in op.operands))}
     if name == "stablehlo.dot_general":
         return {0: _dot(op, get(op.operands[0]), get(op.operands[1]))}
     if name == "stablehlo.real":
@@ -193,7 +178,7 @@ def _rewrite_op(op, pairs: dict):
         if _reduce_body(op) == "add":
             return {0: (hlo.reduce([xr], [ir_], dims, "add")[0], hlo.reduce([xi], [ii], dims, "add")[0])}
         # a product: one reduce of both parts, whose body multiplies (acc_re, acc_im) by (x_re, x_im)
-        return {0: tuple(hlo.reduce([xr, xi], [ir_, ii], dims, lambda ar, ai, br, bi: list(_mul((ar, ai), (br, bi)))))}
+        return {0: tuple(hlo.reduce([xr, xi], [ir_, ii], dims, lambda ar, ai, br, bi: list(mul((ar, ai), (br, bi)))))}
     if name == "stablehlo.compare":
         direction = _direction(op)
         (ar, ai), (br, bi) = get(op.operands[0]), get(op.operands[1])
@@ -291,16 +276,54 @@ def _rewrite_function(func, native: bool) -> int:
     return _rewrite_ops(original, pairs, native)
 
 
+_ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (*UNARY_OPS, *BINARY_OPS))
+_MATH = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"}   # what IREE cannot compile on complex
+
+
+def _known_crasher(op) -> str | None:
+    """Why IREE 3.13 would fail on op, or kill the process compiling it (None where it is not known to)."""
+    if op.name in _ELEMENTWISE and _touches_complex(op) and op.name not in PER_PART | WRITTEN_OUT:
+        return "has no real-pair rule (hlojit/pipeline/complex_math_pairs.py), and IREE's own complex lowering " \
+               "crashes or does not link"
+    if op.name in _MATH and _touches_complex(op):
+        return "is left to IREE, whose own complex lowering crashes or does not link: its function holds a " \
+               "complex op complex_pairs.py cannot rewrite (a sort, scatter, reduce_window ... of complex values)"
+    if op.name == "stablehlo.fft" and any(
+            np.dtype(dtype_of(v.type)).name in ("float64", "complex128") for v in (*op.operands, *op.results)):
+        return "of f64 parts is not lowered by IREE 3.13 (a 1-D one kills the compiler with SIGFPE); " \
+               "hj.numpy.fft builds transforms from real ops"
+    return None
+
+
+def refuse_known_crashers(module: ir.Module) -> None:
+    """A CompileError naming the first op of the module IREE is known to crash on, before IREE sees it."""
+    for inner in module.body.operations:
+        for op in _walk(inner.operation):
+            reason = _known_crasher(op)
+            if reason is not None:
+                types = ", ".join(str(v.type) for v in (*op.operands, *op.results))
+                raise CompileError(f"{op.name} ({types}) at {op.location} {reason}")
+
+
+def _walk(op):
+    yield op
+    for block in _blocks(op):
+        for inner in block.operations:
+            yield from _walk(inner.operation)
+
+
 def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
     """Every function of the module whose complex ops this knows, rewritten onto real pairs; the count of
     complex ops replaced. The ends are flow.tensor.bitcast views (vmvx), or with native_ends
     stablehlo.real/imag/complex (llvm-cpu: it cannot compile a bitcast result of a dispatch that also
-    feeds another result, 'LLVM Translation failed for operation: builtin.unrealized_conversion_cast')."""
+    feeds another result, 'LLVM Translation failed for operation: builtin.unrealized_conversion_cast').
+    What is left that IREE is known to crash on is a CompileError (refuse_known_crashers)."""
     count = 0
     for inner in module.body.operations:
         op = inner.operation
         if op.name == "func.func" and _has_complex(op) and _supported(op):
             count += _rewrite_function(op, native_ends)
+    refuse_known_crashers(module)
     return count
 
 

@@ -1,0 +1,136 @@
+"""Complex math ops of a `hj.from_mlir` module (which never goes through the frontend's composites), on every
+target: pipeline/complex_math_pairs.py writes them out on real pairs before IREE, whose own complex lowering
+crashed the process (a complex<f64> tan of a constant: SIGFPE in the compiler) or did not link."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import hlojit as hj
+from hlojit.errors import CompileError
+from conftest import assert_close
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# stablehlo op -> numpy's value of it
+UNARY = {
+    "exponential": np.exp, "log": np.log, "sqrt": np.sqrt, "sine": np.sin, "cosine": np.cos, "tan": np.tan,
+    "tanh": np.tanh, "abs": np.abs, "sign": lambda z: z / np.abs(z), "log_plus_one": np.log1p,
+    "exponential_minus_one": np.expm1, "rsqrt": lambda z: 1 / np.sqrt(z), "logistic": lambda z: 1 / (1 + np.exp(-z)),
+}
+# moderate values, small ones (log1p, expm1 keep their digits), a large real part (tanh's far branch) and a
+# large imaginary part (tan's, sine's)
+X = np.array([1.5 + 2.5j, -0.3 + 0.4j, 3.5 - 4.5j, 1e-5 + 2e-5j, -2 + 0.5j, 25 + 1j, 0.3 - 25j, 0.7 - 0.2j])
+Y = np.array([0.5 + 0.25j, 2 + 0j, -1.5 + 0.5j, 0.3 - 0.1j, 3 + 0j, 0.5 + 0j, 1 + 1j, -0.5 - 2j])
+DTYPES = {"c64": ("complex<f32>", np.complex64), "c128": ("complex<f64>", np.complex128)}
+
+
+def _literal(values) -> str:
+    return "[" + ", ".join(f"({v.real:.17e}, {v.imag:.17e})" for v in values) + "]"
+
+
+def _module() -> tuple[str, list]:
+    """One function: every op of UNARY on argument x and on a constant, and power(x, y), for c64 and c128
+    alike; and the numpy values of its results, in order."""
+    n = len(X)
+    args, lines, results, expected = [], [], [], []
+    for tag, (mlir, dtype) in DTYPES.items():
+        t = f"tensor<{n}x{mlir}>"
+        real_t = t.replace(mlir, mlir[8:-1])
+        args += [f"%x_{tag}: {t}", f"%y_{tag}: {t}"]
+        lines.append(f"%k_{tag} = stablehlo.constant dense<{_literal(X)}> : {t}")
+        x = X.astype(dtype)
+        for source in ("x", "k"):
+            for op, numpy_op in UNARY.items():
+                name = f"%{op}_{source}_{tag}"
+                out_t = real_t if op == "abs" else t
+                lines.append(f"{name} = stablehlo.{op} %{source}_{tag} : ({t}) -> {out_t}")
+                results.append((name, out_t))
+                value = numpy_op(x.astype(np.complex128))      # in c128, rounded once to the result's dtype
+                expected.append(value.astype(np.real(x).dtype if op == "abs" else dtype))
+        lines.append(f"%power_{tag} = stablehlo.power %x_{tag}, %y_{tag} : {t}")
+        results.append((f"%power_{tag}", t))
+        expected.append((X.astype(np.complex128) ** Y.astype(np.complex128)).astype(dtype))
+    body = "\n    ".join(lines)
+    names, types = ", ".join(r[0] for r in results), ", ".join(r[1] for r in results)
+    text = f"""module {{
+  func.func @main({", ".join(args)}) -> ({types}) {{
+    {body}
+    return {names} : {types}
+  }}
+}}"""
+    return text, expected
+
+
+def test_complex_math_ops_of_a_from_mlir_module(backend):
+    text, expected = _module()
+    f = hj.from_mlir(text, entry="main", backend=backend)
+    inputs = [a.astype(dtype) for _, dtype in DTYPES.values() for a in (X, Y)]
+    outputs = f(*inputs)
+    assert len(outputs) == len(expected)
+    for i, (actual, want) in enumerate(zip(outputs, expected)):
+        scale = 100 if want.dtype in (np.complex64, np.float32) else 10
+        try:
+            assert_close(actual, want, scale=scale)
+        except AssertionError as e:
+            raise AssertionError(f"result {i}: {e}") from None
+
+
+TAN_C64 = """module {
+  func.func @tan_op_test_c64() -> tensor<2xcomplex<f64>> {
+    %cst = stablehlo.constant dense<[(1.5, 2.5), (3.5, 4.5)]> : tensor<2xcomplex<f64>>
+    %0 = stablehlo.tan %cst : tensor<2xcomplex<f64>>
+    return %0 : tensor<2xcomplex<f64>>
+  }
+}"""
+
+_IN_A_CHILD = """
+import sys, numpy as np, hlojit as hj
+z = np.asarray(hj.from_mlir(sys.stdin.read(), entry="tan_op_test_c64", backend="iree:cpu")())
+np.testing.assert_allclose(z, np.tan(np.array([1.5 + 2.5j, 3.5 + 4.5j])), rtol=1e-12)
+print("ok")
+"""
+
+
+def test_complex_f64_tan_of_a_constant_does_not_kill_the_process():
+    """It died with SIGFPE inside IREE's compiler (rc -8): run in a child so that fails this test only."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    child = subprocess.run([sys.executable, "-c", _IN_A_CHILD], input=TAN_C64, capture_output=True, text=True,
+                           env=env, cwd=ROOT, timeout=300)
+    assert child.returncode == 0 and child.stdout.strip() == "ok", (child.returncode, child.stderr[-2000:])
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu"])
+def test_a_known_compiler_crasher_is_a_compile_error(backend):
+    """A 1-D complex<f64> stablehlo.fft killed IREE's compiler with SIGFPE: refused before IREE sees it."""
+    text = """module {
+  func.func @main(%x: tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>> {
+    %0 = stablehlo.fft %x, type = FFT, length = [2] : (tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
+    return %0 : tensor<2xcomplex<f64>>
+  }
+}"""
+    with pytest.raises(CompileError, match="stablehlo.fft"):
+        hj.from_mlir(text, entry="main", backend=backend)(np.array([1 + 2j, 3 - 4j]))
+
+
+def test_a_complex_math_op_left_to_iree_is_a_compile_error():
+    """A complex sort keeps its function from the rewrite, so the tan beside it would reach IREE: refused."""
+    text = """module {
+  func.func @main(%x: tensor<2xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>) {
+    %0 = "stablehlo.sort"(%x) ({
+    ^bb0(%a: tensor<complex<f64>>, %b: tensor<complex<f64>>):
+      %r = stablehlo.real %a : (tensor<complex<f64>>) -> tensor<f64>
+      %s = stablehlo.real %b : (tensor<complex<f64>>) -> tensor<f64>
+      %c = stablehlo.compare LT, %r, %s : (tensor<f64>, tensor<f64>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    }) {dimension = 0 : i64} : (tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
+    %1 = stablehlo.tan %x : tensor<2xcomplex<f64>>
+    return %0, %1 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>
+  }
+}"""
+    with pytest.raises(CompileError, match="stablehlo.tan"):
+        hj.from_mlir(text, entry="main", backend="iree:cpu")(np.array([1 + 2j, 3 - 4j]))
