@@ -84,16 +84,16 @@ def test_unsupported_ops_are_named():
         hj.from_mlir(text, backend="reference")
 
 
-def test_an_op_iree_cannot_lower_is_named():
-    """The reference backend runs the spec's cholesky; IREE 3.13 cannot legalize it and says which op."""
-    text = """func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
-      %0 = stablehlo.cholesky %x, lower = true : tensor<2x2xf32>
-      return %0 : tensor<2x2xf32>
+def test_an_op_iree_cannot_compile_gives_its_first_diagnostic():
+    """The reference backend runs CHLO's f64 polygamma; IREE 3.13 cannot link it on llvm-cpu, and the error
+    says so (cholesky, this test's op before, now has a pipeline rewrite: tests/test_legalize.py)."""
+    text = """func.func @main(%n: tensor<2xf64>, %x: tensor<2xf64>) -> tensor<2xf64> {
+      %0 = chlo.polygamma %n, %x : tensor<2xf64>, tensor<2xf64> -> tensor<2xf64>
+      return %0 : tensor<2xf64>
     }"""
-    a = np.float32([[4, 2], [2, 5]])
-    np.testing.assert_allclose(np.asarray(hj.from_mlir(text, backend="reference")(a)), np.linalg.cholesky(a),
-                               rtol=1e-6)
-    with pytest.raises(hj.CompileError, match="cholesky"):
+    got = hj.from_mlir(text, backend="reference")(np.float64([1, 0]), np.float64([1, 1]))
+    np.testing.assert_allclose(np.asarray(got), [np.pi ** 2 / 6, -np.euler_gamma], rtol=1e-12)
+    with pytest.raises(hj.CompileError, match="failed to link"):
         hj.from_mlir(text, backend="iree:cpu")
 
 
