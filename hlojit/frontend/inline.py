@@ -8,7 +8,7 @@ from iree.compiler import ir
 
 from ..errors import SignatureError, TracingError
 from . import trace as _trace
-from .autodiff.core import tensor
+from .autodiff.core import rename_operands, tensor
 from .ops._core import as_tensor, describe
 
 
@@ -30,17 +30,14 @@ def call(text: str, inputs, name: str, args) -> list:
     return [tensor(v) for v in _inline(functions, "main", values, name)]
 
 
-def _rename(op, mapping: dict, where: str):
-    for i, v in enumerate(op.operands):
-        if v in mapping:
-            op.operands[i] = mapping[v]
+def _refuse_nested_calls(op, where: str):
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
                 if inner.operation.name == "func.call":
                     raise TracingError(f"{where}: a func.call inside a region of {op.name} cannot be inlined; "
                                        "export the module with its helpers inlined")
-                _rename(inner.operation, mapping, where)
+                _refuse_nested_calls(inner.operation, where)
 
 
 def _inline(functions: dict, name: str, values: list, where: str) -> list:
@@ -58,7 +55,8 @@ def _inline(functions: dict, name: str, values: list, where: str) -> list:
                 raise TracingError(f"{where}: func.call to unknown function @{callee}")
             mapping.update(zip(op.results, _inline(functions, callee, operands, where)))
             continue
+        _refuse_nested_calls(op, where)
         copy = op.clone(ip=ip).operation
-        _rename(copy, mapping, where)
+        rename_operands(copy, mapping)
         mapping.update(zip(op.results, copy.results))
     raise TracingError(f"{where}: @{name} has no func.return")  # pragma: no cover

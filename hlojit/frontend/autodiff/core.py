@@ -241,14 +241,16 @@ def current_block():
 
 # --- copying ops (control-flow rules recompute a region's body where its values are visible) ---------
 
-def _rename(op, mapping: dict):
+def rename_operands(op, mapping: dict):
+    """op's operands, and those of the ops nested in its regions, replaced by `mapping` where it has them
+    (copies of traced ops, here and in frontend/inline.py)."""
     for i, v in enumerate(op.operands):
         if v in mapping:
             op.operands[i] = mapping[v]
     for region in op.regions:
         for block in region.blocks:
             for inner in block.operations:
-                _rename(inner.operation, mapping)
+                rename_operands(inner.operation, mapping)
 
 
 def clone_into(ops, mapping: dict) -> list:
@@ -259,7 +261,7 @@ def clone_into(ops, mapping: dict) -> list:
     copies = []
     for op in ops:
         copy = op.clone(ip=ip).operation
-        _rename(copy, mapping)
+        rename_operands(copy, mapping)
         mapping.update(zip(op.results, copy.results))
         copies.append(copy)
     table = regions()
