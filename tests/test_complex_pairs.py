@@ -27,6 +27,10 @@ UNARY = {
 X = np.array([1.5 + 2.5j, -0.3 + 0.4j, 3.5 - 4.5j, 1e-5 + 2e-5j, -2 + 0.5j, 25 + 1j, 0.3 - 25j, 0.7 - 0.2j])
 Y = np.array([0.5 + 0.25j, 2 + 0j, -1.5 + 0.5j, 0.3 - 0.1j, 3 + 0j, 0.5 + 0j, 1 + 1j, -0.5 - 2j])
 DTYPES = {"c64": ("complex<f32>", np.complex64), "c128": ("complex<f64>", np.complex128)}
+# the ops also applied to a constant (the compiler's constant evaluation, where IREE's own complex lowering
+# crashed; c128 tan: the test in a child below); one: IREE compiles constant expressions a second time, which
+# took 100 of this test's 112 s with every op on a constant
+ON_A_CONSTANT = {"c64": ("tan",), "c128": ()}
 
 
 def _literal(values) -> str:
@@ -34,8 +38,8 @@ def _literal(values) -> str:
 
 
 def _module() -> tuple[str, list]:
-    """One function: every op of UNARY on argument x and on a constant, and power(x, y), for c64 and c128
-    alike; and the numpy values of its results, in order."""
+    """One function: every op of UNARY on argument x (and those of ON_A_CONSTANT on a constant), and
+    power(x, y), for c64 and c128 alike; and the numpy values of its results, in order."""
     n = len(X)
     args, lines, results, expected = [], [], [], []
     for tag, (mlir, dtype) in DTYPES.items():
@@ -46,6 +50,8 @@ def _module() -> tuple[str, list]:
         x = X.astype(dtype)
         for source in ("x", "k"):
             for op, numpy_op in UNARY.items():
+                if source == "k" and op not in ON_A_CONSTANT[tag]:
+                    continue
                 name = f"%{op}_{source}_{tag}"
                 out_t = real_t if op == "abs" else t
                 lines.append(f"{name} = stablehlo.{op} %{source}_{tag} : ({t}) -> {out_t}")

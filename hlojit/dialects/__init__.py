@@ -1,5 +1,5 @@
 """The op registry (one record per StableHLO/CHLO op) and typed builders for StableHLO on top of
 `iree.compiler.ir` (no tracing, no compiling)."""
-from . import registry, stablehlo, types
+from . import opviews, registry, stablehlo, types
 
 __all__ = ["registry", "stablehlo", "types"]
