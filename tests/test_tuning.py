@@ -157,3 +157,92 @@ def test_only_compiling_or_explaining_measures_the_machine(monkeypatch):
     np.testing.assert_array_equal(np.asarray(backend.put(np.arange(3.0, dtype=np.float32))), [0, 1, 2])
     with pytest.raises(AssertionError, match="measured the machine"):
         backend.target
+
+
+
+def three_shapes(x, w, v, u):
+    """3x3 convolutions of three shapes (the second twice): Winograd's choice is per shape."""
+    y = ops.relu(ops.conv(x, w, padding=1, layout="NHWC"))
+    y = ops.conv(ops.conv(y, v, padding=1, layout="NHWC") * 0.5, v, padding=1, layout="NHWC")
+    return ops.conv(y, u, padding=1, layout="NHWC") + 1
+
+
+def two_shapes(x, w, v):
+    """The first two of three_shapes' shapes, in another program."""
+    return ops.conv(ops.tanh(ops.conv(x, w, padding=1, layout="NHWC")), v, padding=1, layout="NHWC")
+
+
+def numpy_conv(a, k):
+    padded = np.pad(a.astype(np.float64), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    h, wd = a.shape[1:3]
+    return sum(np.einsum("nhwc,co->nhwo", padded[:, i:i + h, j:j + wd], k[i, j]) for i in range(3) for j in range(3))
+
+
+# a timer's seconds per benchmark function, conv<shape>_m<tile>: F(2,3) wins on the first shape, F(4,3) on the
+# second, the plain convolution on the third
+SHAPE_SECONDS = {"conv0_m0": 2.0, "conv0_m2": 1.0, "conv0_m4": 3.0, "conv1_m0": 2.0, "conv1_m2": 1.5,
+                 "conv1_m4": 1.0, "conv2_m0": 1.0, "conv2_m2": 1.2, "conv2_m4": 4.0}
+
+
+class FakeTimer:
+    """Times nothing: each function's seconds from SHAPE_SECONDS (1 s for a whole program); counts the calls."""
+    def __init__(self):
+        self.timed = []
+
+    def __call__(self, compiled, function, arguments, outputs):
+        self.timed.append(function)
+        return lambda: SHAPE_SECONDS.get(function, 1.0)
+
+
+@pytest.fixture
+def winograd_tuning(fresh, monkeypatch):
+    """Autotuning on iree:cpu with one flag set (fewer compiles) and a FakeTimer, Winograd unforced."""
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})
+    monkeypatch.delenv("HLOJIT_WINOGRAD", raising=False)
+    monkeypatch.setenv("HLOJIT_LOG", "compiles")
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_target", cpu(), raising=True)
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_tune_machine", False)
+    original = tuning.autotune
+    monkeypatch.setattr(tuning, "autotune", lambda *a, **k: original(*a, candidates=("data-tiling",), **k))
+    timer = FakeTimer()
+    monkeypatch.setattr(hj.backends.iree, "call_timer", timer)
+    return timer
+
+
+def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_same(winograd_tuning, fresh,
+                                                                                    monkeypatch, caplog):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 8, 8, 3), np.float32)
+    w, v, u = (rng.standard_normal(shape, np.float32) * 0.3 for shape in ((3, 3, 3, 4), (3, 3, 4, 4), (3, 3, 4, 2)))
+    with caplog.at_level(logging.INFO, logger="hlojit"):
+        tuned = hj.jit(three_shapes, autotune=True)
+        got = np.asarray(tuned(x, w, v, u))
+    want = numpy_conv(numpy_conv(numpy_conv(np.maximum(numpy_conv(x, w), 0), v) * 0.5, v), u) + 1
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    chosen = "3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(4,3) 0.50x, 4->2ch 8x8 b1 none (F(2,3) 1.20x)"
+    note = tuned.compile(x, w, v, u).compiled.target.note
+    assert note.startswith("autotuned: data-tiling (fastest; ") and "; Winograd per convolution (tuned now in " in note
+    assert note.endswith(f" s): {chosen}")
+    assert sorted(winograd_tuning.timed) == sorted([f"conv{k}_m{m}" for k in range(3) for m in (0, 2, 4)] + ["main"])
+    logged = [r.getMessage() for r in caplog.records]
+    assert f"tuned Winograd for three_shapes: 3 convolution shape(s) (not measured before): {chosen}; stored" in logged
+    assert sorted(json.loads(p.read_text())["chosen"] for p in records(fresh)) == [
+        "F(2,3)", "F(4,3)", "data-tiling", "none"]       # a record per shape, one for the program's flag set
+
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})   # another process, another program: the records answer
+    winograd_tuning.timed.clear()
+    again = hj.jit(two_shapes, autotune=True)
+    got = np.asarray(again(x, w, v))
+    want = numpy_conv(np.tanh(numpy_conv(x, w)), v)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    assert winograd_tuning.timed == ["main"]
+    assert again.compile(x, w, v).compiled.target.note.endswith(
+        "; Winograd per convolution (measured before): 3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(4,3) 0.50x")
+
+
+@pytest.mark.parametrize("forced", ["0", "2", "4"])
+def test_a_forced_winograd_measures_no_convolution(winograd_tuning, monkeypatch, forced):
+    monkeypatch.setenv("HLOJIT_WINOGRAD", forced)
+    args = [np.zeros(shape, np.float32) for shape in ((1, 8, 8, 3), (3, 3, 3, 4), (3, 3, 4, 4))]
+    program = hj.jit(two_shapes).lower(*args).program
+    assert tuning.winograd_plan(program, cpu(), no_timer) == (program, "")
