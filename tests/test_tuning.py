@@ -185,13 +185,15 @@ SHAPE_SECONDS = {"conv0_m0": 2.0, "conv0_m2": 1.0, "conv0_m4": 3.0, "conv1_m0": 
 
 
 class FakeTimer:
-    """Times nothing: each function's seconds from SHAPE_SECONDS (1 s for a whole program); counts the calls."""
+    """Times nothing: each benchmark's seconds from SHAPE_SECONDS, a whole program's from `programs` in the order
+    they are timed (1 s when it runs out); counts the calls."""
     def __init__(self):
-        self.timed = []
+        self.timed, self.programs = [], []
 
     def __call__(self, compiled, function, arguments, outputs):
         self.timed.append(function)
-        return lambda: SHAPE_SECONDS.get(function, 1.0)
+        seconds = SHAPE_SECONDS[function] if function in SHAPE_SECONDS else (self.programs or [1.0]).pop(0)
+        return lambda: seconds
 
 
 @pytest.fixture
@@ -214,6 +216,7 @@ def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_s
     rng = np.random.default_rng(2)
     x = rng.standard_normal((1, 8, 8, 3), np.float32)
     w, v, u = (rng.standard_normal(shape, np.float32) * 0.3 for shape in ((3, 3, 3, 4), (3, 3, 4, 4), (3, 3, 4, 2)))
+    winograd_tuning.programs = [1.0, 2.0]   # the marked program, then the unmarked: Winograd wins in the program
     with caplog.at_level(logging.INFO, logger="hlojit"):
         tuned = hj.jit(three_shapes, autotune=True)
         got = np.asarray(tuned(x, w, v, u))
@@ -221,23 +224,26 @@ def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_s
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
     chosen = "3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(4,3) 0.50x, 4->2ch 8x8 b1 none (F(2,3) 1.20x)"
     note = tuned.compile(x, w, v, u).compiled.target.note
-    assert note.startswith("autotuned: data-tiling (fastest; ") and "; Winograd per convolution (tuned now in " in note
-    assert note.endswith(f" s): {chosen}")
-    assert sorted(winograd_tuning.timed) == sorted([f"conv{k}_m{m}" for k in range(3) for m in (0, 2, 4)] + ["main"])
+    assert note.startswith("autotuned: data-tiling (fastest; data-tiling without Winograd 2.00x its time), ")
+    assert "; Winograd per convolution (tuned now in " in note and note.endswith(f" s): {chosen}")
+    assert sorted(winograd_tuning.timed) == sorted([f"conv{k}_m{m}" for k in range(3) for m in (0, 2, 4)] + ["main"] * 2)
     logged = [r.getMessage() for r in caplog.records]
     assert f"tuned Winograd for three_shapes: 3 convolution shape(s) (not measured before): {chosen}; stored" in logged
     assert sorted(json.loads(p.read_text())["chosen"] for p in records(fresh)) == [
-        "F(2,3)", "F(4,3)", "data-tiling", "none"]       # a record per shape, one for the program's flag set
+        "F(2,3)", "F(4,3)", "data-tiling", "none"]       # a record per shape, one for the program's choice
 
     monkeypatch.setattr(tuning, "_shapes_in_process", {})   # another process, another program: the records answer
     winograd_tuning.timed.clear()
+    winograd_tuning.programs = [2.0, 1.0]   # ... and in this program the unmarked one runs faster: it is kept
     again = hj.jit(two_shapes, autotune=True)
     got = np.asarray(again(x, w, v))
     want = numpy_conv(np.tanh(numpy_conv(x, w)), v)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
-    assert winograd_tuning.timed == ["main"]
-    assert again.compile(x, w, v).compiled.target.note.endswith(
-        "; Winograd per convolution (measured before): 3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(4,3) 0.50x")
+    assert winograd_tuning.timed == ["main", "main"]
+    note = again.compile(x, w, v).compiled.target.note
+    assert note.startswith("autotuned: data-tiling without Winograd (fastest; data-tiling 2.00x its time), ")
+    assert note.endswith("; Winograd per convolution (measured before): 3->4ch 8x8 b1 F(2,3) 0.50x, "
+                         "4->4ch 8x8 b1 F(4,3) 0.50x")
 
 
 @pytest.mark.parametrize("forced", ["0", "2", "4"])

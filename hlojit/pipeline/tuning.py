@@ -204,23 +204,29 @@ def program_record_key(program_sha: str, base: Target, candidates) -> str:
 def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SETS), rounds: int = 5) -> Compiled:
     """Each convolution marked with its shape's Winograd choice (winograd_plan), then every candidate compiled
     (through the compile cache) and the program timed on zero-filled arguments; the fastest candidate's
-    Compiled, its target noting what was measured and chosen. Remembered per (marked) program."""
+    Compiled, its target noting what was measured and chosen. Remembered per (marked) program.
+
+    Where the marks chose Winograd anywhere, the unmarked program with the base flag set races too (`<flag
+    set> without Winograd`): single-op timings need not add up to the program's (on ResNet-18 b8 they chose
+    Winograd for three layer shapes and the program ran 1.09x slower), and this search keeps what runs fastest."""
     cpu_name = cpu_name_of(base)
-    program, layers = winograd_plan(program, base, timer)
+    marked, layers = winograd_plan(program, base, timer)
     layers = f"; {layers}" if layers else ""
-    record_key = program_record_key(cache.program_hash(program), cpu(cpu_name), candidates)
+    variants = {name: (marked, cpu(cpu_name, name)) for name in candidates}
+    if marked is not program:
+        variants[f"{base.flag_set} without Winograd"] = (program, cpu(cpu_name, base.flag_set))
+    record_key = program_record_key(cache.program_hash(marked), cpu(cpu_name), tuple(variants))
     record, why = read_record(record_key)
-    if record is not None and record.get("chosen") in candidates:
-        chosen = cpu(cpu_name, record["chosen"])
-        compiled = cache.compile_cached(program, chosen)
+    if record is not None and record.get("chosen") in variants:
+        compiled = cache.compile_cached(*variants[record["chosen"]])
         compiled.target = _noted(compiled.target, f"autotuned: {describe(record)}{layers}")
         return compiled
     start = time.perf_counter()
     arguments = [np.zeros(shape, dtype) for shape, dtype in program.inputs]
     timers, results, failed = {}, {}, {}
-    for name in candidates:
-        compiled = cache.compile_cached(program, cpu(cpu_name, name))
-        if compiled.target.flag_set != name:
+    for name, (source, target) in variants.items():
+        compiled = cache.compile_cached(source, target)
+        if compiled.target.flag_set != target.flag_set:
             failed[name] = f"fell back to {compiled.target.flag_set}"
             continue
         twin = next((other for other, done in results.items() if done.vmfb == compiled.vmfb), None)
@@ -244,8 +250,8 @@ _shapes_in_process: dict[str, dict] = {}   # record key -> a Winograd shape reco
 
 def winograd_plan(program: Program, base: Target, timer) -> tuple[Program, str]:
     """`program` with each eligible convolution marked with its shape's measured choice (a copy; the original
-    is left as it is), and a note of what was chosen at what cost ("" with nothing to choose, or where
-    HLOJIT_WINOGRAD forces the choice)."""
+    is left as it is, and returned itself where no shape chose Winograd), and a note of what was chosen at what
+    cost ("" with nothing to choose, or where HLOJIT_WINOGRAD forces the choice)."""
     if winograd.forced() is not None:
         return program, ""
     marked = dataclasses.replace(program, module=ir.Module.parse(
@@ -254,22 +260,31 @@ def winograd_plan(program: Program, base: Target, timer) -> tuple[Program, str]:
         shapes = winograd.signatures(marked.module)
         if not shapes:
             return program, ""
-        keys = {shape: winograd_key(shape, base) for shape in shapes}
-        records, why = {}, {}
-        for shape, record_key in keys.items():
-            records[shape], why[shape] = _shape_record(record_key)
-        missing = [shape for shape in shapes if records[shape] is None]
-        if missing:
-            measured = measure_winograd(timer, base, missing)
-            stored = set(_keep(keys[shape], record) for shape, record in measured.items())
-            cache.log(f"tuned Winograd for {program.name}: {len(missing)} convolution shape(s) "
-                      f"({', '.join(sorted(set(why[shape] for shape in missing)))}): "
-                      f"{describe_winograd(measured)}; {', '.join(sorted(stored))}")
-            records.update(measured)
-        winograd.mark(marked.module, {shape: WINOGRAD_CHOICES[records[shape]["chosen"]] for shape in shapes})
-    cost = sum(records[shape]["cost_seconds"] for shape in missing)
-    spent = f"tuned now in {cost:.1f} s" if missing else "measured before"
-    return marked, f"Winograd per convolution ({spent}): {describe_winograd(records)}"
+        records, measured = _shape_records(shapes, base, timer, program.name)
+        choices = {shape: WINOGRAD_CHOICES[records[shape]["chosen"]] for shape in shapes}
+        winograd.mark(marked.module, choices)
+    cost = sum(record["cost_seconds"] for record in measured.values())
+    spent = f"tuned now in {cost:.1f} s" if measured else "measured before"
+    note = f"Winograd per convolution ({spent}): {describe_winograd(records)}"
+    return (marked if any(choices.values()) else program), note
+
+
+def _shape_records(shapes, base: Target, timer, program_name: str) -> tuple[dict, dict]:
+    """({shape: record} of every shape, {shape: record} of those measured now): remembered records where this
+    process or the cache folder has them, the others measured together, logged and kept."""
+    keys = {shape: winograd_key(shape, base) for shape in shapes}
+    records, why = {}, {}
+    for shape, record_key in keys.items():
+        records[shape], why[shape] = _shape_record(record_key)
+    missing = [shape for shape in shapes if records[shape] is None]
+    if not missing:
+        return records, {}
+    measured = measure_winograd(timer, base, missing)
+    stored = set(_keep(keys[shape], record) for shape, record in measured.items())
+    cache.log(f"tuned Winograd for {program_name}: {len(missing)} convolution shape(s) "
+              f"({', '.join(sorted(set(why[shape] for shape in missing)))}): "
+              f"{describe_winograd(measured)}; {', '.join(sorted(stored))}")
+    return {**records, **measured}, measured
 
 
 def winograd_key(shape: tuple, base: Target) -> str:
