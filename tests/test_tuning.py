@@ -13,7 +13,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.backends.iree import IreeBackend, call_timer
 from hlojit.errors import ConfigError
-from hlojit.pipeline import cache, cpu, tuning
+from hlojit.pipeline import cache, cpu, tuning, winograd
 from hlojit.pipeline.targets import CPU_FLAG_SETS
 
 TINY = {"matmul 8x16x8": (((8, 16), (16, 8)), "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (8, 8)),
@@ -252,3 +252,52 @@ def test_a_forced_winograd_measures_no_convolution(winograd_tuning, monkeypatch,
     args = [np.zeros(shape, np.float32) for shape in ((1, 8, 8, 3), (3, 3, 3, 4), (3, 3, 4, 4))]
     program = hj.jit(two_shapes).lower(*args).program
     assert tuning.winograd_plan(program, cpu(), no_timer) == (program, "")
+
+
+def measuring(calls, seconds):
+    """A measure_winograd that compiles and times nothing: each shape gets `seconds` per choice; calls logged."""
+    def measure(timer, base, shapes, rounds=tuning.ROUNDS):
+        calls.append(list(shapes))
+        return {shape: {**tuning._record({name: [t] for name, t in seconds.items()}, {}, [winograd.describe(shape)],
+                                         0.0), "cost_seconds": 0.5} for shape in shapes}
+    return measure
+
+
+def two_shapes_program():
+    args = [np.zeros(shape, np.float32) for shape in ((1, 8, 8, 3), (3, 3, 3, 4), (3, 3, 4, 4))]
+    return hj.jit(two_shapes).lower(*args).program
+
+
+def test_cache_off_keeps_the_shape_choices_in_this_process_and_marks_a_copy(winograd_tuning, fresh, monkeypatch):
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    calls = []
+    monkeypatch.setattr(tuning, "measure_winograd", measuring(calls, {"none": 2.0, "F(2,3)": 1.0, "F(4,3)": 3.0}))
+    program = two_shapes_program()
+    marked, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert note == "Winograd per convolution (tuned now in 1.0 s): 3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(2,3) 0.50x"
+    assert str(marked.module).count(f"{winograd.CHOICE_ATTRIBUTE} = 2") == 2
+    assert winograd.CHOICE_ATTRIBUTE not in str(program.module) and not records(fresh)
+    again, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert len(calls) == 1 and note.startswith("Winograd per convolution (measured before): ")
+    assert str(again.module) == str(marked.module)
+
+
+def test_where_no_shape_chose_winograd_the_program_is_left_as_it_is(winograd_tuning, monkeypatch):
+    monkeypatch.setattr(tuning, "measure_winograd", measuring([], {"none": 1.0, "F(2,3)": 1.5, "F(4,3)": 3.0}))
+    program = two_shapes_program()
+    same, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert same is program and note.endswith("3->4ch 8x8 b1 none (F(2,3) 1.50x), 4->4ch 8x8 b1 none (F(2,3) 1.50x)")
+
+
+def test_a_shape_record_with_an_unknown_choice_is_measured_again(winograd_tuning, fresh, monkeypatch):
+    calls = []
+    monkeypatch.setattr(tuning, "measure_winograd", measuring(calls, {"none": 2.0, "F(2,3)": 3.0, "F(4,3)": 1.0}))
+    program = two_shapes_program()
+    tuning.winograd_plan(program, cpu(), no_timer)
+    first, second = calls[0]
+    path = fresh / f"{tuning.RECORD_PREFIX}{tuning.winograd_key(second, cpu())}.json"
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps({**record, "chosen": "F(6,3)", "relative": {**record["relative"], "F(6,3)": 1.0}}))
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})
+    _, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert calls[1:] == [[second]] and "(tuned now in 0.5 s)" in note
