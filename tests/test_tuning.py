@@ -226,7 +226,8 @@ def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_s
     note = tuned.compile(x, w, v, u).compiled.target.note
     assert note.startswith("autotuned: data-tiling (fastest; data-tiling without Winograd 2.00x its time), ")
     assert "; Winograd per convolution (tuned now in " in note and note.endswith(f" s): {chosen}")
-    assert sorted(winograd_tuning.timed) == sorted([f"conv{k}_m{m}" for k in range(3) for m in (0, 2, 4)] + ["main"] * 2)
+    benchmarks = [f"conv{k}_m{m}" for k in range(3) for m in (0, 2, 4)]
+    assert sorted(winograd_tuning.timed) == sorted(benchmarks + ["main"] * 2)
     logged = [r.getMessage() for r in caplog.records]
     assert f"tuned Winograd for three_shapes: 3 convolution shape(s) (not measured before): {chosen}; stored" in logged
     assert sorted(json.loads(p.read_text())["chosen"] for p in records(fresh)) == [
@@ -274,7 +275,8 @@ def test_cache_off_keeps_the_shape_choices_in_this_process_and_marks_a_copy(wino
     monkeypatch.setattr(tuning, "measure_winograd", measuring(calls, {"none": 2.0, "F(2,3)": 1.0, "F(4,3)": 3.0}))
     program = two_shapes_program()
     marked, note = tuning.winograd_plan(program, cpu(), no_timer)
-    assert note == "Winograd per convolution (tuned now in 1.0 s): 3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(2,3) 0.50x"
+    assert note == ("Winograd per convolution (tuned now in 1.0 s): 3->4ch 8x8 b1 F(2,3) 0.50x, "
+                    "4->4ch 8x8 b1 F(2,3) 0.50x")
     assert str(marked.module).count(f"{winograd.CHOICE_ATTRIBUTE} = 2") == 2
     assert winograd.CHOICE_ATTRIBUTE not in str(program.module) and not records(fresh)
     again, note = tuning.winograd_plan(program, cpu(), no_timer)
