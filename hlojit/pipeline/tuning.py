@@ -22,8 +22,8 @@ Two levels:
   shapes measures nothing). Why per shape: on a loaded Zen 3 F(4,3) ran ResNet-18's 64-channel layers in
   0.58-0.85x the convolution's time and its 512-channel ones up to 42x slower. Where the marks chose Winograd
   anywhere, the unmarked program races with the candidates: single-op times need not add up to the program's
-  (ResNet-18 b8 forward ran no faster with its per-shape choices). HLOJIT_WINOGRAD=0/2/4 forces one choice on
-  every convolution and measures nothing.
+  (ResNet-18 b8 forward measured about even with its per-shape choices). HLOJIT_WINOGRAD=0/2/4 forces one
+  choice on every convolution and measures nothing.
 
 Records follow the compile cache's rules (private_files): a private folder, atomic writes (temp file and
 rename), read only when this user's regular file; a record that is damaged or malformed is ignored and
@@ -210,7 +210,7 @@ def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SE
 
     Where the marks chose Winograd anywhere, the unmarked program with the base flag set races too (`<flag
     set> without Winograd`): single-op timings need not add up to the program's (on ResNet-18 b8 they chose
-    Winograd for three layer shapes and the program ran no faster), and this search keeps what runs fastest."""
+    Winograd for three layer shapes and the program measured about even); this search keeps what runs fastest."""
     cpu_name = cpu_name_of(base)
     marked, layers = winograd_plan(program, base, timer)
     layers = f"; {layers}" if layers else ""
