@@ -13,7 +13,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.backends.iree import IreeBackend, call_timer
 from hlojit.errors import ConfigError
-from hlojit.pipeline import cache, cpu, tuning
+from hlojit.pipeline import cache, cpu, tuning, winograd
 from hlojit.pipeline.targets import CPU_FLAG_SETS
 
 TINY = {"matmul 8x16x8": (((8, 16), (16, 8)), "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (8, 8)),
@@ -157,3 +157,149 @@ def test_only_compiling_or_explaining_measures_the_machine(monkeypatch):
     np.testing.assert_array_equal(np.asarray(backend.put(np.arange(3.0, dtype=np.float32))), [0, 1, 2])
     with pytest.raises(AssertionError, match="measured the machine"):
         backend.target
+
+
+
+def three_shapes(x, w, v, u):
+    """3x3 convolutions of three shapes (the second twice): Winograd's choice is per shape."""
+    y = ops.relu(ops.conv(x, w, padding=1, layout="NHWC"))
+    y = ops.conv(ops.conv(y, v, padding=1, layout="NHWC") * 0.5, v, padding=1, layout="NHWC")
+    return ops.conv(y, u, padding=1, layout="NHWC") + 1
+
+
+def two_shapes(x, w, v):
+    """The first two of three_shapes' shapes, in another program."""
+    return ops.conv(ops.tanh(ops.conv(x, w, padding=1, layout="NHWC")), v, padding=1, layout="NHWC")
+
+
+def numpy_conv(a, k):
+    padded = np.pad(a.astype(np.float64), ((0, 0), (1, 1), (1, 1), (0, 0)))
+    h, wd = a.shape[1:3]
+    return sum(np.einsum("nhwc,co->nhwo", padded[:, i:i + h, j:j + wd], k[i, j]) for i in range(3) for j in range(3))
+
+
+# a timer's seconds per benchmark function, conv<shape>_m<tile>: F(2,3) wins on the first shape, F(4,3) on the
+# second, the plain convolution on the third
+SHAPE_SECONDS = {"conv0_m0": 2.0, "conv0_m2": 1.0, "conv0_m4": 3.0, "conv1_m0": 2.0, "conv1_m2": 1.5,
+                 "conv1_m4": 1.0, "conv2_m0": 1.0, "conv2_m2": 1.2, "conv2_m4": 4.0}
+
+
+class FakeTimer:
+    """Times nothing: each benchmark's seconds from SHAPE_SECONDS, a whole program's from `programs` in the order
+    they are timed (1 s when it runs out); counts the calls."""
+    def __init__(self):
+        self.timed, self.programs = [], []
+
+    def __call__(self, compiled, function, arguments, outputs):
+        self.timed.append(function)
+        seconds = SHAPE_SECONDS[function] if function in SHAPE_SECONDS else (self.programs or [1.0]).pop(0)
+        return lambda: seconds
+
+
+@pytest.fixture
+def winograd_tuning(fresh, monkeypatch):
+    """Autotuning on iree:cpu with one flag set (fewer compiles) and a FakeTimer, Winograd unforced."""
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})
+    monkeypatch.delenv("HLOJIT_WINOGRAD", raising=False)
+    monkeypatch.setenv("HLOJIT_LOG", "compiles")
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_target", cpu(), raising=True)
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_tune_machine", False)
+    original = tuning.autotune
+    monkeypatch.setattr(tuning, "autotune", lambda *a, **k: original(*a, candidates=("data-tiling",), **k))
+    timer = FakeTimer()
+    monkeypatch.setattr(hj.backends.iree, "call_timer", timer)
+    return timer
+
+
+def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_same(winograd_tuning, fresh,
+                                                                                    monkeypatch, caplog):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 8, 8, 3), np.float32)
+    w, v, u = (rng.standard_normal(shape, np.float32) * 0.3 for shape in ((3, 3, 3, 4), (3, 3, 4, 4), (3, 3, 4, 2)))
+    winograd_tuning.programs = [1.0, 2.0]   # the marked program, then the unmarked: Winograd wins in the program
+    with caplog.at_level(logging.INFO, logger="hlojit"):
+        tuned = hj.jit(three_shapes, autotune=True)
+        got = np.asarray(tuned(x, w, v, u))
+    want = numpy_conv(numpy_conv(numpy_conv(np.maximum(numpy_conv(x, w), 0), v) * 0.5, v), u) + 1
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    chosen = "3->4ch 8x8 b1 F(2,3) 0.50x, 4->4ch 8x8 b1 F(4,3) 0.50x, 4->2ch 8x8 b1 none (F(2,3) 1.20x)"
+    note = tuned.compile(x, w, v, u).compiled.target.note
+    assert note.startswith("autotuned: data-tiling (fastest; data-tiling without Winograd 2.00x its time), ")
+    assert "; Winograd per convolution (tuned now in " in note and note.endswith(f" s): {chosen}")
+    benchmarks = [f"conv{k}_m{m}" for k in range(3) for m in (0, 2, 4)]
+    assert sorted(winograd_tuning.timed) == sorted(benchmarks + ["main"] * 2)
+    logged = [r.getMessage() for r in caplog.records]
+    assert f"tuned Winograd for three_shapes: 3 convolution shape(s) (not measured before): {chosen}; stored" in logged
+    assert sorted(json.loads(p.read_text())["chosen"] for p in records(fresh)) == [
+        "F(2,3)", "F(4,3)", "data-tiling", "none"]       # a record per shape, one for the program's choice
+
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})   # another process, another program: the records answer
+    winograd_tuning.timed.clear()
+    winograd_tuning.programs = [2.0, 1.0]   # ... and in this program the unmarked one runs faster: it is kept
+    again = hj.jit(two_shapes, autotune=True)
+    got = np.asarray(again(x, w, v))
+    want = numpy_conv(np.tanh(numpy_conv(x, w)), v)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    assert winograd_tuning.timed == ["main", "main"]
+    note = again.compile(x, w, v).compiled.target.note
+    assert note.startswith("autotuned: data-tiling without Winograd (fastest; data-tiling 2.00x its time), ")
+    assert note.endswith("; Winograd per convolution (measured before): 3->4ch 8x8 b1 F(2,3) 0.50x, "
+                         "4->4ch 8x8 b1 F(4,3) 0.50x")
+
+
+@pytest.mark.parametrize("forced", ["0", "2", "4"])
+def test_a_forced_winograd_measures_no_convolution(winograd_tuning, monkeypatch, forced):
+    monkeypatch.setenv("HLOJIT_WINOGRAD", forced)
+    args = [np.zeros(shape, np.float32) for shape in ((1, 8, 8, 3), (3, 3, 3, 4), (3, 3, 4, 4))]
+    program = hj.jit(two_shapes).lower(*args).program
+    assert tuning.winograd_plan(program, cpu(), no_timer) == (program, "")
+
+
+def measuring(calls, seconds):
+    """A measure_winograd that compiles and times nothing: each shape gets `seconds` per choice; calls logged."""
+    def measure(timer, base, shapes, rounds=tuning.ROUNDS):
+        calls.append(list(shapes))
+        return {shape: {**tuning._record({name: [t] for name, t in seconds.items()}, {}, [winograd.describe(shape)],
+                                         0.0), "cost_seconds": 0.5} for shape in shapes}
+    return measure
+
+
+def two_shapes_program():
+    args = [np.zeros(shape, np.float32) for shape in ((1, 8, 8, 3), (3, 3, 3, 4), (3, 3, 4, 4))]
+    return hj.jit(two_shapes).lower(*args).program
+
+
+def test_cache_off_keeps_the_shape_choices_in_this_process_and_marks_a_copy(winograd_tuning, fresh, monkeypatch):
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    calls = []
+    monkeypatch.setattr(tuning, "measure_winograd", measuring(calls, {"none": 2.0, "F(2,3)": 1.0, "F(4,3)": 3.0}))
+    program = two_shapes_program()
+    marked, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert note == ("Winograd per convolution (tuned now in 1.0 s): 3->4ch 8x8 b1 F(2,3) 0.50x, "
+                    "4->4ch 8x8 b1 F(2,3) 0.50x")
+    assert str(marked.module).count(f"{winograd.CHOICE_ATTRIBUTE} = 2") == 2
+    assert winograd.CHOICE_ATTRIBUTE not in str(program.module) and not records(fresh)
+    again, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert len(calls) == 1 and note.startswith("Winograd per convolution (measured before): ")
+    assert str(again.module) == str(marked.module)
+
+
+def test_where_no_shape_chose_winograd_the_program_is_left_as_it_is(winograd_tuning, monkeypatch):
+    monkeypatch.setattr(tuning, "measure_winograd", measuring([], {"none": 1.0, "F(2,3)": 1.5, "F(4,3)": 3.0}))
+    program = two_shapes_program()
+    same, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert same is program and note.endswith("3->4ch 8x8 b1 none (F(2,3) 1.50x), 4->4ch 8x8 b1 none (F(2,3) 1.50x)")
+
+
+def test_a_shape_record_with_an_unknown_choice_is_measured_again(winograd_tuning, fresh, monkeypatch):
+    calls = []
+    monkeypatch.setattr(tuning, "measure_winograd", measuring(calls, {"none": 2.0, "F(2,3)": 3.0, "F(4,3)": 1.0}))
+    program = two_shapes_program()
+    tuning.winograd_plan(program, cpu(), no_timer)
+    first, second = calls[0]
+    path = fresh / f"{tuning.RECORD_PREFIX}{tuning.winograd_key(second, cpu())}.json"
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps({**record, "chosen": "F(6,3)", "relative": {**record["relative"], "F(6,3)": 1.0}}))
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})
+    _, note = tuning.winograd_plan(program, cpu(), no_timer)
+    assert calls[1:] == [[second]] and "(tuned now in 0.5 s)" in note

@@ -154,3 +154,35 @@ def test_hlojit_winograd_rejects_other_values(monkeypatch):
     monkeypatch.setenv("HLOJIT_WINOGRAD", "yes")
     with pytest.raises(hj.errors.ConfigError, match="HLOJIT_WINOGRAD"):
         winograd.mode()
+
+
+# three shapes, one of them twice (once channels first): what tuning marks each convolution by
+MARKED = [(NHWC, (1, 6, 6, 2), (3, 3, 2, 3), (1, 6, 6, 3), ((1, 1), (1, 1))),
+          (NHWC, (2, 5, 5, 3), (3, 3, 3, 3), (2, 3, 3, 3), ((0, 0), (0, 0))),
+          (NCHW, (1, 2, 6, 6), (3, 2, 3, 3), (1, 3, 6, 6), ((1, 1), (1, 1))),
+          (NHWC, (1, 4, 4, 2), (3, 3, 2, 2), (1, 4, 4, 2), ((1, 1), (1, 1)))]
+
+
+def test_signatures_are_the_distinct_shapes_whatever_the_layout():
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        shapes = winograd.signatures(ir.Module.parse(module(MARKED)))
+    assert shapes == [(1, 6, 6, 2, 3, 1, 1, 1, 1), (2, 5, 5, 3, 3, 0, 0, 0, 0), (1, 4, 4, 2, 2, 1, 1, 1, 1)]
+    assert [winograd.describe(s) for s in shapes] == ["2->3ch 6x6 b1", "3->3ch 5x5 b2 pad 0,0,0,0", "2->2ch 4x4 b1"]
+
+
+@pytest.mark.parametrize("forced, rewritten_count", [("", 3), ("0", 0), ("4", 4)])
+def test_each_convolution_follows_its_mark_unless_hlojit_winograd_forces(monkeypatch, forced, rewritten_count):
+    """Unset: the marked tile per shape (the NCHW twin of the first shape too), none where marked 0; a forced
+    value for all. The marks never reach IREE."""
+    monkeypatch.setenv("HLOJIT_WINOGRAD", forced)
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        parsed = ir.Module.parse(module(MARKED))
+        first, second, third = winograd.signatures(parsed)
+        assert winograd.mark(parsed, {first: 2, second: 4, third: 0}) == 4
+        assert str(parsed).count(winograd.CHOICE_ATTRIBUTE) == 4
+        assert winograd.requested_winograd(parsed) == rewritten_count
+        assert parsed.operation.verify()
+        text = str(parsed)
+    assert winograd.CHOICE_ATTRIBUTE not in text and text.count("stablehlo.convolution") == 4 - rewritten_count

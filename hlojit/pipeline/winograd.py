@@ -30,17 +30,30 @@ from ..dialects.types import conv_labels, dtype_of, shape_of
 from ..errors import ConfigError
 from .legalize import walk
 
-# HLOJIT_WINOGRAD: "" or "0" off (the default: on a loaded 2-core Zen 3 it won on some ResNet-18 layers and lost
-# 1.5-7x on others, benchmarks/winograd.py), "2" or "1" F(2x2, 3x3), "4" F(4x4, 3x3); cpu target only.
-MODES = {"": 0, "0": 0, "1": 2, "2": 2, "4": 4}
+# HLOJIT_WINOGRAD forces one choice on every eligible convolution: "0" none, "2" or "1" F(2x2, 3x3), "4" F(4x4, 3x3).
+# Unset, each convolution gets the choice its CHOICE_ATTRIBUTE holds, which autotuning (tuning.py) marks per shape
+# from measurements on this machine, and no Winograd where it holds none (on a loaded 2-core Zen 3 it won on some
+# ResNet-18 layers and lost 1.5-42x on others, benchmarks/winograd.py). cpu target only.
+MODES = {"0": 0, "1": 2, "2": 2, "4": 4}
+CHOICE_ATTRIBUTE = "hlojit.winograd"   # on a convolution: the tile size chosen for it, 0 for none
+
+
+def forced() -> int | None:
+    """The tile size HLOJIT_WINOGRAD forces on every convolution (2 or 4, 0 for none), or None when it is unset."""
+    value = os.environ.get("HLOJIT_WINOGRAD", "").strip()
+    if not value:
+        return None
+    if value not in MODES:
+        raise ConfigError(f"HLOJIT_WINOGRAD={value!r}: use 0 (off), 1 or 2 (F(2x2,3x3)) or 4 (F(4x4,3x3)), or leave "
+                          "it unset (each convolution's tuned choice, where autotuning made one)")
+    return MODES[value]
 
 
 def mode() -> int:
-    """The tile size HLOJIT_WINOGRAD asks for (2 or 4), or 0 for off."""
-    value = os.environ.get("HLOJIT_WINOGRAD", "").strip()
-    if value not in MODES:
-        raise ConfigError(f"HLOJIT_WINOGRAD={value!r}: use 0 (off), 1 or 2 (F(2x2,3x3)) or 4 (F(4x4,3x3))")
-    return MODES[value]
+    """The tile size HLOJIT_WINOGRAD forces (2 or 4), or 0 (none forced: the compile cache's key part; a
+    convolution's own choice is in the program text, which the key hashes)."""
+    return forced() or 0
+
 
 # F(2x2, 3x3): tile input 4x4, output 2x2.
 F2 = {"BT": np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64),
@@ -191,21 +204,74 @@ def winograd_conv(op, m: int = 2):
     return _transpose(y, [nhwc[name] for name in order])
 
 
+def signature(op) -> tuple:
+    """What a Winograd choice depends on for the eligible convolution `op`: (N, H, W, Cin, Cout, padding top,
+    bottom, left, right), whatever its layout (the rewrite makes every one the same NHWC product)."""
+    dims = conv_dimensions(op)
+    x, w = (shape_of(v.type) for v in op.operands)
+    lhs, rhs = dims["lhs"], dims["rhs"]
+    return (x[lhs["b"]], x[lhs[0]], x[lhs[1]], x[lhs["f"]], w[rhs["o"]], *_ints(op, "padding", [0, 0, 0, 0]))
+
+
+def describe(shape: tuple) -> str:
+    """`64->64ch 56x56 b8` (padding only where it is not 1 on every side)."""
+    n, h, w, cin, cout, *padding = shape
+    pad = "" if padding == [1, 1, 1, 1] else f" pad {','.join(map(str, padding))}"
+    return f"{cin}->{cout}ch {h}x{w} b{n}{pad}"
+
+
+def signatures(module: ir.Module) -> list:
+    """The distinct signatures of the module's eligible convolutions, in program order."""
+    return list(dict.fromkeys(signature(op) for op in walk(module.operation) if eligible(op)))
+
+
+def mark(module: ir.Module, choices: dict) -> int:
+    """Give each eligible convolution its signature's tile size from `choices` (0: none) as CHOICE_ATTRIBUTE,
+    which requested_winograd follows; the count marked."""
+    count = 0
+    for op in walk(module.operation):
+        if eligible(op) and signature(op) in choices:
+            op.attributes[CHOICE_ATTRIBUTE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                                 choices[signature(op)])
+            count += 1
+    return count
+
+
+def _take_choice(op) -> int:
+    """The tile size `op` is marked with (0 where none), the mark removed (IREE is not to see it)."""
+    if CHOICE_ATTRIBUTE not in op.attributes:
+        return 0
+    m = int(ir.IntegerAttr(op.attributes[CHOICE_ATTRIBUTE]).value)
+    del op.attributes[CHOICE_ATTRIBUTE]
+    return m if m in TRANSFORMS else 0
+
+
 def requested_winograd(module: ir.Module) -> int:
-    """The quirk-list entry: winograd_convolutions with HLOJIT_WINOGRAD's tile size, nothing when it is off."""
-    m = mode()
-    return winograd_convolutions(module, m) if m else 0
+    """The quirk-list entry: each eligible convolution in HLOJIT_WINOGRAD's forced tile size, else in the one its
+    mark chose (none where unmarked); the count rewritten. Every mark is removed."""
+    m = forced()
+    count = 0
+    for op in list(walk(module.operation)):
+        if op.name != "stablehlo.convolution":
+            continue
+        chosen = _take_choice(op)
+        chosen = chosen if m is None else m
+        if chosen and eligible(op):
+            _replace(op, chosen)
+            count += 1
+    return count
 
 
 def winograd_convolutions(module: ir.Module, m: int = 2) -> int:
     """Every eligible convolution of the module replaced by its F(m x m, 3 x 3) Winograd form; the count."""
-    count = 0
-    for op in list(walk(module.operation)):
-        if not eligible(op):
-            continue
-        with ir.InsertionPoint(op), op.location:
-            new = winograd_conv(op, m)
-        op.results[0].replace_all_uses_with(new)
-        op.erase()
-        count += 1
-    return count
+    eligible_ops = [op for op in walk(module.operation) if eligible(op)]
+    for op in eligible_ops:
+        _replace(op, m)
+    return len(eligible_ops)
+
+
+def _replace(op, m: int):
+    with ir.InsertionPoint(op), op.location:
+        new = winograd_conv(op, m)
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
