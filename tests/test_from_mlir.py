@@ -114,3 +114,72 @@ def test_vmvx_float_to_int_truncates_like_stablehlo(backend):
     np.testing.assert_array_equal(np.asarray(as_int32), x.astype(np.int32))
     np.testing.assert_array_equal(np.asarray(as_uint8), np.abs(x).astype(np.uint8))
     np.testing.assert_array_equal(np.asarray(as_int8)[:6], x[:6].astype(np.int8))
+
+
+# --- newer StableHLO than the bundled parser's (hlojit/frontend/upgrade.py) ---------------------------------
+
+def test_upgrade_spells_stablehlo_square_as_chlo_square():
+    from hlojit.frontend.upgrade import upgrade
+    custom = "  %r = stablehlo.square %x : tensor<2xcomplex<f64>> loc(#l)\n"
+    assert upgrade(custom) == "  %r = chlo.square %x : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>> loc(#l)\n"
+    assert upgrade("%r = stablehlo.square %x : (tensor<f32>) -> tensor<f32>") == \
+        "%r = chlo.square %x : tensor<f32> -> tensor<f32>"
+    generic = '%r = "stablehlo.square"(%x) : (tensor<3xf32>) -> tensor<3xf32>'
+    assert upgrade(generic) == '%r = "chlo.square"(%x) : (tensor<3xf32>) -> tensor<3xf32>'
+    older = "%r = stablehlo.multiply %x, %x : tensor<f32>"
+    assert upgrade(older) is older
+
+
+def test_upgrade_spells_weak_order_compares_with_float_compares():
+    from hlojit.frontend.upgrade import upgrade
+    text = "    %r = stablehlo.compare LT, %a, %b, WEAKORDER : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n"
+    t, b = "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>", "tensor<2xi1>"
+    assert upgrade(text) == "\n".join([
+        f"    %__weakorder0_ordered = stablehlo.compare LT, %a, %b, FLOAT : {t}",
+        f"    %__weakorder0_a_nan = stablehlo.compare NE, %a, %a, FLOAT : {t}",
+        f"    %__weakorder0_b_nan = stablehlo.compare NE, %b, %b, FLOAT : {t}",
+        f"    %__weakorder0_not_nan = stablehlo.not %__weakorder0_a_nan : {b}",
+        f"    %__weakorder0_above = stablehlo.and %__weakorder0_b_nan, %__weakorder0_not_nan : {b}",
+        f"    %r = stablehlo.or %__weakorder0_ordered, %__weakorder0_above : {b}"]) + "\n"
+    generic = ('%r = "stablehlo.compare"(%a, %b) <{compare_type = #stablehlo<comparison_type WEAKORDER>, '
+               'comparison_direction = #stablehlo<comparison_direction GE>}> : '
+               '(tensor<f64>, tensor<f64>) -> tensor<i1>')
+    last = upgrade(generic).splitlines()[-1]
+    assert last == "%r = stablehlo.or %__weakorder0_ordered, %__weakorder0_a_nan : tensor<i1>"
+    integers = "%r = stablehlo.compare GT, %a, %b, WEAKORDER : (tensor<ui8>, tensor<ui8>) -> tensor<i1>"
+    assert upgrade(integers) == "%r = stablehlo.compare GT, %a, %b : (tensor<ui8>, tensor<ui8>) -> tensor<i1>"
+    complex_ = ("%r = stablehlo.compare EQ, %a, %b, WEAKORDER : (tensor<complex<f32>>, tensor<complex<f32>>) "
+                "-> tensor<i1>")
+    assert upgrade(complex_) == complex_          # no older meaning known: the parser names it
+
+
+_WEAK = """func.func @main(%a: tensor<10xf32>, %b: tensor<10xf32>) -> ({results}) {{
+{ops}
+  return {names} : {results}
+}}"""
+
+
+def _weak_order(a, b):
+    """numpy's sort order as pairs (is NaN, value): -0 == +0, NaNs equal each other and above +inf."""
+    an, bn = np.isnan(a), np.isnan(b)
+    av, bv = np.where(an, 0, a), np.where(bn, 0, b)
+    less = (an < bn) | ((an == bn) & (av < bv))
+    equal = (an == bn) & (av == bv)
+    return {"EQ": equal, "NE": ~equal, "LT": less, "LE": less | equal, "GT": ~(less | equal), "GE": ~less}
+
+
+def test_weak_order_compares_and_square_run_on_every_backend(backend):
+    directions = ["EQ", "NE", "LT", "LE", "GT", "GE"]
+    signature = "(tensor<10xf32>, tensor<10xf32>) -> tensor<10xi1>"
+    ops = [f"  %{d} = stablehlo.compare {d}, %a, %b, WEAKORDER : {signature}" for d in directions]
+    ops.append("  %sq = stablehlo.square %a : tensor<10xf32>")
+    results = ", ".join(["tensor<10xi1>"] * 6 + ["tensor<10xf32>"])
+    text = _WEAK.format(ops="\n".join(ops), names=", ".join(f"%{d}" for d in directions + ["sq"]), results=results)
+    nan, negative_nan = np.float32(np.nan), -np.float32(np.nan)
+    a = np.array([nan, negative_nan, -np.inf, -0.0, 1, np.inf, np.inf, nan, 3, -2], np.float32)
+    b = np.array([negative_nan, nan, np.inf, 0.0, 2, np.inf, nan, np.inf, 3, -5], np.float32)
+    *compares, square = hj.from_mlir(text, backend=backend)(a, b)
+    expected = _weak_order(a, b)
+    for d, got in zip(directions, compares):
+        np.testing.assert_array_equal(np.asarray(got), expected[d], err_msg=d)
+    np.testing.assert_array_equal(np.asarray(square), a * a)
