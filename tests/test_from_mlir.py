@@ -183,3 +183,57 @@ def test_weak_order_compares_and_square_run_on_every_backend(backend):
     for d, got in zip(directions, compares):
         np.testing.assert_array_equal(np.asarray(got), expected[d], err_msg=d)
     np.testing.assert_array_equal(np.asarray(square), a * a)
+
+
+_DIVISIONS = """func.func @main(%a: tensor<5xi64>, %b: tensor<5xi64>, %c: tensor<3xui32>, %d: tensor<3xui32>)
+    -> (tensor<5xi64>, tensor<5xi64>, tensor<3xui32>, tensor<3xui32>) {
+  %0 = stablehlo.divide %a, %b : tensor<5xi64>
+  %1 = stablehlo.remainder %a, %b : tensor<5xi64>
+  %2 = stablehlo.divide %c, %d : tensor<3xui32>
+  %3 = stablehlo.remainder %c, %d : tensor<3xui32>
+  return %0, %1, %2, %3 : tensor<5xi64>, tensor<5xi64>, tensor<3xui32>, tensor<3xui32>
+}"""
+
+
+def test_integer_division_by_zero_and_int_min_by_minus_one_is_zero_on_every_backend(backend):
+    """The spec leaves these quotients to the implementation; hlojit's is 0 everywhere (pipeline/legalize.py
+    guards the divisor for IREE, where x86 would trap on them)."""
+    low = np.iinfo(np.int64).min
+    a, b = np.int64([7, -7, low, low, -9]), np.int64([0, 0, -1, 1, 2])
+    c, d = np.uint32([7, 0, 9]), np.uint32([0, 0, 2])
+    outputs = hj.from_mlir(_DIVISIONS, backend=backend)(a, b, c, d)
+    quotient, remainder, unsigned_quotient, unsigned_remainder = outputs
+    np.testing.assert_array_equal(np.asarray(quotient), [0, 0, 0, low, -4])
+    np.testing.assert_array_equal(np.asarray(remainder), [0, 0, 0, 0, -1])
+    np.testing.assert_array_equal(np.asarray(unsigned_quotient), [0, 0, 4])
+    np.testing.assert_array_equal(np.asarray(unsigned_remainder), [0, 0, 1])
+
+
+def test_integer_division_guard_golden():
+    from iree.compiler import ir
+    from hlojit.pipeline import legalize
+    text = """func.func @main(%a: tensor<2xui8>, %b: tensor<2xui8>, %x: tensor<2xf32>)
+    -> (tensor<2xui8>, tensor<2xf32>) {
+  %0 = stablehlo.divide %a, %b : tensor<2xui8>
+  %1 = stablehlo.divide %x, %x : tensor<2xf32>
+  return %0, %1 : tensor<2xui8>, tensor<2xf32>
+}"""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        assert legalize.integer_division_by_zero_and_overflow(module) == 1
+        assert module.operation.verify()
+        out = str(module)
+    assert out.splitlines()[2:-2] == [f"    {line}" for line in [
+        "%c = stablehlo.constant dense<0> : tensor<ui8>",
+        "%0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
+        "%1 = stablehlo.compare EQ, %arg1, %0, UNSIGNED : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xi1>",
+        "%c_0 = stablehlo.constant dense<1> : tensor<ui8>",
+        "%2 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
+        "%3 = stablehlo.select %1, %2, %arg1 : tensor<2xi1>, tensor<2xui8>",
+        "%4 = stablehlo.divide %arg0, %3 : tensor<2xui8>",
+        "%c_1 = stablehlo.constant dense<0> : tensor<ui8>",
+        "%5 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
+        "%6 = stablehlo.select %1, %5, %4 : tensor<2xi1>, tensor<2xui8>",
+        "%7 = stablehlo.divide %arg2, %arg2 : tensor<2xf32>",          # floats are left alone
+        "return %6, %7 : tensor<2xui8>, tensor<2xf32>"]], out

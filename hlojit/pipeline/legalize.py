@@ -10,6 +10,9 @@ before compiling, on the compiler's copy of the module.
 - reduce_precision: IREE's gets zero mantissa bits wrong; this is XLA's algorithm in integer ops.
 - gather: the spec clamps each start so the slice fits in the operand; IREE reads out of bounds: the starts
   are clamped before the gather.
+- integer divide/remainder by 0, and INT_MIN by -1: the spec leaves the result to the implementation; IREE
+  divides as the machine does (x86 traps on operands known at run time, the folder returns arbitrary values on
+  constants). hlojit's result is 0 on every target, as on the reference backend and openxla's interpreter.
 """
 from __future__ import annotations
 
@@ -181,8 +184,29 @@ def gather_clamped_starts(module: ir.Module) -> int:
     return count
 
 
+def integer_division_by_zero_and_overflow(module: ir.Module) -> int:
+    """a / b and a % b of integers with the divisor 1 where it is 0 (or -1 under INT_MIN), the result 0 there."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.divide", "stablehlo.remainder"):
+        dtype = dtype_of(op.results[0].type)
+        if dtype.kind not in "iu":
+            continue
+        a, b = op.operands
+        shape = shape_of(b.type)
+        with ir.InsertionPoint(op), op.location:
+            bad = hlo.compare(b, _splat(0, dtype, shape), "EQ")
+            if dtype.kind == "i":
+                overflow = hlo.binary("and", hlo.compare(a, _splat(np.iinfo(dtype).min, dtype, shape), "EQ"),
+                                      hlo.compare(b, _splat(-1, dtype, shape), "EQ"))
+                bad = hlo.binary("or", bad, overflow)
+            quotient = hlo.binary(op.name.removeprefix("stablehlo."), a, hlo.select(bad, _splat(1, dtype, shape), b))
+            count += _replace(op, hlo.select(bad, _splat(0, dtype, shape), quotient))
+    return count
+
+
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
-ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts]
+ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts,
+               integer_division_by_zero_and_overflow]
 # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
 CPU = [floor_ceil_of_subnormals, power_by_magnitude]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
