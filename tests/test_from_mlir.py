@@ -118,14 +118,16 @@ def test_vmvx_float_to_int_truncates_like_stablehlo(backend):
 
 # --- newer StableHLO than the bundled parser's (hlojit/frontend/upgrade.py) ---------------------------------
 
-def test_upgrade_spells_stablehlo_square_as_chlo_square():
+def test_upgrade_spells_stablehlo_square_as_chlo_square_or_multiply():
     from hlojit.frontend.upgrade import upgrade
     custom = "  %r = stablehlo.square %x : tensor<2xcomplex<f64>> loc(#l)\n"
     assert upgrade(custom) == "  %r = chlo.square %x : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>> loc(#l)\n"
     assert upgrade("%r = stablehlo.square %x : (tensor<f32>) -> tensor<f32>") == \
-        "%r = chlo.square %x : tensor<f32> -> tensor<f32>"
-    generic = '%r = "stablehlo.square"(%x) : (tensor<3xf32>) -> tensor<3xf32>'
-    assert upgrade(generic) == '%r = "chlo.square"(%x) : (tensor<3xf32>) -> tensor<3xf32>'
+        "%r = stablehlo.multiply %x, %x : tensor<f32>"
+    generic = '%r = "stablehlo.square"(%x) : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>'
+    assert upgrade(generic) == "%r = chlo.square %x : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>"
+    assert upgrade('%r = "stablehlo.square"(%x) : (tensor<3xi8>) -> tensor<3xi8>') == \
+        "%r = stablehlo.multiply %x, %x : tensor<3xi8>"
     older = "%r = stablehlo.multiply %x, %x : tensor<f32>"
     assert upgrade(older) is older
 
@@ -237,3 +239,51 @@ def test_integer_division_guard_golden():
         "%6 = stablehlo.select %1, %5, %4 : tensor<2xi1>, tensor<2xui8>",
         "%7 = stablehlo.divide %arg2, %arg2 : tensor<2xf32>",          # floats are left alone
         "return %6, %7 : tensor<2xui8>, tensor<2xf32>"]], out
+
+
+_SQUARES = """func.func @main(%z: tensor<6xcomplex<f64>>, %w: tensor<2xcomplex<f32>>, %i: tensor<3xi32>)
+    -> (tensor<6xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<3xi32>) {
+  %0 = stablehlo.square %z : tensor<6xcomplex<f64>>
+  %1 = "stablehlo.square"(%w) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  %2 = stablehlo.square %i : tensor<3xi32>
+  return %0, %1, %2 : tensor<6xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<3xi32>
+}"""
+
+
+def test_square_of_complex_runs_on_every_backend(backend):
+    """A newer module's stablehlo.square (chlo.square once upgraded): IREE's own complex<f64> lowering of it
+    killed the process (SIGFPE); pipeline/legalize.py builds it from the parts, as the spec defines it."""
+    z = np.array([2 + 1j, 1e155 + 2e155j, 1e308 + 1e308j, 1e308 - 1e308j, complex(np.inf, np.inf), 0.5 - 3j])
+    w = np.array([1e19 + 2e19j, 3 - 1j], np.complex64)
+    i = np.int32([3, -4, 46341])
+    got_z, got_w, got_i = (np.asarray(v) for v in hj.from_mlir(_SQUARES, backend=backend)(z, w, i))
+    inf, nan = np.inf, np.nan
+    want_z = np.array([3 + 4j, complex(-inf, inf), complex(0, inf), complex(0, -inf), complex(nan, inf),
+                       -8.75 - 3j])
+    want_w = np.array([complex(-3e38, inf), 8 - 6j], np.complex64)
+    for got, want, rtol in ((got_z, want_z, 1e-15), (got_w, want_w, 1e-6)):
+        for part in (np.real, np.imag):
+            np.testing.assert_allclose(part(got), part(want), rtol=rtol)
+    np.testing.assert_array_equal(got_i, i * i)          # 46341**2 wraps, as multiply does
+
+
+def test_chlo_square_by_parts_golden():
+    from iree.compiler import ir
+    from hlojit.pipeline import legalize
+    text = """func.func @main(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>)
+    -> (tensor<2xcomplex<f32>>, tensor<2xf32>) {
+  %0 = chlo.square %z : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  %1 = chlo.square %x : tensor<2xf32> -> tensor<2xf32>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
+}"""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        assert legalize.chlo_square_by_parts(module) == 2
+        assert module.operation.verify()
+        ops = [line.split(" = ")[1].split(" ")[0] for line in str(module).splitlines() if " = " in line]
+    assert ops == ["stablehlo.real", "stablehlo.imag", "stablehlo.is_finite", "stablehlo.abs", "stablehlo.abs",
+                   "stablehlo.compare", "stablehlo.and", "stablehlo.subtract", "stablehlo.add", "stablehlo.multiply",
+                   "stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.select", "stablehlo.constant",
+                   "stablehlo.broadcast_in_dim", "stablehlo.multiply", "stablehlo.multiply", "stablehlo.complex",
+                   "stablehlo.multiply"]

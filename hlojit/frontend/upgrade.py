@@ -4,9 +4,9 @@ A module from a newer StableHLO than the bundled parser knows fails to parse alt
 expressible in older ops. `upgrade(text)` rewrites those forms in the text, before the parse, into older ops
 with the same semantics:
 
-- `stablehlo.square x` (StableHLO took it over from CHLO, with CHLO's definition) becomes `chlo.square x`:
-  x * x, and on complex numbers ((re - im) (re + im), 2 re im), whose real part does not overflow where
-  re**2 - im**2 would.
+- `stablehlo.square x` (StableHLO took it over from CHLO, with CHLO's definition) is `stablehlo.multiply x, x`
+  on integers and floats; on complex numbers it becomes `chlo.square x`: ((re - im) (re + im), 2 re im), whose
+  real part does not overflow where re**2 - im**2 would.
 - `stablehlo.compare DIR, a, b, WEAKORDER` orders floats as numpy sorts them: -0 equals +0, every NaN (of
   either sign, any payload) equals every NaN and is above +inf. On floats it becomes FLOAT compares of a with
   b and of each operand with itself (true for a NaN), joined by and/or/not; on integers and booleans, whose
@@ -76,16 +76,19 @@ def _skip_spaces(text: str, i: int) -> int:
     return i
 
 
-_SQUARE = re.compile(r"\bstablehlo\.square\s+(" + _VALUE + r")\s*:")
+_SQUARE = re.compile(r"(?:\bstablehlo\.square\s+|\"stablehlo\.square\"\(\s*)(" + _VALUE + r")\s*\)?\s*:")
 
 
 def _upgrade_square(text: str) -> str:
-    text = text.replace('"stablehlo.square"(', '"chlo.square"(')   # the generic form: same operands, types
     out, at = [], 0
     for match in _SQUARE.finditer(text):
         operands, results, end = _signature(text, match.end())
+        x = match.group(1)
         out.append(text[at:match.start()])
-        out.append(f"chlo.square {match.group(1)} : {operands[0]} -> {results[0]}")
+        if _element(operands[0]).startswith("complex"):
+            out.append(f"chlo.square {x} : {operands[0]} -> {results[0]}")
+        else:
+            out.append(f"stablehlo.multiply {x}, {x} : {results[0]}")
         at = end
     return "".join(out) + text[at:]
 

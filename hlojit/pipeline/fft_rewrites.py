@@ -66,29 +66,25 @@ def _real_from_half_spectrum(re, im, axis: int, n: int):
                       _along(im, -np.sin(angles) * weights / n, axis))
 
 
-def _transform(x: ir.Value, kind: str, lengths: list[int], result_type) -> ir.Value:
+def _transform(x: ir.Value, kind: str, lengths: list[int]) -> ir.Value:
     rank = len(shape_of(x.type))
     axes = list(range(rank - len(lengths), rank))
     if kind in ("FFT", "IFFT"):
         re, im = hlo.real(x), hlo.imag(x)
         for axis, n in zip(axes, lengths):
             re, im = _complex_dft(re, im, axis, n, kind == "IFFT")
-        return _complex(re, im, result_type)
+        return hlo.complex(re, im)
     if kind == "RFFT":
         n = lengths[-1]
         cos, sin = np.cos(_angles(n, n // 2 + 1, n)), -np.sin(_angles(n, n // 2 + 1, n))
         re, im = _along(x, cos, axes[-1]), _along(x, sin, axes[-1])
         for axis, n in zip(axes[:-1], lengths[:-1]):
             re, im = _complex_dft(re, im, axis, n, False)
-        return _complex(re, im, result_type)
+        return hlo.complex(re, im)
     re, im = hlo.real(x), hlo.imag(x)             # IRFFT
     for axis, n in zip(axes[:-1], lengths[:-1]):
         re, im = _complex_dft(re, im, axis, n, True)
     return _real_from_half_spectrum(re, im, axes[-1], lengths[-1])
-
-
-def _complex(re, im, result_type) -> ir.Value:
-    return ir.Operation.create("stablehlo.complex", results=[result_type], operands=[re, im]).result
 
 
 def fft_f64_as_real_dft(module: ir.Module) -> int:
@@ -101,7 +97,7 @@ def fft_f64_as_real_dft(module: ir.Module) -> int:
         if max(lengths, default=0) > MAX_LENGTH or 0 in lengths or 0 in shape_of(op.operands[0].type):
             continue
         with ir.InsertionPoint(op), op.location:
-            new = _transform(op.operands[0], kind, lengths, op.result.type)
+            new = _transform(op.operands[0], kind, lengths)
         op.result.replace_all_uses_with(new)
         op.erase()
         count += 1

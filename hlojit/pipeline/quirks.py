@@ -168,18 +168,20 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-# f64 FFTs become real matrix products first (fft_rewrites.py: IREE lowers none), then complex values real pairs
-# (complex_pairs.py), then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then
-# each target's own; llvm-cpu's speed rewrite last (layout.py: one channels-last layout for the whole module; then
-# winograd.py's, where HLOJIT_WINOGRAD asks for it). accurate_math.py's and linalg_rewrites.py's basic ops come
-# before legalize's (their floors get its subnormal fix) and vmvx's own (their compares get its NaN fix).
+# f64 FFTs become real matrix products first (fft_rewrites.py: IREE lowers none) and chlo.square basic ops
+# (legalize.py), then complex values real pairs (complex_pairs.py), then the spec's meaning (legalize.py: the
+# compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
+# one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
+# accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
+# fix) and vmvx's own (their compares get its NaN fix).
 _SPEC_OPS = linalg_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
-QUIRKS = {"vmvx": [fft_f64_as_real_dft, complex_as_real_pairs] + _CPU_SPEC + [
+_FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS
+QUIRKS = {"vmvx": _FIRST + [complex_as_real_pairs] + _CPU_SPEC + [
               truncate_before_float_to_int, nan_aware_float_compares, narrow_int_to_f64_by_bits],
-          "cpu": [fft_f64_as_real_dft, complex_as_real_pairs_native_ends] + _CPU_SPEC + [
+          "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
-          "cuda": _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
+          "cuda": legalize.BEFORE_COMPLEX_PAIRS + _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:
