@@ -24,8 +24,7 @@ _DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
 def upgrade(text: str) -> str:
     """`text` with the newer forms above in older spelling; unchanged (the same object) when it has none."""
-    if "stablehlo.square" in text:
-        text = _upgrade_square(text)
+    text = _upgrade_square(text)
     if "WEAKORDER" in text:
         text = _upgrade_weak_order(text)
     return text
@@ -80,8 +79,11 @@ _SQUARE = re.compile(r"(?:\bstablehlo\.square\s+|\"stablehlo\.square\"\(\s*)(" +
 
 
 def _upgrade_square(text: str) -> str:
+    matches = list(_SQUARE.finditer(text))
+    if not matches:
+        return text
     out, at = [], 0
-    for match in _SQUARE.finditer(text):
+    for match in matches:
         operands, results, end = _signature(text, match.end())
         x = match.group(1)
         out.append(text[at:match.start()])
