@@ -24,6 +24,7 @@ from iree.compiler import ir
 
 from .errors import HlojitError
 from .frontend.from_mlir import from_mlir
+from .frontend.upgrade import upgrade
 
 # check.expect_xxx_const %v, dense<...> : T [{tolerance = X : f64} | , tolerance = X]
 # check.expect_xxx %a, %b[, max_ulp_difference = N][, tolerance = X] : T[, T]
@@ -172,7 +173,7 @@ def cases_of(text: str) -> list[Case]:
     other tests, which IREE would compile too) rewritten to return what it checks."""
     cases = []
     for chunk in split_chunks(text):
-        source = _rewrite_check_dialect(chunk)
+        source = upgrade(_rewrite_check_dialect(chunk))
         with ir.Context() as context:
             context.allow_unregistered_dialects = True
             whole = ir.Module.parse(source)          # (held: its ops die with it)

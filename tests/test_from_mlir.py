@@ -114,3 +114,176 @@ def test_vmvx_float_to_int_truncates_like_stablehlo(backend):
     np.testing.assert_array_equal(np.asarray(as_int32), x.astype(np.int32))
     np.testing.assert_array_equal(np.asarray(as_uint8), np.abs(x).astype(np.uint8))
     np.testing.assert_array_equal(np.asarray(as_int8)[:6], x[:6].astype(np.int8))
+
+
+# --- newer StableHLO than the bundled parser's (hlojit/frontend/upgrade.py) ---------------------------------
+
+def test_upgrade_spells_stablehlo_square_as_chlo_square_or_multiply():
+    from hlojit.frontend.upgrade import upgrade
+    custom = "  %r = stablehlo.square %x : tensor<2xcomplex<f64>> loc(#l)\n"
+    assert upgrade(custom) == "  %r = chlo.square %x : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>> loc(#l)\n"
+    assert upgrade("%r = stablehlo.square %x : (tensor<f32>) -> tensor<f32>") == \
+        "%r = stablehlo.multiply %x, %x : tensor<f32>"
+    generic = '%r = "stablehlo.square"(%x) : (tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>>'
+    assert upgrade(generic) == "%r = chlo.square %x : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>"
+    assert upgrade('%r = "stablehlo.square"(%x) : (tensor<3xi8>) -> tensor<3xi8>') == \
+        "%r = stablehlo.multiply %x, %x : tensor<3xi8>"
+    older = "%r = stablehlo.multiply %x, %x : tensor<f32>"
+    assert upgrade(older) is older
+
+
+def test_upgrade_spells_weak_order_compares_with_float_compares():
+    from hlojit.frontend.upgrade import upgrade
+    text = "    %r = stablehlo.compare LT, %a, %b, WEAKORDER : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n"
+    t, b = "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>", "tensor<2xi1>"
+    assert upgrade(text) == "\n".join([
+        f"    %__weakorder0_ordered = stablehlo.compare LT, %a, %b, FLOAT : {t}",
+        f"    %__weakorder0_a_nan = stablehlo.compare NE, %a, %a, FLOAT : {t}",
+        f"    %__weakorder0_b_nan = stablehlo.compare NE, %b, %b, FLOAT : {t}",
+        f"    %__weakorder0_not_nan = stablehlo.not %__weakorder0_a_nan : {b}",
+        f"    %__weakorder0_above = stablehlo.and %__weakorder0_b_nan, %__weakorder0_not_nan : {b}",
+        f"    %r = stablehlo.or %__weakorder0_ordered, %__weakorder0_above : {b}"]) + "\n"
+    generic = ('%r = "stablehlo.compare"(%a, %b) <{compare_type = #stablehlo<comparison_type WEAKORDER>, '
+               'comparison_direction = #stablehlo<comparison_direction GE>}> : '
+               '(tensor<f64>, tensor<f64>) -> tensor<i1>')
+    last = upgrade(generic).splitlines()[-1]
+    assert last == "%r = stablehlo.or %__weakorder0_ordered, %__weakorder0_a_nan : tensor<i1>"
+    integers = "%r = stablehlo.compare GT, %a, %b, WEAKORDER : (tensor<ui8>, tensor<ui8>) -> tensor<i1>"
+    assert upgrade(integers) == "%r = stablehlo.compare GT, %a, %b : (tensor<ui8>, tensor<ui8>) -> tensor<i1>"
+    complex_ = ("%r = stablehlo.compare EQ, %a, %b, WEAKORDER : (tensor<complex<f32>>, tensor<complex<f32>>) "
+                "-> tensor<i1>")
+    assert upgrade(complex_) == complex_          # no older meaning known: the parser names it
+
+
+_WEAK = """func.func @main(%a: tensor<10xf32>, %b: tensor<10xf32>) -> ({results}) {{
+{ops}
+  return {names} : {results}
+}}"""
+
+
+def _weak_order(a, b):
+    """numpy's sort order as pairs (is NaN, value): -0 == +0, NaNs equal each other and above +inf."""
+    an, bn = np.isnan(a), np.isnan(b)
+    av, bv = np.where(an, 0, a), np.where(bn, 0, b)
+    less = (an < bn) | ((an == bn) & (av < bv))
+    equal = (an == bn) & (av == bv)
+    return {"EQ": equal, "NE": ~equal, "LT": less, "LE": less | equal, "GT": ~(less | equal), "GE": ~less}
+
+
+def test_weak_order_compares_and_square_run_on_every_backend(backend):
+    directions = ["EQ", "NE", "LT", "LE", "GT", "GE"]
+    signature = "(tensor<10xf32>, tensor<10xf32>) -> tensor<10xi1>"
+    ops = [f"  %{d} = stablehlo.compare {d}, %a, %b, WEAKORDER : {signature}" for d in directions]
+    ops.append("  %sq = stablehlo.square %a : tensor<10xf32>")
+    results = ", ".join(["tensor<10xi1>"] * 6 + ["tensor<10xf32>"])
+    text = _WEAK.format(ops="\n".join(ops), names=", ".join(f"%{d}" for d in directions + ["sq"]), results=results)
+    nan, negative_nan = np.float32(np.nan), -np.float32(np.nan)
+    a = np.array([nan, negative_nan, -np.inf, -0.0, 1, np.inf, np.inf, nan, 3, -2], np.float32)
+    b = np.array([negative_nan, nan, np.inf, 0.0, 2, np.inf, nan, np.inf, 3, -5], np.float32)
+    *compares, square = hj.from_mlir(text, backend=backend)(a, b)
+    expected = _weak_order(a, b)
+    for d, got in zip(directions, compares):
+        np.testing.assert_array_equal(np.asarray(got), expected[d], err_msg=d)
+    np.testing.assert_array_equal(np.asarray(square), a * a)
+
+
+_DIVISIONS = """func.func @main(%a: tensor<5xi64>, %b: tensor<5xi64>, %c: tensor<3xui32>, %d: tensor<3xui32>)
+    -> (tensor<5xi64>, tensor<5xi64>, tensor<3xui32>, tensor<3xui32>) {
+  %0 = stablehlo.divide %a, %b : tensor<5xi64>
+  %1 = stablehlo.remainder %a, %b : tensor<5xi64>
+  %2 = stablehlo.divide %c, %d : tensor<3xui32>
+  %3 = stablehlo.remainder %c, %d : tensor<3xui32>
+  return %0, %1, %2, %3 : tensor<5xi64>, tensor<5xi64>, tensor<3xui32>, tensor<3xui32>
+}"""
+
+
+def test_integer_division_by_zero_and_int_min_by_minus_one_is_zero_on_every_backend(backend):
+    """The spec leaves these quotients to the implementation; hlojit's is 0 everywhere (pipeline/legalize.py
+    guards the divisor for IREE, where x86 would trap on them)."""
+    low = np.iinfo(np.int64).min
+    a, b = np.int64([7, -7, low, low, -9]), np.int64([0, 0, -1, 1, 2])
+    c, d = np.uint32([7, 0, 9]), np.uint32([0, 0, 2])
+    outputs = hj.from_mlir(_DIVISIONS, backend=backend)(a, b, c, d)
+    quotient, remainder, unsigned_quotient, unsigned_remainder = outputs
+    np.testing.assert_array_equal(np.asarray(quotient), [0, 0, 0, low, -4])
+    np.testing.assert_array_equal(np.asarray(remainder), [0, 0, 0, 0, -1])
+    np.testing.assert_array_equal(np.asarray(unsigned_quotient), [0, 0, 4])
+    np.testing.assert_array_equal(np.asarray(unsigned_remainder), [0, 0, 1])
+
+
+def test_integer_division_guard_golden():
+    from iree.compiler import ir
+    from hlojit.pipeline import legalize
+    text = """func.func @main(%a: tensor<2xui8>, %b: tensor<2xui8>, %x: tensor<2xf32>)
+    -> (tensor<2xui8>, tensor<2xf32>) {
+  %0 = stablehlo.divide %a, %b : tensor<2xui8>
+  %1 = stablehlo.divide %x, %x : tensor<2xf32>
+  return %0, %1 : tensor<2xui8>, tensor<2xf32>
+}"""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        assert legalize.integer_division_by_zero_and_overflow(module) == 1
+        assert module.operation.verify()
+        out = str(module)
+    assert out.splitlines()[2:-2] == [f"    {line}" for line in [
+        "%c = stablehlo.constant dense<0> : tensor<ui8>",
+        "%0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
+        "%1 = stablehlo.compare EQ, %arg1, %0, UNSIGNED : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xi1>",
+        "%c_0 = stablehlo.constant dense<1> : tensor<ui8>",
+        "%2 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
+        "%3 = stablehlo.select %1, %2, %arg1 : tensor<2xi1>, tensor<2xui8>",
+        "%4 = stablehlo.divide %arg0, %3 : tensor<2xui8>",
+        "%c_1 = stablehlo.constant dense<0> : tensor<ui8>",
+        "%5 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
+        "%6 = stablehlo.select %1, %5, %4 : tensor<2xi1>, tensor<2xui8>",
+        "%7 = stablehlo.divide %arg2, %arg2 : tensor<2xf32>",          # floats are left alone
+        "return %6, %7 : tensor<2xui8>, tensor<2xf32>"]], out
+
+
+_SQUARES = """func.func @main(%z: tensor<6xcomplex<f64>>, %w: tensor<2xcomplex<f32>>, %i: tensor<3xi32>)
+    -> (tensor<6xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<3xi32>) {
+  %0 = stablehlo.square %z : tensor<6xcomplex<f64>>
+  %1 = "stablehlo.square"(%w) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  %2 = stablehlo.square %i : tensor<3xi32>
+  return %0, %1, %2 : tensor<6xcomplex<f64>>, tensor<2xcomplex<f32>>, tensor<3xi32>
+}"""
+
+
+def test_square_of_complex_runs_on_every_backend(backend):
+    """A newer module's stablehlo.square (chlo.square once upgraded): IREE's own complex<f64> lowering of it
+    killed the process (SIGFPE); pipeline/legalize.py builds it from the parts, as the spec defines it."""
+    z = np.array([2 + 1j, 1e155 + 2e155j, 1e308 + 1e308j, 1e308 - 1e308j, complex(np.inf, np.inf), 0.5 - 3j])
+    w = np.array([1e19 + 2e19j, 3 - 1j], np.complex64)
+    i = np.int32([3, -4, 46341])
+    got_z, got_w, got_i = (np.asarray(v) for v in hj.from_mlir(_SQUARES, backend=backend)(z, w, i))
+    inf, nan = np.inf, np.nan
+    want_z = np.array([3 + 4j, complex(-inf, inf), complex(0, inf), complex(0, -inf), complex(nan, inf),
+                       -8.75 - 3j])
+    want_w = np.array([complex(-3e38, inf), 8 - 6j], np.complex64)
+    for got, want, rtol in ((got_z, want_z, 1e-15), (got_w, want_w, 1e-6)):
+        for part in (np.real, np.imag):
+            np.testing.assert_allclose(part(got), part(want), rtol=rtol)
+    np.testing.assert_array_equal(got_i, i * i)          # 46341**2 wraps, as multiply does
+
+
+def test_chlo_square_by_parts_golden():
+    from iree.compiler import ir
+    from hlojit.pipeline import legalize
+    text = """func.func @main(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>)
+    -> (tensor<2xcomplex<f32>>, tensor<2xf32>) {
+  %0 = chlo.square %z : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
+  %1 = chlo.square %x : tensor<2xf32> -> tensor<2xf32>
+  return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
+}"""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        assert legalize.chlo_square_by_parts(module) == 2
+        assert module.operation.verify()
+        ops = [line.split(" = ")[1].split(" ")[0] for line in str(module).splitlines() if " = " in line]
+    assert ops == ["stablehlo.real", "stablehlo.imag", "stablehlo.is_finite", "stablehlo.abs", "stablehlo.abs",
+                   "stablehlo.compare", "stablehlo.and", "stablehlo.subtract", "stablehlo.add", "stablehlo.multiply",
+                   "stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.select", "stablehlo.constant",
+                   "stablehlo.broadcast_in_dim", "stablehlo.multiply", "stablehlo.multiply", "stablehlo.complex",
+                   "stablehlo.multiply"]

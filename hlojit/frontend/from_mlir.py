@@ -16,6 +16,7 @@ from ..errors import BackendError, SignatureError
 from ..pipeline import Program
 from ..backends.array import Array
 from . import inline, trace
+from .upgrade import upgrade
 
 
 def _read(text_or_path: str) -> tuple[str, str]:
@@ -42,8 +43,10 @@ def _specs(types, what: str, source: str) -> list:
 
 
 def parse(text_or_path: str, entry: str = "main") -> Program:
-    """Parse a module into a `Program` whose entry function is `@main`, first in the module."""
+    """Parse a module into a `Program` whose entry function is `@main`, first in the module. Forms of a newer
+    StableHLO than the bundled parser's are first rewritten into older ops of the same meaning (upgrade.py)."""
     text, source = _read(text_or_path)
+    text = upgrade(text)
     context = ir.Context()        # freed with the module (an IREE Session's context never is: pipeline/sessions.py)
     context.load_all_available_dialects()
     with context:

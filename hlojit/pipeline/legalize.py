@@ -10,6 +10,12 @@ before compiling, on the compiler's copy of the module.
 - reduce_precision: IREE's gets zero mantissa bits wrong; this is XLA's algorithm in integer ops.
 - gather: the spec clamps each start so the slice fits in the operand; IREE reads out of bounds: the starts
   are clamped before the gather.
+- chlo.square (what hj.from_mlir makes of a newer module's stablehlo.square): x * x, and on complex numbers
+  ((re - im)(re + im), 2 re im) from the parts, before complex_pairs.py (IREE's own complex<f64> lowering of it
+  kills the compiler with SIGFPE, and its x * x overflows where the spec's real part does not).
+- integer divide/remainder by 0, and INT_MIN by -1: the spec leaves the result to the implementation; IREE
+  divides as the machine does (x86 traps on operands known at run time, the folder returns arbitrary values on
+  constants). hlojit's result is 0 on every target, as on the reference backend and openxla's interpreter.
 """
 from __future__ import annotations
 
@@ -181,8 +187,50 @@ def gather_clamped_starts(module: ir.Module) -> int:
     return count
 
 
+def integer_division_by_zero_and_overflow(module: ir.Module) -> int:
+    """a / b and a % b of integers with the divisor 1 where it is 0 (or -1 under INT_MIN), the result 0 there."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.divide", "stablehlo.remainder"):
+        dtype = dtype_of(op.results[0].type)
+        if dtype.kind not in "iu":
+            continue
+        a, b = op.operands
+        shape = shape_of(b.type)
+        with ir.InsertionPoint(op), op.location:
+            bad = hlo.compare(b, _splat(0, dtype, shape), "EQ")
+            if dtype.kind == "i":
+                overflow = hlo.binary("and", hlo.compare(a, _splat(np.iinfo(dtype).min, dtype, shape), "EQ"),
+                                      hlo.compare(b, _splat(-1, dtype, shape), "EQ"))
+                bad = hlo.binary("or", bad, overflow)
+            quotient = hlo.binary(op.name.removeprefix("stablehlo."), a, hlo.select(bad, _splat(1, dtype, shape), b))
+            count += _replace(op, hlo.select(bad, _splat(0, dtype, shape), quotient))
+    return count
+
+
+def chlo_square_by_parts(module: ir.Module) -> int:
+    """chlo.square as multiply; of complex x, real part 0 where |re| = |im| is finite, else (re - im)(re + im)."""
+    count = 0
+    for op in _ops_named(module, "chlo.square"):
+        x = op.operands[0]
+        with ir.InsertionPoint(op), op.location:
+            if dtype_of(x.type).kind != "c":
+                count += _replace(op, hlo.binary("multiply", x, x))
+                continue
+            re, im = hlo.real(x), hlo.imag(x)
+            dtype, shape = dtype_of(re.type), shape_of(re.type)
+            balanced = hlo.binary("and", hlo.is_finite(re),
+                                  hlo.compare(hlo.unary("abs", re), hlo.unary("abs", im), "EQ"))
+            product = hlo.binary("multiply", hlo.binary("subtract", re, im), hlo.binary("add", re, im))
+            real = hlo.select(balanced, _splat(0.0, dtype, shape), product)
+            imag = hlo.binary("multiply", _splat(2.0, dtype, shape), hlo.binary("multiply", re, im))
+            count += _replace(op, hlo.complex(real, imag))
+    return count
+
+
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
-ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts]
+ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts,
+               integer_division_by_zero_and_overflow]
 # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
 CPU = [floor_ceil_of_subnormals, power_by_magnitude]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
+BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]    # its complex parts are then carried by complex_pairs.py

@@ -9,12 +9,15 @@ from .interpreter import OPS, enum_attr
 
 def _int_divide(a, b):
     """StableHLO's integer divide truncates toward zero, numpy's // floors: they differ where the quotient is
-    negative and inexact. Not through |a| // |b|: |INT_MIN| wraps negative. INT_MIN / -1 wraps, as in C."""
+    negative and inexact. Not through |a| // |b|: |INT_MIN| wraps negative. The two quotients the spec leaves
+    to the implementation are 0, as in openxla's reference interpreter: x / 0 and INT_MIN / -1 (which
+    overflows)."""
     with np.errstate(divide="ignore", over="ignore"):
         q, r = np.floor_divide(a, b), np.remainder(a, b)
     if a.dtype.kind == "u":
         return q
-    return np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(a.dtype)
+    overflow = (a == np.iinfo(a.dtype).min) & (b == -1)
+    return np.where(overflow, 0, np.where((r != 0) & ((a < 0) != (b < 0)), q + 1, q)).astype(a.dtype)
 
 
 def _shift_right_logical(a, b):

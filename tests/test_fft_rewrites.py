@@ -1,0 +1,67 @@
+"""pipeline/fft_rewrites.py: stablehlo.fft of f64 parts (which IREE 3.13 does not lower) as real matrix products,
+before and after, and its numbers on IREE against the reference backend (numpy.fft) for the four FFT types."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+
+import hlojit as hj
+from hlojit.pipeline import fft_rewrites
+
+_FFTS = """func.func @main(%a: tensor<3x5x4xcomplex<f64>>, %b: tensor<2x3x6xf64>, %c: tensor<2x4x4xcomplex<f64>>,
+    %d: tensor<3x4xcomplex<f64>>) -> (tensor<3x5x4xcomplex<f64>>, tensor<3x5x4xcomplex<f64>>,
+    tensor<2x3x4xcomplex<f64>>, tensor<2x4x6xf64>, tensor<3x7xf64>) {
+  %0 = stablehlo.fft %a, type = FFT, length = [5, 4] : (tensor<3x5x4xcomplex<f64>>) -> tensor<3x5x4xcomplex<f64>>
+  %1 = stablehlo.fft %a, type = IFFT, length = [4] : (tensor<3x5x4xcomplex<f64>>) -> tensor<3x5x4xcomplex<f64>>
+  %2 = stablehlo.fft %b, type = RFFT, length = [3, 6] : (tensor<2x3x6xf64>) -> tensor<2x3x4xcomplex<f64>>
+  %3 = stablehlo.fft %c, type = IRFFT, length = [4, 6] : (tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x6xf64>
+  %4 = stablehlo.fft %d, type = IRFFT, length = [7] : (tensor<3x4xcomplex<f64>>) -> tensor<3x7xf64>
+  return %0, %1, %2, %3, %4 : tensor<3x5x4xcomplex<f64>>, tensor<3x5x4xcomplex<f64>>, tensor<2x3x4xcomplex<f64>>,
+    tensor<2x4x6xf64>, tensor<3x7xf64>
+}"""
+
+
+def _inputs():
+    rng = np.random.default_rng(3)
+
+    def complex_normal(*shape):
+        return rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    return complex_normal(3, 5, 4), rng.normal(size=(2, 3, 6)), complex_normal(2, 4, 4), complex_normal(3, 4)
+
+
+def test_f64_ffts_become_dot_generals_and_f32_ones_stay():
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(_FFTS)
+        assert fft_rewrites.fft_f64_as_real_dft(module) == 5
+        assert module.operation.verify()
+        text = str(module)
+        single = ir.Module.parse(_FFTS.replace("f64", "f32"))
+        assert fft_rewrites.fft_f64_as_real_dft(single) == 0
+    assert "stablehlo.fft" not in text
+    # 4 per complex dimension, 2 for the real one of RFFT (its input) and of IRFFT (its result)
+    assert text.count("stablehlo.dot_general") == 2 * 4 + 4 + (2 + 4) + (4 + 2) + 2
+    assert "stablehlo.real" in text and "stablehlo.complex" in text
+
+
+def test_the_rewritten_module_computes_numpy_fft():
+    """The rewrite on its own, run by the reference backend: the matrices are numpy.fft's transforms."""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(_FFTS)
+        fft_rewrites.fft_f64_as_real_dft(module)
+        rewritten = str(module)
+    a, b, c, d = _inputs()
+    expected = [np.fft.fftn(a, axes=(1, 2)), np.fft.ifft(a), np.fft.rfftn(b, axes=(1, 2)),
+                np.fft.irfftn(c, s=(4, 6), axes=(1, 2)), np.fft.irfft(d, n=7)]
+    for got, want in zip(hj.from_mlir(rewritten, backend="reference")(a, b, c, d), expected):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
+def test_f64_ffts_run_on_iree_as_on_the_reference_backend(backend):
+    inputs = _inputs()
+    expected = hj.from_mlir(_FFTS, backend="reference")(*inputs)
+    for got, want in zip(hj.from_mlir(_FFTS, backend=backend)(*inputs), expected):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=0, atol=1e-13)
