@@ -14,7 +14,8 @@ user alone can write is used (created 0700; another user's or a group- or world-
 with a CacheWarning, and hlojit compiles without it), and an entry is read only when it is a regular file
 of this user's that nobody else may write, opened without following links or blocking (private_files.py).
 The folder is capped (least recently used entries go first; a hit touches its entry). Any error of the
-file system makes a miss, never a failed compile.
+file system makes a miss, never a failed compile. tuning.py keeps its measurements in the same folder
+(`tuning-<key>.json`): info lists them, clear removes them with the entries.
 
     HLOJIT_CACHE_DIR        the folder (default ~/.cache/hlojit, or $XDG_CACHE_HOME/hlojit)
     HLOJIT_CACHE=0          do not read or write it

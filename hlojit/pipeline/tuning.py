@@ -27,9 +27,13 @@ Two levels:
 
 Records follow the compile cache's rules (private_files): a private folder, atomic writes (temp file and
 rename), read only when this user's regular file; a record that is damaged or malformed is ignored and
-measured again. Measuring needs the runtime, which lives above this layer: the backend passes
-`timer(compiled, function, arguments, outputs)`, which loads the function and returns a
-`() -> seconds` that calls it once.
+measured again. Each names its kind and subject (what was tuned) beside what it chose, when and at what cost:
+hj.cache.info() lists them, hj.cache.clear() removes them with the entries. `choose` returns what the
+per-program search chose without compiling where records answer, so that explain shows what calls compile.
+
+Measuring needs the runtime, which lives above this layer: the backend passes
+`timer(compiled, function, arguments, outputs)`, which loads the function and returns a `() -> seconds` that
+calls it once.
 """
 from __future__ import annotations
 
@@ -188,8 +192,9 @@ def _record(seconds: dict, failed: dict, benchmarks: list, start: float, kind: s
     score = {name: math.exp(statistics.fmean(math.log(t / b) for t, b in zip(times, best)))
              for name, times in seconds.items()}
     chosen = min(score, key=score.get)
-    return {"format": RECORD_FORMAT, "kind": kind, "subject": subject, "chosen": chosen, "benchmarks": benchmarks, "seconds": seconds,
-            "relative": {name: value / score[chosen] for name, value in score.items()}, "failed": failed,
+    return {"format": RECORD_FORMAT, "kind": kind, "subject": subject, "chosen": chosen, "benchmarks": benchmarks,
+            "seconds": seconds, "relative": {name: value / score[chosen] for name, value in score.items()},
+            "failed": failed,
             "cost_seconds": time.perf_counter() - start, "measured": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
 
 
@@ -468,8 +473,8 @@ def _sound(record, record_key: str) -> bool:
     """Whether a record has every field, of the right type (a malformed one is measured again)."""
     if not isinstance(record, dict) or record.get("key") != record_key or record.get("format") != RECORD_FORMAT:
         return False
-    kinds = {"kind": str, "subject": str, "chosen": str, "relative": dict, "seconds": dict, "failed": dict, "cost_seconds": (int, float),
-             "measured": str}
+    kinds = {"kind": str, "subject": str, "chosen": str, "relative": dict, "seconds": dict, "failed": dict,
+             "cost_seconds": (int, float), "measured": str}
     return (all(isinstance(record.get(name), kind) for name, kind in kinds.items())
             and all(isinstance(v, (int, float)) for v in record["relative"].values())
             and record["chosen"] in record["relative"])
