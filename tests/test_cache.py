@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hlojit as hj
-from hlojit.pipeline import cache, targets
+from hlojit.pipeline import cache, targets, tuning
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -228,14 +228,40 @@ def test_the_key_covers_ops_shapes_target_flags_compiler_pipeline_and_host_cpu(m
     assert key(poly, targets.cpu("generic")) != version_99
 
 
-def test_clear_empties_the_folder_but_leaves_other_files(cache_dir):
+def write_tuning_records():
+    """One record of each kind, as tuning.py writes them (no measuring), and one of the format before kinds."""
+    for kind, subject, seconds in (
+            ("machine", "host (a CPU), IREE 3.13, 3 flag sets", {"data-tiling": [1.0], "inner-tiled": [1.5]}),
+            ("program", "poly(f32[])", {"data-tiling": [2.0], "inner-tiled": [1.0]}),
+            ("winograd", "64->64ch 56x56 b1", {"none": [2.0], "F(2,3)": [1.5], "F(4,3)": [1.0]})):
+        record = {**tuning._record(seconds, {}, [subject], 0.0, kind, subject), "cost_seconds": 2.5}
+        assert tuning.write_record(f"{kind}-key", record) == "stored"
+    older = cache.folder() + f"/{tuning.RECORD_PREFIX}older.json"
+    with open(older, "w") as f:
+        json.dump({"format": 1, "chosen": "data-tiling"}, f)
+
+
+def test_info_lists_the_tuning_records_and_clear_removes_them_with_the_entries(cache_dir):
     compiled_by_a_fresh_exec(poly, np.float32(2.0))
+    write_tuning_records()
+    (cache_dir / f".tmp-{tuning.RECORD_PREFIX}left-by-a-dead-writer.json").write_text("{")
     (cache_dir / "README.txt").write_text("not an entry")
-    assert hj.cache.info().entries == 1 and hj.cache.info().bytes > 0
-    assert str(hj.cache.info()).startswith(f"hlojit compile cache {cache_dir}: 1 entry, ")
+    info = hj.cache.info()
+    assert info.entries == 1 and info.bytes > 0
+    when = {record.kind: record.measured for record in info.tuning}    # (oldest first; written in one tick here)
+    assert sorted(info.tuning, key=lambda record: record.kind) == [
+        ("machine", "host (a CPU), IREE 3.13, 3 flag sets", "data-tiling", when["machine"], 2.5),
+        ("program", "poly(f32[])", "inner-tiled", when["program"], 2.5),
+        ("unreadable", f"{tuning.RECORD_PREFIX}older.json", "malformed or of an older format", "", 0.0),
+        ("winograd", "64->64ch 56x56 b1", "F(4,3)", when["winograd"], 2.5)]
+    text = str(info).splitlines()
+    assert text[0].startswith(f"hlojit compile cache {cache_dir}: 1 entry, ") and text[0].endswith("; 4 tuning records")
+    assert f"  tuned winograd 64->64ch 56x56 b1: F(4,3) (measured {when['winograd']} UTC in 2.5 s)" in text
+    assert f"  tuned unreadable record {tuning.RECORD_PREFIX}older.json (malformed or of an older format)" in text
     hj.cache.clear()
     info = hj.cache.info()
-    assert (info.entries, info.bytes, info.folder) == (0, 0, str(cache_dir))
+    assert (info.entries, info.bytes, info.folder, info.tuning) == (0, 0, str(cache_dir), ())
+    assert str(info).endswith("0 entries, 0 bytes of 1 GiB; 0 tuning records")
     assert os.listdir(cache_dir) == ["README.txt"]
 
 

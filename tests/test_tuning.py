@@ -4,6 +4,7 @@ stored and shown, and that every candidate computes the same numbers."""
 import json
 import logging
 import os
+import re
 import stat
 
 import numpy as np
@@ -27,6 +28,7 @@ def fresh(tmp_path, monkeypatch):
     monkeypatch.delenv("HLOJIT_CPU_FLAGS", raising=False)
     monkeypatch.delenv("HLOJIT_CACHE", raising=False)
     monkeypatch.setattr(tuning, "_in_process", {})
+    monkeypatch.setattr(tuning, "_programs_in_process", {})
     return tmp_path / "cache"
 
 
@@ -204,8 +206,8 @@ def winograd_tuning(fresh, monkeypatch):
     monkeypatch.setenv("HLOJIT_LOG", "compiles")
     monkeypatch.setattr(hj.backends.get("iree:cpu"), "_target", cpu(), raising=True)
     monkeypatch.setattr(hj.backends.get("iree:cpu"), "_tune_machine", False)
-    original = tuning.autotune
-    monkeypatch.setattr(tuning, "autotune", lambda *a, **k: original(*a, candidates=("data-tiling",), **k))
+    original = tuning.choose
+    monkeypatch.setattr(tuning, "choose", lambda *a, **k: original(*a, candidates=("data-tiling",), **k))
     timer = FakeTimer()
     monkeypatch.setattr(hj.backends.iree, "call_timer", timer)
     return timer
@@ -232,6 +234,23 @@ def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_s
     assert f"tuned Winograd for three_shapes: 3 convolution shape(s) (not measured before): {chosen}; stored" in logged
     assert sorted(json.loads(p.read_text())["chosen"] for p in records(fresh)) == [
         "F(2,3)", "F(4,3)", "data-tiling", "none"]       # a record per shape, one for the program's choice
+    assert sorted(r[:3] for r in hj.cache.info().tuning) == [
+        ("program", "three_shapes(f32[1,8,8,3], f32[3,3,3,4], f32[3,3,4,4], f32[3,3,4,2])", "data-tiling"),
+        ("winograd", "3->4ch 8x8 b1", "F(2,3)"), ("winograd", "4->2ch 8x8 b1", "none"),
+        ("winograd", "4->4ch 8x8 b1", "F(4,3)")]
+
+    monkeypatch.setattr(tuning, "_shapes_in_process", {})   # a new process explains: the records on disk answer
+    monkeypatch.setattr(tuning, "_programs_in_process", {})
+    explained = tuned.explain(x, w, v, u)
+    assert len(winograd_tuning.timed) == len(benchmarks) + 2       # nothing measured again
+    header, flag_set, layers = str(explained).splitlines()[:3]
+    assert header == "three_shapes on cpu[data-tiling]" and explained.target.flag_set == "data-tiling"
+    assert re.fullmatch(r"  tuning: flag set: data-tiling \(fastest; data-tiling without Winograd 2\.00x its time\), "
+                        r"measured \S+ \S+ UTC in \d+\.\d s \(read from a record\)", flag_set), flag_set
+    assert re.fullmatch(rf"  tuning: Winograd per convolution \(read from records, measured in \d+\.\d s\): "
+                        rf"{re.escape(chosen)}", layers), layers
+    stablehlo = explained.stage("stablehlo")    # what the calls compile: each convolution marked with its choice
+    assert [stablehlo.count(f"{winograd.CHOICE_ATTRIBUTE} = {m} ") for m in (0, 2, 4)] == [1, 1, 2]
 
     monkeypatch.setattr(tuning, "_shapes_in_process", {})   # another process, another program: the records answer
     winograd_tuning.timed.clear()
@@ -243,8 +262,8 @@ def test_winograd_is_chosen_per_shape_by_the_timer_remembered_and_computes_the_s
     assert winograd_tuning.timed == ["main", "main"]
     note = again.compile(x, w, v).compiled.target.note
     assert note.startswith("autotuned: data-tiling without Winograd (fastest; data-tiling 2.00x its time), ")
-    assert note.endswith("; Winograd per convolution (measured before): 3->4ch 8x8 b1 F(2,3) 0.50x, "
-                         "4->4ch 8x8 b1 F(4,3) 0.50x")
+    assert re.search(r"; Winograd per convolution \(read from records, measured in \d+\.\d s\): 3->4ch 8x8 b1 "
+                     r"F\(2,3\) 0\.50x, 4->4ch 8x8 b1 F\(4,3\) 0\.50x$", note)
 
 
 @pytest.mark.parametrize("forced", ["0", "2", "4"])
@@ -260,7 +279,8 @@ def measuring(calls, seconds):
     def measure(timer, base, shapes, rounds=tuning.ROUNDS):
         calls.append(list(shapes))
         return {shape: {**tuning._record({name: [t] for name, t in seconds.items()}, {}, [winograd.describe(shape)],
-                                         0.0), "cost_seconds": 0.5} for shape in shapes}
+                                         0.0, "winograd", winograd.describe(shape)), "cost_seconds": 0.5}
+                for shape in shapes}
     return measure
 
 
@@ -280,7 +300,7 @@ def test_cache_off_keeps_the_shape_choices_in_this_process_and_marks_a_copy(wino
     assert str(marked.module).count(f"{winograd.CHOICE_ATTRIBUTE} = 2") == 2
     assert winograd.CHOICE_ATTRIBUTE not in str(program.module) and not records(fresh)
     again, note = tuning.winograd_plan(program, cpu(), no_timer)
-    assert len(calls) == 1 and note.startswith("Winograd per convolution (measured before): ")
+    assert len(calls) == 1 and note.startswith("Winograd per convolution (read from records, measured in 1.0 s): ")
     assert str(again.module) == str(marked.module)
 
 
@@ -302,4 +322,30 @@ def test_a_shape_record_with_an_unknown_choice_is_measured_again(winograd_tuning
     path.write_text(json.dumps({**record, "chosen": "F(6,3)", "relative": {**record["relative"], "F(6,3)": 1.0}}))
     monkeypatch.setattr(tuning, "_shapes_in_process", {})
     _, note = tuning.winograd_plan(program, cpu(), no_timer)
-    assert calls[1:] == [[second]] and "(tuned now in 0.5 s)" in note
+    assert calls[1:] == [[second]] and "(tuned now in 0.5 s; 1 read from records, measured in 0.5 s)" in note
+
+
+def test_explain_before_any_call_tunes_as_a_call_would_and_the_call_measures_nothing_again(winograd_tuning,
+                                                                                          monkeypatch):
+    """Cache off: the choices explain measured are kept in this process, and the first call takes them."""
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    monkeypatch.setattr(tuning, "measure_winograd", measuring([], {"none": 2.0, "F(2,3)": 1.0, "F(4,3)": 3.0}))
+    winograd_tuning.programs = [1.0, 2.0]   # the marked program, then the unmarked
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 8, 8, 3), np.float32)
+    w, v = (rng.standard_normal(shape, np.float32) * 0.3 for shape in ((3, 3, 3, 4), (3, 3, 4, 4)))
+    machine = tuning._noted(cpu(), "machine choice: data-tiling (fastest; ...)")   # the base autotuning starts from
+    monkeypatch.setattr(hj.backends.get("iree:cpu"), "_target", machine)
+    tuned = hj.jit(two_shapes, autotune=True)
+    explained = str(tuned.explain(x, w, v)).splitlines()[1:]
+    assert explained.pop(0) == "  tuning: base target cpu[data-tiling] (machine choice: data-tiling (fastest; ...))"
+    assert explained[0].startswith("  tuning: flag set: data-tiling (fastest; data-tiling without Winograd 2.00x its "
+                                   "time), measured ") and explained[0].endswith(" (tuned now)")
+    assert explained[1] == ("  tuning: Winograd per convolution (tuned now in 1.0 s): 3->4ch 8x8 b1 F(2,3) 0.50x, "
+                            "4->4ch 8x8 b1 F(2,3) 0.50x")
+    assert winograd_tuning.timed == ["main", "main"]
+    got = np.asarray(tuned(x, w, v))
+    assert winograd_tuning.timed == ["main", "main"]
+    want = numpy_conv(np.tanh(numpy_conv(x, w)), v)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    assert tuned.compile(x, w, v).compiled.target.note.startswith("autotuned: data-tiling (fastest; ")

@@ -423,11 +423,21 @@ class Exec:
         """Every stage of compiling this signature for `target` (default: this backend's, else cpu):
         print it for the summary (op counts, dispatches with the ops and lines fused into each, compile
         time per phase, artifact size); `.stage("stablehlo" | "optimized" | "dispatches" | "llvm_ir" |
-        "assembly")` for each stage's text."""
-        from ..pipeline import explain, targets
+        "assembly")` for each stage's text. An autotuned function on iree:cpu (no `target` given) explains what
+        its calls compile: the program and flag set tuning chose (`.tuning` says what, how and at what cost),
+        read from its records where it has them, else measured now as a call would."""
+        from ..backends.iree import call_timer
+        from ..pipeline import explain, targets, tuning
+        program = self.lower(*args, **kwargs).program
+        if target is not None:
+            return explain.explain(program, targets.get(target))
+        target = getattr(self.backend, "target", None)
         if target is None:
-            target = getattr(self.backend, "target", None) or targets.cpu()
-        return explain.explain(self.lower(*args, **kwargs).program, targets.get(target))
+            return explain.explain(program, targets.cpu())
+        if self.autotune and target.name == "cpu":   # as backend.load does
+            choice = tuning.choose(program, target, call_timer)
+            return explain.explain(choice.source, choice.target, choice.report)
+        return explain.explain(program, target)
 
     def compile(self, *args, **kwargs):
         """The backend executable for these arguments' signature, compiled now if it is not cached yet.

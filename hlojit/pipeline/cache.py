@@ -14,7 +14,8 @@ user alone can write is used (created 0700; another user's or a group- or world-
 with a CacheWarning, and hlojit compiles without it), and an entry is read only when it is a regular file
 of this user's that nobody else may write, opened without following links or blocking (private_files.py).
 The folder is capped (least recently used entries go first; a hit touches its entry). Any error of the
-file system makes a miss, never a failed compile.
+file system makes a miss, never a failed compile. tuning.py keeps its measurements in the same folder
+(`tuning-<key>.json`): info lists them, clear removes them with the entries.
 
     HLOJIT_CACHE_DIR        the folder (default ~/.cache/hlojit, or $XDG_CACHE_HOME/hlojit)
     HLOJIT_CACHE=0          do not read or write it
@@ -47,6 +48,7 @@ from .program import Program
 from .targets import Target
 
 SUFFIX = ".vmfb-entry"
+TUNING_PREFIX = "tuning-"       # tuning.py's records, `tuning-<key>.json`, share the folder (listed by info)
 _TEMP_PREFIX = ".tmp-"
 DEFAULT_MAX_BYTES = 1 << 30
 _STALE_TEMP_SECONDS = 3600      # a temp file this old was left by a process that died mid-write
@@ -317,17 +319,36 @@ def log(message: str):
 
 # --- the public face: hj.cache.info(), hj.cache.clear() ---
 
+class TuningRecord(NamedTuple):
+    """One of tuning.py's records, as info lists it: what was tuned (`kind`: machine, program or winograd, and
+    `subject`, e.g. the convolution's shape), what it chose, when (UTC) and what measuring it cost."""
+    kind: str
+    subject: str
+    chosen: str
+    measured: str
+    cost_seconds: float
+
+    def __str__(self):
+        if self.kind == "unreadable":
+            return f"unreadable record {self.subject} ({self.chosen})"
+        return f"{self.kind} {self.subject}: {self.chosen} (measured {self.measured} UTC in {self.cost_seconds:.1f} s)"
+
+
 class CacheInfo(NamedTuple):
     folder: str
     entries: int
     bytes: int
     cap: int
     enabled: bool
+    tuning: tuple = ()      # TuningRecord of each tuning record in the folder, oldest first
 
     def __str__(self):
         state = "" if self.enabled else " (off: HLOJIT_CACHE=0)"
-        return (f"hlojit compile cache {self.folder}{state}: {self.entries} "
-                f"entr{'y' if self.entries == 1 else 'ies'}, {_size(self.bytes)} of {_size(self.cap)}")
+        count = len(self.tuning)
+        lines = [f"hlojit compile cache {self.folder}{state}: {self.entries} "
+                 f"entr{'y' if self.entries == 1 else 'ies'}, {_size(self.bytes)} of {_size(self.cap)}; "
+                 f"{count} tuning record{'' if count == 1 else 's'}"]
+        return "\n".join(lines + [f"  tuned {record}" for record in self.tuning])
 
 
 def _size(n: int) -> str:
@@ -339,16 +360,55 @@ def _size(n: int) -> str:
 
 def info() -> CacheInfo:
     entries, _ = _scan(folder())
-    return CacheInfo(folder(), len(entries), sum(size for _, size, _ in entries), max_bytes(), enabled())
+    return CacheInfo(folder(), len(entries), sum(size for _, size, _ in entries), max_bytes(), enabled(),
+                     tuning_records())
+
+
+def _is_tuning_record(name: str) -> bool:
+    return name.endswith(".json") and name.startswith((TUNING_PREFIX, _TEMP_PREFIX + TUNING_PREFIX))
+
+
+def tuning_records() -> tuple:
+    """A TuningRecord per tuning record in the folder, oldest first; one it cannot read (damaged, of an older
+    format, not this user's alone) is listed as unreadable (tuning.py measures again where it is needed)."""
+    where = folder()
+    try:
+        names = [name for name in os.listdir(where) if name.startswith(TUNING_PREFIX) and name.endswith(".json")]
+    except OSError:
+        return ()
+    listed = []
+    for name in names:
+        path = os.path.join(where, name)
+        try:
+            listed.append((os.stat(path, follow_symlinks=False).st_mtime_ns, _tuning_record(path)))
+        except OSError:   # removed meanwhile (another process's clear)
+            continue
+    return tuple(record for _, record in sorted(listed))
+
+
+def _tuning_record(path: str) -> TuningRecord:
+    name = os.path.basename(path)
+    try:
+        record = json.loads(private_files.read_regular(path))
+    except private_files.Refused as e:
+        return TuningRecord("unreadable", name, str(e), "", 0.0)
+    except (ValueError, RecursionError):
+        return TuningRecord("unreadable", name, "damaged", "", 0.0)
+    fields = {"kind": str, "subject": str, "chosen": str, "measured": str, "cost_seconds": (int, float)}
+    if not isinstance(record, dict) or not all(isinstance(record.get(f), kind) for f, kind in fields.items()):
+        return TuningRecord("unreadable", name, "malformed or of an older format", "", 0.0)
+    return TuningRecord(*(record[f] for f in fields))
 
 
 def clear():
-    """Remove every entry (and leftover temp file) from the cache folder; other files there are left alone."""
+    """Remove every entry and tuning record (and leftover temp file) from the cache folder; other files there
+    are left alone. A new process measures and compiles anew; this one keeps what it has loaded (its functions'
+    executables, the choices tuning.py made or read)."""
     where = folder()
     try:
         names = os.listdir(where)
     except OSError:
         return
     for name in names:
-        if name.endswith(SUFFIX):
+        if name.endswith(SUFFIX) or _is_tuning_record(name):
             _remove(os.path.join(where, name))

@@ -69,6 +69,7 @@ class Explanation:
     phase_seconds: dict      # phase -> seconds
     vmfb_size: int
     rewrites: dict = dataclasses.field(default_factory=dict)   # target rewrites (quirks.py) that ran: name -> count
+    tuning: list = dataclasses.field(default_factory=list)   # what autotuning chose, in lines (tuning.Choice.report)
 
     def stage(self, name: str) -> str:
         if name not in STAGES:
@@ -84,8 +85,9 @@ class Explanation:
 
     def summary(self) -> str:
         before, after = self.op_counts["stablehlo"], self.op_counts["optimized"]
-        lines = [f"{self.name} on {self.target.label}" + (f" ({self.target.note})" if self.target.note else ""),
-                 "  target rewrites: " + (", ".join(f"{name} {n}" for name, n in self.rewrites.items()) or "none"),
+        note = f" ({self.target.note})" if self.target.note and not self.tuning else ""
+        lines = [f"{self.name} on {self.target.label}{note}"] + [f"  tuning: {line}" for line in self.tuning]
+        lines += ["  target rewrites: " + (", ".join(f"{name} {n}" for name, n in self.rewrites.items()) or "none"),
                  f"  StableHLO ops (constants aside): {sum(before.values())} ({_counts(before)})",
                  f"  after global optimisation: {sum(after.values())} ({_counts(after)})",
                  f"  dispatches: {self.dispatch_count}"]
@@ -177,13 +179,16 @@ def _read_dumps(folder: str) -> tuple[dict, dict]:
     return read("*.optimized.ll", "ll") or read("*.ll", "ll"), read("*.s", "s")
 
 
-def explain(program: Program, target: Target) -> Explanation:
+def explain(program: Program, target: Target, tuning: list = ()) -> Explanation:
     """Compile `program` phase by phase for `target`, keeping every stage. Where the
-    target's flags fail and it has a fallback, the stages are those of the fallback's flags (what runs)."""
+    target's flags fail and it has a fallback, the stages are those of the fallback's flags (what runs).
+    `tuning`: what autotuning chose, in lines, when `program` and `target` are its choice (tuning.choose)."""
     stablehlo = program.module.operation.get_asm(enable_debug_info=True)
     op_counts = {"stablehlo": _main_op_counts(program.module.operation)}
-    return with_fallback(program, target, lambda session, operation, chosen, rewrites: _explain(
+    explanation = with_fallback(program, target, lambda session, operation, chosen, rewrites: _explain(
         program, session, operation, chosen, stablehlo, dict(op_counts), rewrites))
+    explanation.tuning = list(tuning)
+    return explanation
 
 
 def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict,

@@ -27,9 +27,13 @@ Two levels:
 
 Records follow the compile cache's rules (private_files): a private folder, atomic writes (temp file and
 rename), read only when this user's regular file; a record that is damaged or malformed is ignored and
-measured again. Measuring needs the runtime, which lives above this layer: the backend passes
-`timer(compiled, function, arguments, outputs)`, which loads the function and returns a
-`() -> seconds` that calls it once.
+measured again. Each names its kind and subject (what was tuned) beside what it chose, when and at what cost:
+hj.cache.info() lists them, hj.cache.clear() removes them with the entries. `choose` returns what the
+per-program search chose without compiling where records answer, so that explain shows what calls compile.
+
+Measuring needs the runtime, which lives above this layer: the backend passes
+`timer(compiled, function, arguments, outputs)`, which loads the function and returns a `() -> seconds` that
+calls it once.
 """
 from __future__ import annotations
 
@@ -46,14 +50,15 @@ import time
 import numpy as np
 from iree.compiler import ir
 
+from ..dialects.types import short_signature
 from ..errors import ConfigError
 from . import cache, private_files, winograd
 from .compiler import Compiled, compile_program
 from .program import Program
 from .targets import CPU_FLAG_SETS, Target, cpu, cpu_name_of
 
-RECORD_PREFIX = "tuning-"
-RECORD_FORMAT = 1
+RECORD_PREFIX = cache.TUNING_PREFIX
+RECORD_FORMAT = 2    # 2: each record names its kind ("machine", "program", "winograd") and subject, for cache.info
 
 # name -> (input shapes, StableHLO body, output shape): f32, shaped like ResNet's and a transformer's work.
 _CONV = ("stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = "
@@ -70,6 +75,7 @@ RACE_SECONDS = 3.0   # ... or fewer rounds, once timing has taken this long (a s
 
 _lock = threading.Lock()
 _in_process: dict[str, Target] = {}   # record key -> the chosen target, for this process
+_programs_in_process: dict[str, dict] = {}   # record key -> a program's record, for this process
 
 
 def _tensor(shape) -> str:
@@ -150,7 +156,17 @@ def measure_machine(timer, cpu_name, candidates, benchmarks, rounds: int = ROUND
                         for index, (shapes, _, out) in enumerate(benchmarks.values())]
     if not timers:
         raise ConfigError("no cpu flag set compiled the tuning microbenchmarks")
-    return _record(race(timers, rounds), failed, list(benchmarks), start)
+    subject = f"{cpu_name} ({_cpu_model()}), IREE {cache.compiler_version()}, {len(candidates)} flag sets"
+    return _record(race(timers, rounds), failed, list(benchmarks), start, "machine", subject)
+
+
+def _cpu_model() -> str:
+    """The host CPU's model name, for a record's subject (the key has all its features)."""
+    features = cache.host_cpu_features()
+    try:
+        return json.loads(features).get("model name") or "this CPU"
+    except (ValueError, AttributeError):   # not /proc/cpuinfo's fields: the coarser description itself
+        return features
 
 
 def race(timers: dict, rounds: int) -> dict:
@@ -168,15 +184,17 @@ def race(timers: dict, rounds: int) -> dict:
     return seconds
 
 
-def _record(seconds: dict, failed: dict, benchmarks: list, start: float) -> dict:
+def _record(seconds: dict, failed: dict, benchmarks: list, start: float, kind: str, subject: str) -> dict:
     """The record of a measurement: each candidate's score is the geometric mean of its time against the best
-    candidate's over the benchmarks, given relative to the chosen (the lowest)."""
+    candidate's over the benchmarks, given relative to the chosen (the lowest). `kind` ("machine", "program",
+    "winograd") and `subject` (what was tuned, in words) are for cache.info."""
     best = [min(times[i] for times in seconds.values()) for i in range(len(benchmarks))]
     score = {name: math.exp(statistics.fmean(math.log(t / b) for t, b in zip(times, best)))
              for name, times in seconds.items()}
     chosen = min(score, key=score.get)
-    return {"format": RECORD_FORMAT, "chosen": chosen, "benchmarks": benchmarks, "seconds": seconds,
-            "relative": {name: value / score[chosen] for name, value in score.items()}, "failed": failed,
+    return {"format": RECORD_FORMAT, "kind": kind, "subject": subject, "chosen": chosen, "benchmarks": benchmarks,
+            "seconds": seconds, "relative": {name: value / score[chosen] for name, value in score.items()},
+            "failed": failed,
             "cost_seconds": time.perf_counter() - start, "measured": time.strftime("%Y-%m-%d %H:%M", time.gmtime())}
 
 
@@ -203,26 +221,71 @@ def program_record_key(program_sha: str, base: Target, candidates) -> str:
                                      *candidates)).encode()).hexdigest()
 
 
-def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SETS), rounds: int = 5) -> Compiled:
+@dataclasses.dataclass
+class Choice:
+    """What the per-program search chose: the program that compiles (its convolutions marked where Winograd won
+    for their shape) and the target, noted with what was measured and chosen; `report`, the same in lines for
+    explain (each choice, measured now or read from a record, and what measuring cost); `compiled`, the chosen
+    compile where measuring made it just now (else None: compile `source` for `target` through the cache)."""
+    source: Program
+    target: Target
+    report: list
+    compiled: Compiled | None = None
+
+
+def autotune(program: Program, base: Target, timer) -> Compiled:
+    """The compile of `choose`'s choice: measured where no record has it, else read from the compile cache."""
+    choice = choose(program, base, timer)
+    compiled = choice.compiled or cache.compile_cached(choice.source, choice.target)
+    compiled.target = _noted(compiled.target, choice.target.note)
+    return compiled
+
+
+def choose(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SETS), rounds: int = 5) -> Choice:
     """Each convolution marked with its shape's Winograd choice (winograd_plan), then every candidate compiled
-    (through the compile cache) and the program timed on zero-filled arguments; the fastest candidate's
-    Compiled, its target noting what was measured and chosen. Remembered per (marked) program.
+    (through the compile cache) and the program timed on zero-filled arguments; the fastest candidate, its
+    target noting what was measured and chosen. Remembered per (marked) program: with a record (on disk, or in
+    this process) nothing is measured or compiled.
 
     Where the marks chose Winograd anywhere, the unmarked program with the base flag set races too (`<flag
     set> without Winograd`): single-op timings need not add up to the program's (on ResNet-18 b8 they chose
     Winograd for three layer shapes and the program measured about even); this search keeps what runs fastest."""
     cpu_name = cpu_name_of(base)
     marked, layers = winograd_plan(program, base, timer)
-    layers = f"; {layers}" if layers else ""
     variants = {name: (marked, cpu(cpu_name, name)) for name in candidates}
     if marked is not program:
         variants[f"{base.flag_set} without Winograd"] = (program, cpu(cpu_name, base.flag_set))
     record_key = program_record_key(cache.program_hash(marked), cpu(cpu_name), tuple(variants))
-    record, why = read_record(record_key)
+    record, why = _program_record(record_key)
     if record is not None and record.get("chosen") in variants:
-        compiled = cache.compile_cached(*variants[record["chosen"]])
-        compiled.target = _noted(compiled.target, f"autotuned: {describe(record)}{layers}")
-        return compiled
+        return _choice(variants[record["chosen"]], record, "read from a record", base, layers)
+    record, results = measure_program(program, variants, timer, rounds)
+    _programs_in_process[record_key] = record
+    stored = write_record(record_key, record) if cache.enabled() else "kept in this process (HLOJIT_CACHE=0)"
+    cache.log(f"autotuned {program.name} ({why}): {describe(record)}; {stored}")
+    choice = _choice(variants[record["chosen"]], record, "tuned now", base, layers)
+    choice.compiled = results[record["chosen"]]
+    return choice
+
+
+def _program_record(record_key: str) -> tuple[dict | None, str]:
+    if record_key in _programs_in_process:
+        return _programs_in_process[record_key], "measured before"
+    return read_record(record_key)
+
+
+def _choice(variant: tuple, record: dict, how: str, base: Target, layers: str) -> Choice:
+    source, target = variant
+    report = [f"flag set: {describe(record)} ({how})"] + ([layers] if layers else [])
+    if base.note:
+        report.insert(0, f"base target {base.label} ({base.note})")
+    note = f"autotuned: {describe(record)}" + (f"; {layers}" if layers else "")
+    return Choice(source, _noted(target, note), report)
+
+
+def measure_program(program: Program, variants: dict, timer, rounds: int) -> tuple[dict, dict]:
+    """Compile every variant {name: (program, target)} (through the compile cache) and race them on zero-filled
+    arguments: the record, and {name: Compiled} of those timed."""
     start = time.perf_counter()
     arguments = [np.zeros(shape, dtype) for shape, dtype in program.inputs]
     timers, results, failed = {}, {}, {}
@@ -236,12 +299,9 @@ def autotune(program: Program, base: Target, timer, candidates=tuple(CPU_FLAG_SE
             failed[name] = f"the same code as {twin}"
             continue
         timers[name], results[name] = [timer(compiled, "main", arguments, program.outputs)], compiled
-    record = _record(race(timers, rounds), failed, [program.name], start)
-    stored = write_record(record_key, record) if cache.enabled() else "not stored (HLOJIT_CACHE=0)"
-    cache.log(f"autotuned {program.name} ({why}): {describe(record)}; {stored}")
-    compiled = results[record["chosen"]]
-    compiled.target = _noted(compiled.target, f"autotuned: {describe(record)}{layers}")
-    return compiled
+    signature = ", ".join(short_signature(shape, dtype) for shape, dtype in program.inputs)
+    record = _record(race(timers, rounds), failed, [program.name], start, "program", f"{program.name}({signature})")
+    return record, results
 
 
 # --- Winograd per convolution shape ---
@@ -265,10 +325,18 @@ def winograd_plan(program: Program, base: Target, timer) -> tuple[Program, str]:
         records, measured = _shape_records(shapes, base, timer, program.name)
         choices = {shape: WINOGRAD_CHOICES[records[shape]["chosen"]] for shape in shapes}
         winograd.mark(marked.module, choices)
-    cost = sum(record["cost_seconds"] for record in measured.values())
-    spent = f"tuned now in {cost:.1f} s" if measured else "measured before"
-    note = f"Winograd per convolution ({spent}): {describe_winograd(records)}"
+    note = f"Winograd per convolution ({_spent(records, measured)}): {describe_winograd(records)}"
     return (marked if any(choices.values()) else program), note
+
+
+def _spent(records: dict, measured: dict) -> str:
+    """`tuned now in 1.0 s`, `read from records, measured in 1.0 s`, or both (with the count read)."""
+    now = sum(record["cost_seconds"] for record in measured.values())
+    read = [record for shape, record in records.items() if shape not in measured]
+    before = f"read from records, measured in {sum(record['cost_seconds'] for record in read):.1f} s"
+    if not measured:
+        return before
+    return f"tuned now in {now:.1f} s" + (f"; {len(read)} {before}" if read else "")
 
 
 def _shape_records(shapes, base: Target, timer, program_name: str) -> tuple[dict, dict]:
@@ -353,7 +421,8 @@ def measure_winograd(timer, base: Target, shapes, rounds: int = ROUNDS) -> dict:
     share = (time.perf_counter() - start) / len(shapes)
     records = {}
     for k, shape in enumerate(shapes):
-        record = _record({name: [times[k]] for name, times in seconds.items()}, {}, [winograd.describe(shape)], start)
+        record = _record({name: [times[k]] for name, times in seconds.items()}, {}, [winograd.describe(shape)], start,
+                         "winograd", winograd.describe(shape))
         records[shape] = {**record, "cost_seconds": share}
     return records
 
@@ -404,8 +473,8 @@ def _sound(record, record_key: str) -> bool:
     """Whether a record has every field, of the right type (a malformed one is measured again)."""
     if not isinstance(record, dict) or record.get("key") != record_key or record.get("format") != RECORD_FORMAT:
         return False
-    kinds = {"chosen": str, "relative": dict, "seconds": dict, "failed": dict, "cost_seconds": (int, float),
-             "measured": str}
+    kinds = {"kind": str, "subject": str, "chosen": str, "relative": dict, "seconds": dict, "failed": dict,
+             "cost_seconds": (int, float), "measured": str}
     return (all(isinstance(record.get(name), kind) for name, kind in kinds.items())
             and all(isinstance(v, (int, float)) for v in record["relative"].values())
             and record["chosen"] in record["relative"])
