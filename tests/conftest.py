@@ -66,10 +66,20 @@ def pytest_configure(config):
                                        "(a table): under xdist they run on one worker")
 
 
+# The test files whose compiles are the suite's longest (tens of seconds a module on 2 cores, measured with
+# --durations), in that order: xdist hands out work in collection order, so these go first and the short
+# tests fill the end, instead of one worker compiling a linalg module alone while the other has nothing left.
+LONGEST_FIRST = ["test_linalg", "test_ops_numpy", "test_complex_pairs", "test_vmap", "test_conformance",
+                 "test_random_distributions", "test_conv_grads", "test_complex", "test_fft"]
+
+
 def pytest_collection_modifyitems(items):
     """The op tables compile one module per (backend, group) and share it among that group's tests: under
     pytest-xdist (`--dist loadgroup`) those tests go to one worker, so no module compiles twice. A test
-    marked `shares_compiles` without a `group` parameter shares one module per backend."""
+    marked `shares_compiles` without a `group` parameter shares one module per backend. The files of
+    LONGEST_FIRST are collected first."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__, len(rank)))
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         if "backend" in params and ("group" in params or item.get_closest_marker("shares_compiles")):
