@@ -1,11 +1,14 @@
 """LU with partial pivoting (LAPACK getrf's pivots), and what is built on it: solve, inv, det, slogdet,
 scipy's lu / lu_factor / lu_solve.
 
-Blocked right-looking, the block loop unrolled at trace time: each panel of BLOCK columns is factored by a
-loop that pivots and eliminates inside the (n x BLOCK) panel only; the panel's row swaps then reach the
-whole matrix in one gather, its U rows come from one triangular inverse times a matmul, and the shrinking
-trailing matrix takes one matmul update. A zero
-pivot is not divided by (as LAPACK): singular matrices factor, and solving with them gives inf/nan.
+Blocked right-looking on two levels, the block loop unrolled at trace time: each panel of BLOCK columns is
+factored by a loop over its sub-panels of SUB columns, whose column steps (unrolled) pivot and eliminate
+inside the narrow sub-panel only, then one gather and one small block update reach the rest of the panel;
+the panel's row swaps then reach the whole matrix in one gather, its U rows come from one triangular inverse
+times a matmul, and the shrinking trailing matrix takes one matmul update. A column step is 4 dispatches
+(argmax, pivot row gather, the fused swap and rank-1 update, the pivot record) on size x (2 SUB + 1)
+elements. A zero pivot is not divided by (as LAPACK): singular matrices factor, and solving with them gives
+inf/nan.
 """
 from __future__ import annotations
 
@@ -18,21 +21,10 @@ from .. import _core
 from ..shape import iota
 from . import _util
 from ._util import mm, mT
-from .triangular import lower_inverse, triangular_solve
+from .triangular import diagonal_inverses, substitute, triangular_solve
 
 
-SUB = 16   # columns of a sub-panel: the width the per-column steps work on (measured: 8 and 32 are slower)
-
-
-def _pivot_search(column, row, c):
-    """The row of the first largest |column| at or below row c (LAPACK's isamax) by two plain reductions, a max
-    and a min of row numbers: IREE runs them ~10x faster than one variadic argmax reduction. A NaN column
-    (no element equals its max) pivots on row c."""
-    magnitude = ops.where(row >= c, ops.abs(column), -1)
-    largest = ops.max(magnitude, axis=-2, keepdims=True)
-    size = column.shape[-2]
-    first = ops.min(ops.where(magnitude == largest, row, size), axis=-2, keepdims=True)
-    return ops.where(first == size, c, first)
+SUB = 16   # columns of a sub-panel. A column step on 1024 rows took 40, 35, 59, 210 us at widths 8, 16, 32, 64
 
 
 def _factor_subpanel(s, c0, pivots, first_column):
@@ -74,14 +66,20 @@ def _gather_rows(x, order):
 
 
 def _as_index(x):
-    """Small whole numbers held as floats, as int32 (through f32: vmvx cannot convert f64 to int)."""
-    return x.astype(dtypes.float32).astype(dtypes.int32)
+    """Row numbers (..., size) held as floats, as int32: f32 by conversion; others (vmvx converts no f64 to an
+    int or to f32) matched against the row numbers, size x size compares."""
+    if x.dtype == dtypes.float32:
+        return x.astype(dtypes.int32)
+    size = x.shape[-1]
+    numbers = iota(x.dtype, (1, size), 1)
+    return ops.sum(ops.where(x[..., None] == numbers, _util.index((1, size), 1), 0), axis=-1)
 
 
 def _factor_panel(a, start: int, block: int):
     """Factor the full-height panel a (..., size, block) whose column 0 is the matrix's column `start`, a loop
     over its sub-panels (the same code for every panel: IREE compiles it once). Returns the panel and its row
-    order relative to a's rows, and LAPACK's pivots.
+    order relative to a's rows, LAPACK's pivots, and the inverses of the sub-panels' unit lower diagonal
+    blocks (..., block, SUB), stacked.
 
     The loop carries w = [panel | row numbers]: each sub-panel is factored on its own narrow columns (the
     per-column steps touch size x (2 SUB + 1) elements, not size x block), then w takes its row order (one
@@ -97,7 +95,7 @@ def _factor_panel(a, start: int, block: int):
     right = _util.index((1, block + 1), 1)
 
     def step(k, carry):
-        w, pivots, c0, fresh = carry
+        w, pivots, c0, fresh, inverses = carry
         first = k * sub
         s, pivots = _factor_subpanel(ops.concatenate([_util.column(w, first, sub), fresh], axis=-1), c0, pivots, first)
         w = _gather_rows(w, _as_index(s[..., :, sub]))
@@ -107,14 +105,32 @@ def _factor_panel(a, start: int, block: int):
         lower = ops.where(row >= c0 + sub, s[..., :, :sub], 0)
         w = _util.set_rows(w - mm(lower, u), ops.where(others, u, top), c0)
         w = _util.set_columns(w, s[..., :, :sub], first)
-        return w, pivots, c0 + sub, fresh
+        inverses = _util.set_rows(inverses, _util.rows(s[..., :, sub + 1:], c0, sub), first)
+        return w, pivots, c0 + sub, fresh, inverses
     pivots = ops.zeros(batch + (1, block), dtypes.int32)
     c0 = _core.as_tensor(start, "lu").astype(dtypes.int32)
     # the sub-panels' row positions and zero B, carried unchanged: captured by the loop, IREE 3.13 fails to compile
     # the factorization ("'stream.async.dispatch' op : streamable op expected to be in an execution region")
     fresh = ops.concatenate([positions, inverse_space], axis=-1)
-    w, pivots, _, _ = fori_loop(0, block // sub, step, (w, pivots, c0, fresh))
-    return w[..., :, :block], _as_index(w[..., :, block]), pivots[..., 0, :]
+    inverses = ops.zeros(batch + (block, sub), dtype)
+    w, pivots, _, _, inverses = fori_loop(0, block // sub, step, (w, pivots, c0, fresh, inverses))
+    return w[..., :, :block], _as_index(w[..., :, block]), pivots[..., 0, :], inverses
+
+
+def _unit_lower_inverse(l, diagonal_inverses):
+    """inv(L) of the unit lower L (..., block, block) whose strict lower triangle is l's, from the inverses
+    D_k of its diagonal blocks (stacked in diagonal_inverses (..., block, sub)), by block forward substitution
+    X_k = D_k (I_k - L_k,<k X_<k): block / sub steps of two small matmuls, where inverting L row by row
+    would take a loop of `block` steps. The same shapes for every panel: IREE compiles it once."""
+    block, sub = diagonal_inverses.shape[-2:]
+    identity = ops.broadcast_to(_util.eye(block, l.dtype), l.shape)
+    done = []
+    for k in range(0, block, sub):
+        rhs = identity[..., k:k + sub, :]
+        if done:
+            rhs = rhs - mm(l[..., k:k + sub, :k], done[0] if len(done) == 1 else ops.concatenate(done, axis=-2))
+        done.append(mm(diagonal_inverses[..., k:k + sub, :], rhs))
+    return done[0] if len(done) == 1 else ops.concatenate(done, axis=-2)
 
 
 def _sizes(n: int) -> tuple[int, int]:
@@ -136,7 +152,7 @@ def factor(a):
     pivots = []
     for start in range(0, size, block):
         end = start + block
-        panel, panel_order, panel_pivots = _factor_panel(a[..., :, start:end], start, block)
+        panel, panel_order, panel_pivots, inverses = _factor_panel(a[..., :, start:end], start, block)
         pivots.append(panel_pivots)
         parts = [_gather_rows(a[..., :, :start], panel_order)] if start else []   # no gathers of empty blocks:
         parts.append(panel)                                                           # IREE 3.13 fails on them
@@ -146,8 +162,7 @@ def factor(a):
         order = ops.take_along_axis(order, panel_order, axis=-1)
         if end == size:
             break
-        unit_lower = ops.tril(panel[..., start:end, :], -1) + _util.eye(block, a.dtype)
-        u12 = mm(lower_inverse(unit_lower), a[..., start:end, end:])
+        u12 = mm(_unit_lower_inverse(panel[..., start:end, :], inverses), a[..., start:end, end:])
         a22 = a[..., end:, end:] - mm(panel[..., end:, :], u12)
         right = ops.concatenate([a[..., :start, end:], u12, a22], axis=-2)
         a = ops.concatenate([a[..., :, :end], right], axis=-1)
@@ -171,9 +186,10 @@ def permutation(pivots):
 
 def solve_factored(lu, order, b, transpose: bool = False):
     """x with a @ x = b (a.T @ x = b when `transpose`) from a's LU factors and row order."""
-    if not transpose:
-        y = triangular_solve(lu, _gather_rows(b, order), lower=True, unit_diagonal=True)
-        return triangular_solve(lu, y, lower=False)
+    if not transpose:   # both triangles' diagonal blocks inverted in one loop
+        unit_lower, upper = diagonal_inverses(lu, [(True, True), (False, False)])
+        y = substitute(lu, _gather_rows(b, order), lower=True, unit=True, inverses=unit_lower)
+        return substitute(lu, y, lower=False, inverses=upper)
     y = triangular_solve(lu, b, lower=False, transpose=True)
     x = triangular_solve(lu, y, lower=True, transpose=True, unit_diagonal=True)
     inverse_order = ops.argsort(order, axis=-1).astype(dtypes.int32)

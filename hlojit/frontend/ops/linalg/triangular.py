@@ -30,9 +30,9 @@ def lower_inverse(l):
 SOLVE_BLOCK = 64   # block rows of the substitution: inverting the diagonal blocks costs a loop step per row of one
 
 
-def _diagonal_inverses(t, block: int, lower: bool, unit: bool):
-    """The inverses of t's diagonal blocks (..., n / block, block, block), of their named triangle (ones on the
-    diagonal if unit): one loop for all of them. An upper block is a lower one with rows and columns reversed."""
+def _as_lower_blocks(t, block: int, lower: bool, unit: bool):
+    """t's diagonal blocks (..., n / block, block, block), their named triangle (ones on the diagonal if unit),
+    upper ones with rows and columns reversed (then lower)."""
     n = t.shape[-1]
     blocks = ops.stack([t[..., k:k + block, k:k + block] for k in range(0, n, block)], axis=-3)
     if unit:
@@ -40,21 +40,34 @@ def _diagonal_inverses(t, block: int, lower: bool, unit: bool):
         blocks = (ops.tril(blocks, -1) if lower else ops.triu(blocks, 1)) + identity
     else:
         blocks = ops.tril(blocks) if lower else ops.triu(blocks)
-    if lower:
-        return lower_inverse(blocks)
-    return ops.flip(lower_inverse(ops.flip(blocks, (-2, -1))), (-2, -1))
+    return blocks if lower else ops.flip(blocks, (-2, -1))
 
 
-def substitute(t, b, lower: bool, unit: bool = False):
+def diagonal_inverses(t, triangles):
+    """For each (lower, unit) of triangles: the inverses of t's diagonal blocks of that triangle, padded as
+    substitute pads (..., size / block, block, block); one loop inverts them all."""
+    n = t.shape[-1]
+    block = min(n, SOLVE_BLOCK)
+    t = _util.pad_identity(t, -(-n // block) * block)
+    stacked = [_as_lower_blocks(t, block, lower, unit) for lower, unit in triangles]
+    inverses = lower_inverse(stacked[0] if len(stacked) == 1 else ops.concatenate(stacked, axis=-3))
+    count = stacked[0].shape[-3]
+    parts = [inverses[..., i * count:(i + 1) * count, :, :] for i in range(len(triangles))]
+    return [p if lower else ops.flip(p, (-2, -1)) for p, (lower, _) in zip(parts, triangles)]
+
+
+def substitute(t, b, lower: bool, unit: bool = False, inverses=None):
     """X with T @ X = b, T the lower (upper) triangle of t (..., n, n) (unit diagonal if `unit`), b (..., n, k)
     (batch shapes equal), by block rows unrolled at trace time: X_k = inv(T_kk) @ (B_k - T_k,done @ X_done).
     Only the diagonal blocks are masked: the blocks left (right) of them lie wholly in the triangle, so t is
-    read as it is, with no masked or flipped copy of the whole matrix."""
+    read as it is, with no masked or flipped copy of the whole matrix. `inverses`: diagonal_inverses' for
+    this triangle, if already made."""
     n = t.shape[-1]
     block = min(n, SOLVE_BLOCK)
     size = -(-n // block) * block
     t, b = _util.pad_identity(t, size), _util.pad_rows(b, size)
-    inverses = _diagonal_inverses(t, block, lower, unit)
+    if inverses is None:
+        inverses = diagonal_inverses(t, [(lower, unit)])[0]
     starts = list(range(0, size, block)) if lower else list(range(size - block, -1, -block))
     solved = []   # in the order of starts
     for start in starts:
