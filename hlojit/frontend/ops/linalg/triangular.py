@@ -1,8 +1,8 @@
 """Triangular solves (scipy.linalg.solve_triangular) by blocked substitution.
 
-IREE 3.13 cannot lower stablehlo.triangular_solve, so: the diagonal blocks (BLOCK x BLOCK) are inverted
-all at once by a row-by-row substitution loop, then the block rows, unrolled at trace time, take
-`X_k = inv(L_kk) @ (B_k - L_k,:k @ X_:k)`: two matmuls per block.
+IREE 3.13 cannot lower stablehlo.triangular_solve, so: the diagonal blocks (SOLVE_BLOCK x SOLVE_BLOCK) are
+inverted all at once by a row-by-row substitution loop, then the block rows, unrolled at trace time, take
+`X_k = inv(T_kk) @ (B_k - T_k,done @ X_done)`: two matmuls per block.
 """
 from __future__ import annotations
 
@@ -27,41 +27,66 @@ def lower_inverse(l):
     return _util.column_loop(n, step, ops.broadcast_to(_util.eye(n, l.dtype), l.shape))
 
 
-def _diagonal_blocks(l, block: int):
-    n = l.shape[-1]
-    return ops.stack([l[..., k:k + block, k:k + block] for k in range(0, n, block)], axis=-3)
+SOLVE_BLOCK = 64   # block rows of the substitution: inverting the diagonal blocks costs a loop step per row of one
 
 
-def lower_solve(l, b):
-    """X with l @ X = b for lower triangular l (..., n, n) and b (..., n, k) (batch shapes equal); the block
-    rows unrolled at trace time, X_k = inv(L_kk) @ (B_k - L_k,:k @ X_:k)."""
-    n = l.shape[-1]
-    block, size = _util.blocks_of(n)
-    l, b = _util.pad_identity(l, size), _util.pad_rows(b, size)
-    inverses = lower_inverse(_diagonal_blocks(l, block))   # (..., size/block, block, block), one loop
-    solved = []
-    for k, start in enumerate(range(0, size, block)):
-        residual = b[..., start:start + block, :]
+def _as_lower_blocks(t, block: int, lower: bool, unit: bool):
+    """t's diagonal blocks (..., n / block, block, block), their named triangle (ones on the diagonal if unit),
+    upper ones with rows and columns reversed (then lower)."""
+    n = t.shape[-1]
+    blocks = ops.stack([t[..., k:k + block, k:k + block] for k in range(0, n, block)], axis=-3)
+    if unit:
+        identity = _util.eye(block, t.dtype)
+        blocks = (ops.tril(blocks, -1) if lower else ops.triu(blocks, 1)) + identity
+    else:
+        blocks = ops.tril(blocks) if lower else ops.triu(blocks)
+    return blocks if lower else ops.flip(blocks, (-2, -1))
+
+
+def diagonal_inverses(t, triangles):
+    """For each (lower, unit) of triangles: the inverses of t's diagonal blocks of that triangle, padded as
+    substitute pads (..., size / block, block, block); one loop inverts them all."""
+    n = t.shape[-1]
+    block = min(n, SOLVE_BLOCK)
+    t = _util.pad_identity(t, -(-n // block) * block)
+    stacked = [_as_lower_blocks(t, block, lower, unit) for lower, unit in triangles]
+    inverses = lower_inverse(stacked[0] if len(stacked) == 1 else ops.concatenate(stacked, axis=-3))
+    count = stacked[0].shape[-3]
+    parts = [inverses[..., i * count:(i + 1) * count, :, :] for i in range(len(triangles))]
+    return [p if lower else ops.flip(p, (-2, -1)) for p, (lower, _) in zip(parts, triangles)]
+
+
+def substitute(t, b, lower: bool, unit: bool = False, inverses=None):
+    """X with T @ X = b, T the lower (upper) triangle of t (..., n, n) (unit diagonal if `unit`), b (..., n, k)
+    (batch shapes equal), by block rows unrolled at trace time: X_k = inv(T_kk) @ (B_k - T_k,done @ X_done).
+    Only the diagonal blocks are masked: the blocks left (right) of them lie wholly in the triangle, so t is
+    read as it is, with no masked or flipped copy of the whole matrix. `inverses`: diagonal_inverses' for
+    this triangle, if already made."""
+    n = t.shape[-1]
+    block = min(n, SOLVE_BLOCK)
+    size = -(-n // block) * block
+    t, b = _util.pad_identity(t, size), _util.pad_rows(b, size)
+    if inverses is None:
+        inverses = diagonal_inverses(t, [(lower, unit)])[0]
+    starts = list(range(0, size, block)) if lower else list(range(size - block, -1, -block))
+    solved = []   # in the order of starts
+    for start in starts:
+        k, end = start // block, start + block
+        residual = b[..., start:end, :]
         if solved:
-            done = solved[0] if len(solved) == 1 else ops.concatenate(solved, axis=-2)
-            residual = residual - _util.mm(l[..., start:start + block, :start], done)
+            done = solved[0] if len(solved) == 1 else ops.concatenate(solved if lower else solved[::-1], axis=-2)
+            coupling = t[..., start:end, :start] if lower else t[..., start:end, end:]
+            residual = residual - _util.mm(coupling, done)
         solved.append(_util.mm(inverses[..., k, :, :], residual))
-    x = solved[0] if len(solved) == 1 else ops.concatenate(solved, axis=-2)
+    x = solved[0] if len(solved) == 1 else ops.concatenate(solved if lower else solved[::-1], axis=-2)
     return x[..., :n, :]
 
 
 def triangular_solve(a, b, lower: bool, transpose: bool = False, unit_diagonal: bool = False):
     """X with op(t) @ X = b, t the lower (or upper) triangle of a, op the transpose when `transpose`."""
-    t = ops.tril(a) if lower else ops.triu(a)
-    if unit_diagonal:
-        t = t - ops.diagonal(t, 0, -2, -1)[..., None] * _util.eye(a.shape[-1], a.dtype) + \
-            _util.eye(a.shape[-1], a.dtype)
     if transpose:
-        t, lower = mT(t), not lower
-    if lower:
-        return lower_solve(t, b)
-    # an upper triangular system is a lower one with rows and columns reversed
-    return ops.flip(lower_solve(ops.flip(t, (-2, -1)), ops.flip(b, -2)), -2)
+        a, lower = mT(a), not lower
+    return substitute(a, b, lower, unit_diagonal)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
