@@ -24,6 +24,7 @@ import numpy as np
 import iree.runtime as rt
 
 from ..dialects import registry
+from ..dialects.types import conv_labels
 from ..errors import BackendError
 from . import check_donations, cpu_threads
 from .teardown import COMPILING, Gate, keep_until_process_end
@@ -148,8 +149,7 @@ def work_estimate(program: Program) -> int:
             total += int(k * np.prod(op.results[0].type.maybe_downcast().shape[-1:] or [1]))
         elif op.operation.name == "stablehlo.convolution":  # each output: a window x input channels of MACs
             kernel = op.operands[1].type.maybe_downcast().shape
-            kernel_spec = str(op.attributes["dimension_numbers"]).split("x[", 1)[1].split("]", 1)[0]
-            out_features = kernel[[d.strip() for d in kernel_spec.split(",")].index("o")]
+            out_features = kernel[conv_labels(str(op.attributes["dimension_numbers"]))[1].index("o")]
             outputs = np.prod(op.results[0].type.maybe_downcast().shape, dtype=np.int64)
             total += int(outputs * (np.prod(kernel, dtype=np.int64) // max(out_features, 1)))
     return total
