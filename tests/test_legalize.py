@@ -197,6 +197,28 @@ def test_triangular_solve_and_cholesky_become_while_loops():
     assert count == 2 and text.count("stablehlo.while") == 2 and "cholesky" not in text
 
 
+# vmvx computed IEEE's remainder (quotient rounded to nearest): -1.93 rem 2.43 gave 0.5, not fmod's -1.93
+REMAINDER_HALF_AND_F32 = """func.func @main(%a: tensor<9xf32>, %b: tensor<9xf32>, %c: tensor<9xf16>, %d: tensor<9xf16>) ->
+    (tensor<9xf32>, tensor<9xf16>) {
+  %0 = stablehlo.remainder %a, %b : tensor<9xf32>
+  %1 = stablehlo.remainder %c, %d : tensor<9xf16>
+  return %0, %1 : tensor<9xf32>, tensor<9xf16>
+}"""
+_DIVIDENDS = [-1.93, 0.61, 5.0, 7.0, -7.0, 1e30, -0.0, 3.5, np.nan]   # ties (5 / 2, 7 / 2), a huge quotient
+_DIVISORS = [2.43, 1.11, 2.0, -2.0, 2.0, 3.0, 1.5, np.inf, 1.0]
+REMAINDER_INPUTS = [np.float32(_DIVIDENDS), np.float32(_DIVISORS),
+                    np.float16(_DIVIDENDS[:5] + [600.0, -0.0, 3.5, np.nan]), np.float16(_DIVISORS)]
+
+
+def test_float_remainder_is_fmod_on_every_target():
+    """numpy's fmod is C's, the spec's remainder; the reference backend agrees, so the IREE cases below
+    check the targets against it."""
+    got = hj.from_mlir(REMAINDER_HALF_AND_F32, backend="reference")(*REMAINDER_INPUTS)
+    for actual, (a, b) in zip(got, [REMAINDER_INPUTS[:2], REMAINDER_INPUTS[2:]]):
+        np.testing.assert_array_equal(np.asarray(actual), np.fmod(a, b))
+        assert np.array_equal(np.signbit(np.asarray(actual)), np.signbit(np.fmod(a, b)))
+
+
 ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the reference backend
     (LINALG, [_SQUARES, _SPD]),
     (BOOL_ADD, [np.array([True, True]), np.array([True, False])]),
@@ -237,6 +259,10 @@ ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the 
     (TRIG_F64.replace("f64", "f32"), [
         np.float32([0.3, -1e22, 7.5e15, 12345.678, np.pi / 2, -0.0, np.inf, np.nan, -3e-30]),
         np.float32([-2.0, 3.0, -np.inf, 0.5, -0.0, 2.0, np.inf, 1.0, 7.0])]),
+    ("""func.func @main(%a: tensor<9xf32>, %b: tensor<9xf32>) -> tensor<9xf32> {
+  %0 = stablehlo.remainder %a, %b : tensor<9xf32>
+  return %0 : tensor<9xf32>
+}""", REMAINDER_INPUTS[:2]),   # f32 only: vmvx compiles no f16 arithmetic (docs/support_matrix.md)
 ]
 
 
