@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 import hlojit as hj
+from hlojit.frontend.upgrade import upgrade
+from hlojit.pipeline import legalize
+from test_legalize import rewritten   # parse, rewrite, verify: (count, text)
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jax")
 CHECKED_IN = sorted(glob.glob(os.path.join(DATA, "*.mlir")))
@@ -119,7 +122,6 @@ def test_vmvx_float_to_int_truncates_like_stablehlo(backend):
 # --- newer StableHLO than the bundled parser's (hlojit/frontend/upgrade.py) ---------------------------------
 
 def test_upgrade_spells_stablehlo_square_as_chlo_square_or_multiply():
-    from hlojit.frontend.upgrade import upgrade
     custom = "  %r = stablehlo.square %x : tensor<2xcomplex<f64>> loc(#l)\n"
     assert upgrade(custom) == "  %r = chlo.square %x : tensor<2xcomplex<f64>> -> tensor<2xcomplex<f64>> loc(#l)\n"
     assert upgrade("%r = stablehlo.square %x : (tensor<f32>) -> tensor<f32>") == \
@@ -133,7 +135,6 @@ def test_upgrade_spells_stablehlo_square_as_chlo_square_or_multiply():
 
 
 def test_upgrade_spells_weak_order_compares_with_float_compares():
-    from hlojit.frontend.upgrade import upgrade
     text = "    %r = stablehlo.compare LT, %a, %b, WEAKORDER : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n"
     t, b = "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>", "tensor<2xi1>"
     assert upgrade(text) == "\n".join([
@@ -212,20 +213,14 @@ def test_integer_division_by_zero_and_int_min_by_minus_one_is_zero_on_every_back
 
 
 def test_integer_division_guard_golden():
-    from iree.compiler import ir
-    from hlojit.pipeline import legalize
     text = """func.func @main(%a: tensor<2xui8>, %b: tensor<2xui8>, %x: tensor<2xf32>)
     -> (tensor<2xui8>, tensor<2xf32>) {
   %0 = stablehlo.divide %a, %b : tensor<2xui8>
   %1 = stablehlo.divide %x, %x : tensor<2xf32>
   return %0, %1 : tensor<2xui8>, tensor<2xf32>
 }"""
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(text)
-        assert legalize.integer_division_by_zero_and_overflow(module) == 1
-        assert module.operation.verify()
-        out = str(module)
+    count, out = rewritten(text, legalize.integer_division_by_zero_and_overflow)
+    assert count == 1
     assert out.splitlines()[2:-2] == [f"    {line}" for line in [
         "%c = stablehlo.constant dense<0> : tensor<ui8>",
         "%0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui8>) -> tensor<2xui8>",
@@ -268,20 +263,15 @@ def test_square_of_complex_runs_on_every_backend(backend):
 
 
 def test_chlo_square_by_parts_golden():
-    from iree.compiler import ir
-    from hlojit.pipeline import legalize
     text = """func.func @main(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>)
     -> (tensor<2xcomplex<f32>>, tensor<2xf32>) {
   %0 = chlo.square %z : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
   %1 = chlo.square %x : tensor<2xf32> -> tensor<2xf32>
   return %0, %1 : tensor<2xcomplex<f32>>, tensor<2xf32>
 }"""
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(text)
-        assert legalize.chlo_square_by_parts(module) == 2
-        assert module.operation.verify()
-        ops = [line.split(" = ")[1].split(" ")[0] for line in str(module).splitlines() if " = " in line]
+    count, out = rewritten(text, legalize.chlo_square_by_parts)
+    assert count == 2
+    ops = [line.split(" = ")[1].split(" ")[0] for line in out.splitlines() if " = " in line]
     assert ops == ["stablehlo.real", "stablehlo.imag", "stablehlo.is_finite", "stablehlo.abs", "stablehlo.abs",
                    "stablehlo.compare", "stablehlo.and", "stablehlo.subtract", "stablehlo.add", "stablehlo.multiply",
                    "stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.select", "stablehlo.constant",
