@@ -9,6 +9,9 @@ import hlojit as hj
 from hlojit.pipeline import sessions
 
 GROWTH_LIMIT_MB = 60
+# the leak these tests guard against was ~3.3 MB a trace: 100 traces of it grow 330 MB, far past the limit,
+# so 100 repetitions find it (each failing trace costs ~40 ms: 500 of them made this the suite's slowest file)
+REPEATS = 100
 
 
 def rss_mb() -> float:
@@ -24,7 +27,7 @@ def test_traces_of_new_shapes_keep_memory_flat():
     f = hj.jit(lambda x: x * 2 + 1)
     f.lower(np.ones(1, np.float32))
     before = rss_mb()
-    for n in range(2, 202):
+    for n in range(2, 2 + REPEATS):
         f.lower(np.ones(n, np.float32))
     assert rss_mb() - before < GROWTH_LIMIT_MB
 
@@ -35,7 +38,7 @@ def test_failing_calls_keep_memory_flat():
     with pytest.raises(hj.ShapeError):
         f(x)
     before = rss_mb()
-    for _ in range(500):
+    for _ in range(REPEATS):
         with pytest.raises(hj.ShapeError):
             f(x)
     assert rss_mb() - before < GROWTH_LIMIT_MB
@@ -47,7 +50,7 @@ def test_many_signatures_stay_within_the_lru():
         f(np.ones(n, np.float32))
     before = rss_mb()
     with pytest.warns(hj.RecompileWarning):
-        for n in range(21, 521):
+        for n in range(21, 21 + REPEATS):
             np.testing.assert_allclose(float(f(np.ones(n, np.float32))), 3.0 * n)
     assert f.cache_info().currsize == 8
     assert rss_mb() - before < GROWTH_LIMIT_MB
