@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import accurate_math, layout, legalize, linalg_rewrites
+from . import accurate_math, layout, legalize, linalg_rewrites, vmvx_rewrites
 from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
@@ -198,7 +198,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 _SPEC_OPS = linalg_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS
-QUIRKS = {"vmvx": _FIRST + [complex_as_real_pairs] + _CPU_SPEC + [
+QUIRKS = {"vmvx": _FIRST + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC + vmvx_rewrites.AFTER_SPEC + [
               fmod_from_ieee_remainder, truncate_before_float_to_int, nan_aware_float_compares,
               narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
