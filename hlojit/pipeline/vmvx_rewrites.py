@@ -18,8 +18,10 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir, passmanager
 
+from ..dialects import registry
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dtype_of
+from ..dialects.build import create
+from ..dialects.types import dtype_of, element_type, shape_of
 from .legalize import walk
 from .values import V, where
 
@@ -112,6 +114,60 @@ def narrow_count_leading_zeros_in_i32(module: ir.Module) -> int:
             wide = _zero_extended(x).to(np.int32)
             zeros = V(hlo.unary("count_leading_zeros", wide.value)) - (32 - 8 * x.dtype.itemsize)
             count += _replace(op, zeros.to(x.dtype))
+    return count
+
+
+
+BF16, F32 = np.dtype("bfloat16"), np.dtype(np.float32)
+# the elementwise ops, select included (a select of bf16 constants puts bf16 constants in the dispatch, which vmvx
+# cannot lower: in f32, the converts of the constants fold away); convert has its own rule, complex parts are real
+_WIDENED = frozenset(r.name for r in registry.RECORDS.values() if r.elementwise and r.dialect == "stablehlo") - {
+    "stablehlo.convert", "stablehlo.real", "stablehlo.imag", "stablehlo.complex"}
+
+
+def _widened(value: ir.Value) -> ir.Value:
+    return hlo.convert(value, F32) if dtype_of(value.type) == BF16 else value
+
+
+def _f32_type(t: ir.Type) -> ir.Type:
+    return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == BF16 else t
+
+
+def _bf16_int_convert(x: V, target: np.dtype) -> V:
+    """An int (or bool) <-> bf16 convert through f32, the bf16 <-> f32 step by the bits: IREE folds two
+    converts into one, which vmvx cannot lower (arith.sitofp i32 -> bf16). f32 -> bf16 rounds to nearest even."""
+    if x.dtype != BF16:
+        bits = x.to(F32).bits()
+        rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) >> 16
+        quiet_nan = (bits >> 16) | 0x40
+        narrow = where((bits & 0x7FFFFFFF) > 0x7F800000, quiet_nan, rounded).to(np.uint16)
+        return V(hlo.bitcast_convert(narrow.value, BF16))
+    wide = V(hlo.bitcast_convert(((x.bits().to(np.uint32) & 0xFFFF) << 16).value, F32))
+    return wide.to(target)
+
+
+def bf16_arithmetic_in_f32(module: ir.Module) -> int:
+    """Each elementwise op with a bf16 operand computes in f32 and rounds its bf16 results once; a convert
+    between bf16 and an integer or bool goes through f32 (as ml_dtypes converts)."""
+    count = 0
+    for op in list(walk(module.operation)):
+        types = [dtype_of(v.type) for v in (*op.operands, *op.results)]
+        if BF16 not in types:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            if op.name == "stablehlo.convert":
+                if all(t == BF16 or t.kind in "biu" for t in types) and types[0] != types[1]:
+                    count += _replace(op, _bf16_int_convert(V(op.operands[0]), types[1]))
+                continue
+            if op.name not in _WIDENED:
+                continue
+            attributes = {name: op.attributes[name] for name in op.attributes}
+            wide = create(op.name, [_f32_type(r.type) for r in op.results], [_widened(v) for v in op.operands],
+                          attributes)
+            for old, new in zip(op.results, wide.results):
+                old.replace_all_uses_with(hlo.convert(new, BF16) if dtype_of(old.type) == BF16 else new)
+        op.erase()
+        count += 1
     return count
 
 
