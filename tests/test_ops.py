@@ -636,8 +636,6 @@ KNOWN_COMPILE_FAILURES = [
     (("iree:vmvx",), lambda g, c: bool(_dtypes_of(c) & set(HALF)) and not _vmvx_compiles_half(c),
      "IREE vmvx cannot compile f16/bf16 arithmetic, comparisons or most conversions ('vm.add.f32' op operand "
      "#0 must be 32-bit float, but got 'i32'; failed to legalize arith.cmpf/extf/sitofp/constant on f16)"),
-    (("iree:vmvx",), lambda g, c: c.op == "sign" and c.dtype == F32,
-     "IREE vmvx cannot lower math.copysign, which stablehlo.sign f32 becomes (hlojit avoids it for f64 only)"),
     (("iree:vmvx",), lambda g, c: c.id == "matmul-bool-3,3x4",
      "IREE vmvx: a bool vector-matrix product fuses the i1->i32 convert into linalg.vecmat and fails "
      "('linalg.vecmat' op expected type of bb argument #0 ('i1') to match element type ('i8'))"),

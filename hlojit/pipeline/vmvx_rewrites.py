@@ -54,13 +54,19 @@ def _float_ops(module: ir.Module, name: str):
 _FLOATS = ("bfloat16", "float16", "float32", "float64")
 
 
-def float_sign_by_selects(module: ir.Module) -> int:
-    """sign(x) = 1 for x > 0, -1 for x < 0, else x itself (-0.0, +0.0 and NaN)."""
+def float_sign_by_bits(module: ir.Module) -> int:
+    """sign(x) = +-1 with x's sign bit, or x itself where x is +-0.0 or NaN, tested and built on the bits (vmvx
+    flushes subnormals in float compares: 1e-40 > 0 is false there)."""
     count = 0
     for op in _float_ops(module, "stablehlo.sign"):
         with ir.InsertionPoint(op), op.location:
             x = V(op.operands[0])
-            count += _replace(op, where(x > 0, 1.0, where(x < 0, -1.0, x)))
+            bits, width = x.bits(), 8 * x.dtype.itemsize
+            magnitude = bits & ((1 << (width - 1)) - 1)
+            one = int(np.array(1, x.dtype).view(bits.dtype))
+            infinity = int(np.array(np.inf, x.dtype).view(bits.dtype))
+            signed_one = V(hlo.bitcast_convert(((bits & (1 << (width - 1))) | one).value, x.dtype))
+            count += _replace(op, where((magnitude == 0) | (magnitude > infinity), x, signed_one))
     return count
 
 
@@ -175,4 +181,4 @@ def bf16_arithmetic_in_f32(module: ir.Module) -> int:
 # before complex numbers become pairs (the CHLO expansions of complex ops are complex ops); AFTER_SPEC after the
 # rewrites of every cpu-like target (accurate_math's, legalize's) and before vmvx's NaN-aware compares
 FIRST = [chlo_as_stablehlo]
-AFTER_SPEC = [float_sign_by_selects, popcnt_by_bits, narrow_count_leading_zeros_in_i32]
+AFTER_SPEC = [float_sign_by_bits, popcnt_by_bits, narrow_count_leading_zeros_in_i32]
