@@ -304,6 +304,52 @@ def test_chlo_tan_becomes_stablehlo_tan_golden():
 """
 
 
+def test_bf16_rewrite_passes_over_tuples():
+    count, _ = rewritten("""func.func @main(%a: tensor<i32>, %b: tensor<bf16>) -> tensor<bf16> {
+  %t = stablehlo.tuple %a, %b : tuple<tensor<i32>, tensor<bf16>>
+  %0 = stablehlo.get_tuple_element %t[1] : (tuple<tensor<i32>, tensor<bf16>>) -> tensor<bf16>
+  return %0 : tensor<bf16>
+}""", vmvx_rewrites.bf16_arithmetic_in_f32)
+    assert count == 0
+
+
+VMVX_ONLY = """func.func @main(%a: tensor<3xf32>, %b: tensor<3xi32>, %c: tensor<3xui8>, %d: tensor<3xbf16>) -> (tensor<3xf32>,
+    tensor<3xf32>, tensor<3xi32>, tensor<3xui8>, tensor<3xbf16>) {
+  %0 = chlo.tan %a : tensor<3xf32> -> tensor<3xf32>
+  %1 = stablehlo.sign %a : tensor<3xf32>
+  %2 = stablehlo.popcnt %b : tensor<3xi32>
+  %3 = stablehlo.count_leading_zeros %c : tensor<3xui8>
+  %4 = stablehlo.add %d, %d : tensor<3xbf16>
+  return %0, %1, %2, %3, %4 : tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xui8>, tensor<3xbf16>
+}"""
+
+
+@pytest.mark.parametrize("target", ["vmvx", "cpu", "cuda"])
+def test_vmvx_rewrites_run_for_vmvx_alone(target):
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(VMVX_ONLY)
+        applied = quirks.apply(module, targets.get(target))
+        text = str(module)
+    ours = {"chlo_as_stablehlo", "float_sign_by_bits", "popcnt_by_bits", "narrow_count_leading_zeros_in_i32",
+            "bf16_arithmetic_in_f32"}
+    if target == "vmvx":
+        assert ours <= set(applied) and "chlo.tan" not in text and "stablehlo.popcnt" not in text, applied
+    else:
+        assert not ours & set(applied) and "chlo.tan" in text and "stablehlo.sign" in text, applied
+
+
+def test_every_rewrite_module_is_in_the_cache_key():
+    """An edit to a rewrite must make new cache keys: vmvx_rewrites.py's edits once reused stale vmfbs (its source
+    was not fingerprinted, nor fft_rewrites.py's or complex_math_pairs.py's)."""
+    import sys
+    fingerprinted = {m.__name__ for m in cache.fingerprinted_modules()}
+    rewrites = {name for name, m in sys.modules.items() if name.startswith("hlojit.pipeline.") and m is not None
+                and any(f.__module__ == name for fs in quirks.QUIRKS.values() for f in fs)}
+    imported = {f"hlojit.pipeline.{name}" for name in ("complex_math_pairs", "values")}   # what the rewrites build with
+    assert rewrites and (rewrites | imported) <= fingerprinted, sorted((rewrites | imported) - fingerprinted)
+
+
 def test_popcnt_becomes_shifts_masks_and_adds():
     count, text = rewritten(_unary_module("popcnt %a", "i32"), vmvx_rewrites.popcnt_by_bits)
     assert count == 1 and "popcnt" not in text and "stablehlo.shift_right_logical" in text, text

@@ -131,6 +131,14 @@ _WIDENED = frozenset(r.name for r in registry.RECORDS.values() if r.elementwise 
     "stablehlo.convert", "stablehlo.real", "stablehlo.imag", "stablehlo.complex"}
 
 
+def _dtype_or_none(t: ir.Type):
+    """A tensor's element dtype; None for tuples, tokens and the like."""
+    try:
+        return dtype_of(t)
+    except TypeError:
+        return None
+
+
 def _widened(value: ir.Value) -> ir.Value:
     return hlo.convert(value, F32) if dtype_of(value.type) == BF16 else value
 
@@ -157,7 +165,7 @@ def bf16_arithmetic_in_f32(module: ir.Module) -> int:
     between bf16 and an integer or bool goes through f32 (as ml_dtypes converts)."""
     count = 0
     for op in list(walk(module.operation)):
-        types = [dtype_of(v.type) for v in (*op.operands, *op.results)]
+        types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
         if BF16 not in types:
             continue
         with ir.InsertionPoint(op), op.location:
