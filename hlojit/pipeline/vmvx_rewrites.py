@@ -147,9 +147,10 @@ def _f32_type(t: ir.Type) -> ir.Type:
     return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == BF16 else t
 
 
-def _bf16_int_convert(x: V, target: np.dtype) -> V:
-    """An int (or bool) <-> bf16 convert through f32, the bf16 <-> f32 step by the bits: IREE folds two
-    converts into one, which vmvx cannot lower (arith.sitofp i32 -> bf16). f32 -> bf16 rounds to nearest even."""
+def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
+    """A convert between bf16 and an int, a bool or f64 through f32, the bf16 <-> f32 step by the bits: IREE folds
+    two converts into one, which vmvx cannot lower (arith.sitofp i32 -> bf16, arith.extf bf16 -> f64). f32 -> bf16
+    rounds to nearest even."""
     if x.dtype != BF16:
         bits = x.to(F32).bits()
         rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) >> 16
@@ -160,18 +161,40 @@ def _bf16_int_convert(x: V, target: np.dtype) -> V:
     return wide.to(target)
 
 
+def _is_bf16_max_min(op) -> bool:
+    """A reduce of one bf16 input by maximum or minimum (its init, -inf or inf, is a bf16 constant in the dispatch,
+    which vmvx cannot lower)."""
+    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != BF16:
+        return False
+    block = op.regions[0].blocks[0]
+    body = [inner.operation for inner in block.operations]
+    return (len(body) == 2 and body[0].name in ("stablehlo.maximum", "stablehlo.minimum")
+            and set(body[0].operands) == set(block.arguments))
+
+
+def _max_min_in_f32(op) -> V:
+    """The reduce of f32 inputs, rounded back (exact: a maximum or minimum is one of its operands)."""
+    body = op.regions[0].blocks[0].operations[0].operation.name.removeprefix("stablehlo.")
+    dimensions = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+    wide = hlo.reduce([_widened(v) for v in op.operands][:1], [_widened(op.operands[1])], dimensions, body)[0]
+    return V(hlo.convert(wide, BF16))
+
+
 def bf16_arithmetic_in_f32(module: ir.Module) -> int:
     """Each elementwise op with a bf16 operand computes in f32 and rounds its bf16 results once; a convert
     between bf16 and an integer or bool goes through f32 (as ml_dtypes converts)."""
     count = 0
+    for op in [op for op in walk(module.operation) if _is_bf16_max_min(op)]:   # first: their bodies go with them
+        with ir.InsertionPoint(op), op.location:
+            count += _replace(op, _max_min_in_f32(op))
     for op in list(walk(module.operation)):
         types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
         if BF16 not in types:
             continue
         with ir.InsertionPoint(op), op.location:
             if op.name == "stablehlo.convert":
-                if all(t == BF16 or t.kind in "biu" for t in types) and types[0] != types[1]:
-                    count += _replace(op, _bf16_int_convert(V(op.operands[0]), types[1]))
+                if types[0] != types[1] and F32 not in types:
+                    count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
                 continue
             if op.name not in _WIDENED:
                 continue
