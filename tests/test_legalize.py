@@ -304,6 +304,12 @@ def test_chlo_tan_becomes_stablehlo_tan_golden():
 """
 
 
+def test_bf16_max_reduce_becomes_an_f32_reduce():
+    count, text = rewritten(BF16_REDUCES, vmvx_rewrites.bf16_arithmetic_in_f32)
+    assert count == 4 and "applies stablehlo.maximum across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>)" in text
+    assert "(tensor<2x3xbf16>) -> tensor<2x3xf64>" not in text, text
+
+
 def test_bf16_rewrite_passes_over_tuples():
     count, _ = rewritten("""func.func @main(%a: tensor<i32>, %b: tensor<bf16>) -> tensor<bf16> {
   %t = stablehlo.tuple %a, %b : tuple<tensor<i32>, tensor<bf16>>
@@ -398,6 +404,20 @@ BF16_OPS = f"""func.func @main(%a: {B6}, %b: {B6}, %i: tensor<6xi32>) -> ({B6}, 
     {B6}, {B6}, {B6}
 }}"""
 _BF16 = ml_dtypes.bfloat16
+B23 = "tensor<2x3xbf16>"
+BF16_REDUCES = f"""func.func @main(%a: {B23}, %b: tensor<1x3xbf16>) -> (tensor<3xbf16>, tensor<2xbf16>, tensor<1xbf16>,
+    tensor<2x3xf64>) {{
+  %ninf = stablehlo.constant dense<0xFF80> : tensor<bf16>
+  %inf = stablehlo.constant dense<0x7F80> : tensor<bf16>
+  %0 = stablehlo.reduce(%a init: %ninf) applies stablehlo.maximum across dimensions = [0] : ({B23}, tensor<bf16>)
+    -> tensor<3xbf16>
+  %1 = stablehlo.reduce(%a init: %inf) applies stablehlo.minimum across dimensions = [1] : ({B23}, tensor<bf16>)
+    -> tensor<2xbf16>
+  %2 = stablehlo.reduce(%b init: %inf) applies stablehlo.minimum across dimensions = [1] : (tensor<1x3xbf16>,
+    tensor<bf16>) -> tensor<1xbf16>
+  %3 = stablehlo.convert %a : ({B23}) -> tensor<2x3xf64>
+  return %0, %1, %2, %3 : tensor<3xbf16>, tensor<2xbf16>, tensor<1xbf16>, tensor<2x3xf64>
+}}"""
 SIGNS = """func.func @main(%a: tensor<8xf32>, %b: tensor<8xf64>) -> (tensor<8xf32>, tensor<8xf64>) {
   %0 = stablehlo.sign %a : tensor<8xf32>
   %1 = stablehlo.sign %b : tensor<8xf64>
@@ -454,6 +474,7 @@ ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the 
     (SIGNS, [np.float32(_SIGNS := [-2.5, -0.0, 0.0, 1e-300, 3.0, np.inf, -np.inf, np.nan]), np.float64(_SIGNS)]),
     (BITS, [np.array(_BIT_PATTERNS, t) for t in (np.int8, np.int16, np.int32, np.int64)] +
      [np.array(_BIT_PATTERNS, np.int8).view(np.uint8), np.array([0, 1, 0xFFFF, 0x5555, 0x8000], np.uint16)]),
+    (BF16_REDUCES, [np.array([[1.5, -2.25, 100.0], [0.1, np.nan, -0.0]], _BF16), np.array([[-1.0, 3.0, -0.0]], _BF16)]),
     (BF16_OPS, [np.array([1.5, -2.25, 100.0, 0.1, np.nan, -0.0], _BF16), np.array([0.3, 3.0, -7.0, 0.1, 1.0, 6.5e4], _BF16),
                 np.int32([1, -3, 257, 16777217, 0, 7])]),
 ]
@@ -476,7 +497,7 @@ def test_from_mlir_modules_get_the_spec_meaning_on_iree(backend, index):
         if "stablehlo.remainder" in text and k == 5:   # a - trunc(a/b) b is exact while a/b fits the mantissa
             a, e = np.delete(a, 1), np.delete(e, 1)
         np.testing.assert_allclose(a, e, rtol=tolerance, atol=0, equal_nan=True)
-        if text in (SIGNS, BF16_OPS):   # and the zeros' signs (floor, cbrt, f64 fmod, llvm-cpu's chlo.tan lose some)
+        if text in (SIGNS, BF16_OPS, BF16_REDUCES):   # and the zeros' signs (floor, cbrt, f64 fmod, llvm-cpu's chlo.tan lose some)
             np.testing.assert_array_equal(np.signbit(a[e == 0]), np.signbit(e[e == 0]))
 
 
