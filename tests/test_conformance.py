@@ -34,7 +34,7 @@ CASES = _cases()
 # (backend, case) -> what IREE 3.13 does wrong with a module that hlojit did not trace and no pipeline rewrite
 # mends yet (f64 trig, tanh and fmod, cholesky and triangular_solve have theirs: pipeline/accurate_math.py,
 # linalg_rewrites.py)
-_F64_LINK = "IREE 3.13's llvm-cpu cannot link f64 {} (undefined symbol), also in vmvx modules"
+_F64_LINK = "IREE 3.13's llvm-cpu cannot link f64 {} (undefined symbol)"
 KNOWN_IREE_FAILURES: dict = {
     (backend, case): reason for backend in ("iree:cpu", "iree:vmvx") for case, reason in {
         "chlo_broadcast_zeta_polygamma_f64": _F64_LINK.format("sin and cos (CHLO polygamma's digamma reflection, "

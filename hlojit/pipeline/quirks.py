@@ -194,7 +194,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
-# fix) and vmvx's own (their compares get its NaN fix).
+# fix) and vmvx's own (their compares get its NaN fix). vmvx expands CHLO first (vmvx_rewrites.py), so the ops of
+# its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 _SPEC_OPS = linalg_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS

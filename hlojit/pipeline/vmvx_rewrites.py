@@ -5,13 +5,16 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - CHLO ops: IREE expands them into StableHLO after hlojit's rewrites ran, so the ops they expand into never
   got vmvx's fixes (bessel_i1e's sign, tan, polygamma's remainder and sine). They are expanded here first, by
   the same pass IREE runs (chlo-legalize-to-stablehlo), and every later rewrite sees their StableHLO.
-- float sign: lowered to math.copysign, which vmvx cannot lower: selects, which keep -0.0, +0.0 and NaN.
+- float sign: lowered to math.copysign, which vmvx cannot lower: 1 with x's sign bit, from the bits (vmvx's
+  float compares flush subnormals), or x itself for -0.0, +0.0 and NaN.
 - popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
 - count_leading_zeros below 32 bits: vmvx counts in 32 bits (ui8 1 gave 31): the count of the value widened
   with zeros to 32 bits, minus the extra bits.
 - bf16 arithmetic: vmvx keeps bf16 in i32 and emits f32 instructions on it ('vm.add.f32' op operand #0 must
   be 32-bit float, but got 'i32'): the op computes in f32 and its result is rounded to bf16 once, which is
-  the correctly rounded bf16 result for + - * / and sqrt (f32 holds more than twice bf16's 8 bits).
+  the correctly rounded bf16 result for + - * / and sqrt (f32 holds more than twice bf16's 8 bits); so do
+  max/min reductions (exact). Converts between bf16 and ints or f64 go through f32. Left: add/multiply
+  reductions of bf16 (the frontend sums 16-bit floats in f32 already) and f64 -> bf16 (vmvx truncates no f64).
 """
 from __future__ import annotations
 
@@ -44,14 +47,13 @@ def chlo_as_stablehlo(module: ir.Module) -> int:
     return before - _chlo_ops(module)
 
 
+_FLOATS = ("bfloat16", "float16", "float32", "float64")
+
 
 def _float_ops(module: ir.Module, name: str):
     for op in list(walk(module.operation)):
         if op.name == name and dtype_of(op.results[0].type).name in _FLOATS:
             yield op
-
-
-_FLOATS = ("bfloat16", "float16", "float32", "float64")
 
 
 def float_sign_by_bits(module: ir.Module) -> int:
@@ -99,6 +101,7 @@ def _ones(x: V) -> V:
 
 
 def popcnt_by_bits(module: ir.Module) -> int:
+    """popcnt of any int width, counted in 32 or 64 bits."""
     count = 0
     for op in list(walk(module.operation)):
         if op.name != "stablehlo.popcnt":
@@ -121,7 +124,6 @@ def narrow_count_leading_zeros_in_i32(module: ir.Module) -> int:
             zeros = V(hlo.unary("count_leading_zeros", wide.value)) - (32 - 8 * x.dtype.itemsize)
             count += _replace(op, zeros.to(x.dtype))
     return count
-
 
 
 BF16, F32 = np.dtype("bfloat16"), np.dtype(np.float32)
@@ -181,8 +183,8 @@ def _max_min_in_f32(op) -> V:
 
 
 def bf16_arithmetic_in_f32(module: ir.Module) -> int:
-    """Each elementwise op with a bf16 operand computes in f32 and rounds its bf16 results once; a convert
-    between bf16 and an integer or bool goes through f32 (as ml_dtypes converts)."""
+    """Each elementwise op with a bf16 operand, and each max/min reduce of bf16, computes in f32 and rounds its
+    bf16 results once; a convert between bf16 and an int, a bool or f64 goes through f32 (as ml_dtypes converts)."""
     count = 0
     for op in [op for op in walk(module.operation) if _is_bf16_max_min(op)]:   # first: their bodies go with them
         with ir.InsertionPoint(op), op.location:
