@@ -251,6 +251,12 @@ def test_float_sign_from_the_bits_golden():
     assert rewritten(_unary_module("sign %a", "i32"), vmvx_rewrites.float_sign_by_bits)[0] == 0
 
 
+def test_reference_sign_keeps_the_sign_of_zero():
+    """The spec's sign(-0.0) is -0.0 (numpy's np.sign gave the reference +0.0, IREE's copysign -0.0)."""
+    out = np.asarray(hj.from_mlir(_unary_module("sign %a", "f32"), backend="reference")(np.float32([-0.0, 0.0, -2])))
+    assert np.signbit(out).tolist() == [True, False, True] and out.tolist() == [0.0, 0.0, -1.0]
+
+
 def test_narrow_count_leading_zeros_counts_in_i32_golden():
     count, text = rewritten(_unary_module("count_leading_zeros %a", "ui8"),
                             vmvx_rewrites.narrow_count_leading_zeros_in_i32)
