@@ -311,10 +311,12 @@ def test_chlo_tan_becomes_stablehlo_tan_golden():
 """
 
 
-def test_bf16_max_reduce_becomes_an_f32_reduce():
+def test_bf16_reduces_become_f32_reduces():
+    """Each step rounds to bf16 (the spec's bf16 reduce); the init's convert folds into an f32 constant."""
     count, text = rewritten(BF16_REDUCES, vmvx_rewrites.bf16_arithmetic_in_f32)
-    assert count == 4 and "applies stablehlo.maximum across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>)" in text
-    assert "(tensor<2x3xbf16>) -> tensor<2x3xf64>" not in text, text
+    assert count == 6 and text.count("across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>") == 2
+    assert text.count("reducer(") == text.count(": (tensor<f32>) -> tensor<bf16>") == 5, text
+    assert "tensor<bf16>) -> tensor<3xbf16>" not in text and "(tensor<2x3xbf16>) -> tensor<2x3xf64>" not in text
 
 
 def test_bf16_rewrite_passes_over_tuples():
@@ -412,10 +414,12 @@ BF16_OPS = f"""func.func @main(%a: {B6}, %b: {B6}, %i: tensor<6xi32>) -> ({B6}, 
 }}"""
 _BF16 = ml_dtypes.bfloat16
 B23 = "tensor<2x3xbf16>"
-BF16_REDUCES = f"""func.func @main(%a: {B23}, %b: tensor<1x3xbf16>) -> (tensor<3xbf16>, tensor<2xbf16>, tensor<1xbf16>,
-    tensor<2x3xf64>) {{
+BF16_REDUCES = f"""func.func @main(%a: {B23}, %b: tensor<1x3xbf16>, %c: {B23}) -> (tensor<3xbf16>, tensor<2xbf16>,
+    tensor<1xbf16>, tensor<2x3xf64>, tensor<2xbf16>, tensor<3xbf16>) {{
   %ninf = stablehlo.constant dense<0xFF80> : tensor<bf16>
   %inf = stablehlo.constant dense<0x7F80> : tensor<bf16>
+  %zero = stablehlo.constant dense<0.0> : tensor<bf16>
+  %one = stablehlo.constant dense<1.0> : tensor<bf16>
   %0 = stablehlo.reduce(%a init: %ninf) applies stablehlo.maximum across dimensions = [0] : ({B23}, tensor<bf16>)
     -> tensor<3xbf16>
   %1 = stablehlo.reduce(%a init: %inf) applies stablehlo.minimum across dimensions = [1] : ({B23}, tensor<bf16>)
@@ -423,7 +427,12 @@ BF16_REDUCES = f"""func.func @main(%a: {B23}, %b: tensor<1x3xbf16>) -> (tensor<3
   %2 = stablehlo.reduce(%b init: %inf) applies stablehlo.minimum across dimensions = [1] : (tensor<1x3xbf16>,
     tensor<bf16>) -> tensor<1xbf16>
   %3 = stablehlo.convert %a : ({B23}) -> tensor<2x3xf64>
-  return %0, %1, %2, %3 : tensor<3xbf16>, tensor<2xbf16>, tensor<1xbf16>, tensor<2x3xf64>
+  %4 = stablehlo.reduce(%c init: %zero) applies stablehlo.add across dimensions = [1] : ({B23}, tensor<bf16>)
+    -> tensor<2xbf16>
+  %5 = stablehlo.reduce(%c init: %one) applies stablehlo.multiply across dimensions = [0] : ({B23}, tensor<bf16>)
+    -> tensor<3xbf16>
+  return %0, %1, %2, %3, %4, %5 : tensor<3xbf16>, tensor<2xbf16>, tensor<1xbf16>, tensor<2x3xf64>, tensor<2xbf16>,
+    tensor<3xbf16>
 }}"""
 SIGNS = """func.func @main(%a: tensor<8xf32>, %b: tensor<8xf64>) -> (tensor<8xf32>, tensor<8xf64>) {
   %0 = stablehlo.sign %a : tensor<8xf32>
@@ -481,7 +490,8 @@ ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the 
     (SIGNS, [np.float32(_SIGNS := [-2.5, -0.0, 0.0, 1e-300, 3.0, np.inf, -np.inf, np.nan]), np.float64(_SIGNS)]),
     (BITS, [np.array(_BIT_PATTERNS, t) for t in (np.int8, np.int16, np.int32, np.int64)] +
      [np.array(_BIT_PATTERNS, np.int8).view(np.uint8), np.array([0, 1, 0xFFFF, 0x5555, 0x8000], np.uint16)]),
-    (BF16_REDUCES, [np.array([[1.5, -2.25, 100.0], [0.1, np.nan, -0.0]], _BF16), np.array([[-1.0, 3.0, -0.0]], _BF16)]),
+    (BF16_REDUCES, [np.array([[1.5, -2.25, 100.0], [0.1, np.nan, -0.0]], _BF16), np.array([[-1.0, 3.0, -0.0]], _BF16),
+                    np.array([[1, 2, 4], [0.5, -3, 0.25]], _BF16)]),     # sums and products exact in any order
     (BF16_OPS, [np.array([1.5, -2.25, 100.0, 0.1, np.nan, -0.0], _BF16),
                 np.array([0.3, 3.0, -7.0, 0.1, 1.0, 6.5e4], _BF16), np.int32([1, -3, 257, 16777217, 0, 7])]),
 ]

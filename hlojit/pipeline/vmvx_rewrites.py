@@ -13,8 +13,8 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - bf16 arithmetic: vmvx keeps bf16 in i32 and emits f32 instructions on it ('vm.add.f32' op operand #0 must
   be 32-bit float, but got 'i32'): the op computes in f32 and its result is rounded to bf16 once, which is
   the correctly rounded bf16 result for + - * / and sqrt (f32 holds more than twice bf16's 8 bits); so do
-  max/min reductions (exact). Converts between bf16 and ints or f64 go through f32. Left: add/multiply
-  reductions of bf16 (the frontend sums 16-bit floats in f32 already) and f64 -> bf16 (vmvx truncates no f64).
+  reductions by one op, rounded each step. Converts between bf16 and ints or f64 go through f32. Left:
+  reduce_window and multi-op reduce bodies of bf16, f64 -> bf16 (vmvx truncates no f64).
 """
 from __future__ import annotations
 
@@ -163,32 +163,42 @@ def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
     return wide.to(target)
 
 
-def _is_bf16_max_min(op) -> bool:
-    """A reduce of one bf16 input by maximum or minimum (its init, -inf or inf, is a bf16 constant in the dispatch,
-    which vmvx cannot lower)."""
+def _is_bf16_reduce(op) -> bool:
+    """A reduce of one bf16 input by one binary op (add, maximum ...): its init (0, -inf ...) is a bf16 constant in
+    the dispatch, which vmvx cannot lower."""
     if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != BF16:
         return False
     block = op.regions[0].blocks[0]
     body = [inner.operation for inner in block.operations]
-    return (len(body) == 2 and body[0].name in ("stablehlo.maximum", "stablehlo.minimum")
+    return (len(body) == 2 and body[0].name.removeprefix("stablehlo.") in hlo.BINARY_OPS
             and set(body[0].operands) == set(block.arguments))
 
 
-def _max_min_in_f32(op) -> V:
-    """The reduce of f32 inputs, rounded back (exact: a maximum or minimum is one of its operands)."""
-    body = op.regions[0].blocks[0].operations[0].operation.name.removeprefix("stablehlo.")
+def _reduce_in_f32(op) -> V:
+    """The reduce of f32 inputs whose body rounds each step to bf16, as the spec's bf16 reduce does (f32 holds the
+    operands exactly and rounds + and * correctly, so each step is the bf16 op's result); the result rounded back
+    is exact."""
+    block = op.regions[0].blocks[0]
+    body = block.operations[0].operation
+    name = body.name.removeprefix("stablehlo.")
+    swapped = body.operands[0] == block.arguments[1]          # the body's operands as the block has them
+
+    def step(accumulator, element):
+        a, b = (element, accumulator) if swapped else (accumulator, element)
+        return [hlo.convert(hlo.convert(hlo.binary(name, a, b), BF16), F32)]
     dimensions = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
-    wide = hlo.reduce([_widened(v) for v in op.operands][:1], [_widened(op.operands[1])], dimensions, body)[0]
+    wide = hlo.reduce([_widened(op.operands[0])], [_widened(op.operands[1])], dimensions, step)[0]
     return V(hlo.convert(wide, BF16))
 
 
 def bf16_arithmetic_in_f32(module: ir.Module) -> int:
-    """Each elementwise op with a bf16 operand, and each max/min reduce of bf16, computes in f32 and rounds its
-    bf16 results once; a convert between bf16 and an int, a bool or f64 goes through f32 (as ml_dtypes converts)."""
+    """Each elementwise op with a bf16 operand, and each reduce of bf16 by one op, computes in f32 and rounds its
+    bf16 results once (a reduce: each step); a convert between bf16 and an int, a bool or f64 goes through f32
+    (as ml_dtypes converts)."""
     count = 0
-    for op in [op for op in walk(module.operation) if _is_bf16_max_min(op)]:   # first: their bodies go with them
+    for op in [op for op in walk(module.operation) if _is_bf16_reduce(op)]:   # first: their bodies go with them
         with ir.InsertionPoint(op), op.location:
-            count += _replace(op, _max_min_in_f32(op))
+            count += _replace(op, _reduce_in_f32(op))
     for op in list(walk(module.operation)):
         types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
         if BF16 not in types:
