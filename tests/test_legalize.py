@@ -3,13 +3,14 @@ against the reference backend for modules that did not come from hlojit's ops (t
 tests/data/stablehlo check the same on constants; these take arguments, so nothing folds at compile time)."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from iree.compiler import ir
 
 import hlojit as hj
 from hlojit.frontend.from_mlir import parse
-from hlojit.pipeline import accurate_math, explain, legalize, linalg_rewrites, quirks, targets
+from hlojit.pipeline import accurate_math, cache, explain, legalize, linalg_rewrites, quirks, targets, vmvx_rewrites
 
 
 def rewritten(text: str, rewrite) -> tuple[int, str]:
@@ -219,6 +220,226 @@ def test_float_remainder_is_fmod_on_every_target():
         assert np.array_equal(np.signbit(np.asarray(actual)), np.signbit(np.fmod(a, b)))
 
 
+def test_float_sign_from_the_bits_golden():
+    count, text = rewritten(_unary_module("sign %a", "f32"), vmvx_rewrites.float_sign_by_bits)
+    assert count == 1
+    assert text == """module {
+  func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = stablehlo.bitcast_convert %arg0 : (tensor<3xf32>) -> tensor<3xui32>
+    %c = stablehlo.constant dense<2147483647> : tensor<ui32>
+    %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %2 = stablehlo.and %0, %1 : tensor<3xui32>
+    %c_0 = stablehlo.constant dense<2147483648> : tensor<ui32>
+    %3 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %4 = stablehlo.and %0, %3 : tensor<3xui32>
+    %c_1 = stablehlo.constant dense<1065353216> : tensor<ui32>
+    %5 = stablehlo.broadcast_in_dim %c_1, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %6 = stablehlo.or %4, %5 : tensor<3xui32>
+    %7 = stablehlo.bitcast_convert %6 : (tensor<3xui32>) -> tensor<3xf32>
+    %c_2 = stablehlo.constant dense<0> : tensor<ui32>
+    %8 = stablehlo.broadcast_in_dim %c_2, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %9 = stablehlo.compare EQ, %2, %8, UNSIGNED : (tensor<3xui32>, tensor<3xui32>) -> tensor<3xi1>
+    %c_3 = stablehlo.constant dense<2139095040> : tensor<ui32>
+    %10 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %11 = stablehlo.compare GT, %2, %10, UNSIGNED : (tensor<3xui32>, tensor<3xui32>) -> tensor<3xi1>
+    %12 = stablehlo.or %9, %11 : tensor<3xi1>
+    %13 = stablehlo.select %12, %arg0, %7 : tensor<3xi1>, tensor<3xf32>
+    return %13 : tensor<3xf32>
+  }
+}
+"""
+    assert rewritten(_unary_module("sign %a", "i32"), vmvx_rewrites.float_sign_by_bits)[0] == 0
+
+
+def test_reference_sign_keeps_the_sign_of_zero():
+    """The spec's sign(-0.0) is -0.0 (numpy's np.sign gave the reference +0.0, IREE's copysign -0.0)."""
+    out = np.asarray(hj.from_mlir(_unary_module("sign %a", "f32"), backend="reference")(np.float32([-0.0, 0.0, -2])))
+    assert np.signbit(out).tolist() == [True, False, True] and out.tolist() == [0.0, 0.0, -1.0]
+
+
+def test_narrow_count_leading_zeros_counts_in_i32_golden():
+    count, text = rewritten(_unary_module("count_leading_zeros %a", "ui8"),
+                            vmvx_rewrites.narrow_count_leading_zeros_in_i32)
+    assert count == 1
+    assert text == """module {
+  func.func @main(%arg0: tensor<3xui8>) -> tensor<3xui8> {
+    %0 = stablehlo.convert %arg0 : (tensor<3xui8>) -> tensor<3xui32>
+    %c = stablehlo.constant dense<255> : tensor<ui32>
+    %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<ui32>) -> tensor<3xui32>
+    %2 = stablehlo.and %0, %1 : tensor<3xui32>
+    %3 = stablehlo.convert %2 : (tensor<3xui32>) -> tensor<3xi32>
+    %4 = stablehlo.count_leading_zeros %3 : tensor<3xi32>
+    %c_0 = stablehlo.constant dense<24> : tensor<i32>
+    %5 = stablehlo.broadcast_in_dim %c_0, dims = [] : (tensor<i32>) -> tensor<3xi32>
+    %6 = stablehlo.subtract %4, %5 : tensor<3xi32>
+    %7 = stablehlo.convert %6 : (tensor<3xi32>) -> tensor<3xui8>
+    return %7 : tensor<3xui8>
+  }
+}
+"""
+    wide = _unary_module("count_leading_zeros %a", "i32")
+    assert rewritten(wide, vmvx_rewrites.narrow_count_leading_zeros_in_i32)[0] == 0
+
+
+def test_bf16_add_computes_in_f32_golden():
+    count, text = rewritten(_unary_module("add %a, %a", "bf16"), vmvx_rewrites.bf16_arithmetic_in_f32)
+    assert count == 1
+    assert text == """module {
+  func.func @main(%arg0: tensor<3xbf16>) -> tensor<3xbf16> {
+    %0 = stablehlo.convert %arg0 : (tensor<3xbf16>) -> tensor<3xf32>
+    %1 = stablehlo.convert %arg0 : (tensor<3xbf16>) -> tensor<3xf32>
+    %2 = stablehlo.add %0, %1 : tensor<3xf32>
+    %3 = stablehlo.convert %2 : (tensor<3xf32>) -> tensor<3xbf16>
+    return %3 : tensor<3xbf16>
+  }
+}
+"""
+
+
+def test_chlo_tan_becomes_stablehlo_tan_golden():
+    count, text = rewritten("""func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = chlo.tan %a : tensor<3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}""", vmvx_rewrites.chlo_as_stablehlo)
+    assert count == 1
+    assert text == """module {
+  func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = stablehlo.tan %arg0 : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+"""
+
+
+def test_bf16_reduces_become_f32_reduces():
+    """Each step rounds to bf16 (the spec's bf16 reduce); the init's convert folds into an f32 constant."""
+    count, text = rewritten(BF16_REDUCES, vmvx_rewrites.bf16_arithmetic_in_f32)
+    assert count == 6 and text.count("across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>") == 2
+    assert text.count("reducer(") == text.count(": (tensor<f32>) -> tensor<bf16>") == 5, text
+    assert "tensor<bf16>) -> tensor<3xbf16>" not in text and "(tensor<2x3xbf16>) -> tensor<2x3xf64>" not in text
+
+
+def test_bf16_rewrite_passes_over_tuples():
+    count, _ = rewritten("""func.func @main(%a: tensor<i32>, %b: tensor<bf16>) -> tensor<bf16> {
+  %t = stablehlo.tuple %a, %b : tuple<tensor<i32>, tensor<bf16>>
+  %0 = stablehlo.get_tuple_element %t[1] : (tuple<tensor<i32>, tensor<bf16>>) -> tensor<bf16>
+  return %0 : tensor<bf16>
+}""", vmvx_rewrites.bf16_arithmetic_in_f32)
+    assert count == 0
+
+
+VMVX_ONLY = """func.func @main(%a: tensor<3xf32>, %b: tensor<3xi32>, %c: tensor<3xui8>, %d: tensor<3xbf16>) ->
+    (tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xui8>, tensor<3xbf16>) {
+  %0 = chlo.tan %a : tensor<3xf32> -> tensor<3xf32>
+  %1 = stablehlo.sign %a : tensor<3xf32>
+  %2 = stablehlo.popcnt %b : tensor<3xi32>
+  %3 = stablehlo.count_leading_zeros %c : tensor<3xui8>
+  %4 = stablehlo.add %d, %d : tensor<3xbf16>
+  return %0, %1, %2, %3, %4 : tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xui8>, tensor<3xbf16>
+}"""
+
+
+@pytest.mark.parametrize("target", ["vmvx", "cpu", "cuda"])
+def test_vmvx_rewrites_run_for_vmvx_alone(target):
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(VMVX_ONLY)
+        applied = quirks.apply(module, targets.get(target))
+        text = str(module)
+    ours = {"chlo_as_stablehlo", "float_sign_by_bits", "popcnt_by_bits", "narrow_count_leading_zeros_in_i32",
+            "bf16_arithmetic_in_f32"}
+    if target == "vmvx":
+        assert ours <= set(applied) and "chlo.tan" not in text and "stablehlo.popcnt" not in text, applied
+    else:
+        assert not ours & set(applied) and "chlo.tan" in text and "stablehlo.sign" in text, applied
+
+
+def test_every_rewrite_module_is_in_the_cache_key():
+    """An edit to a rewrite must make new cache keys: vmvx_rewrites.py's edits once reused stale vmfbs (its source
+    was not fingerprinted, nor fft_rewrites.py's or complex_math_pairs.py's)."""
+    import sys
+    fingerprinted = {m.__name__ for m in cache.fingerprinted_modules()}
+    rewrites = {name for name, m in sys.modules.items() if name.startswith("hlojit.pipeline.") and m is not None
+                and any(f.__module__ == name for fs in quirks.QUIRKS.values() for f in fs)}
+    imported = {f"hlojit.pipeline.{name}" for name in ("complex_math_pairs", "values")}   # what the rewrites build with
+    assert rewrites and (rewrites | imported) <= fingerprinted, sorted((rewrites | imported) - fingerprinted)
+
+
+def test_popcnt_becomes_shifts_masks_and_adds():
+    count, text = rewritten(_unary_module("popcnt %a", "i32"), vmvx_rewrites.popcnt_by_bits)
+    assert count == 1 and "popcnt" not in text and "stablehlo.shift_right_logical" in text, text
+
+
+T6 = "tensor<6xf32>"
+CHLO_F32 = f"""func.func @main(%a: {T6}, %q: {T6}) -> ({T6}, {T6}, {T6}, {T6}) {{
+  %0 = chlo.tan %a : {T6} -> {T6}
+  %1 = chlo.bessel_i1e %a : {T6} -> {T6}
+  %2 = chlo.zeta %q, %q : {T6}, {T6} -> {T6}
+  %n = stablehlo.floor %q : {T6}
+  %3 = chlo.polygamma %n, %q : {T6}, {T6} -> {T6}
+  return %0, %1, %2, %3 : {T6}, {T6}, {T6}, {T6}
+}}"""
+BITS = """func.func @main(%a: tensor<5xi8>, %b: tensor<5xi16>, %c: tensor<5xi32>, %d: tensor<5xi64>, %e: tensor<5xui8>,
+    %f: tensor<5xui16>) -> (tensor<5xi8>, tensor<5xi16>, tensor<5xi32>, tensor<5xi64>, tensor<5xui8>, tensor<5xi8>,
+    tensor<5xi16>, tensor<5xui8>, tensor<5xui16>) {
+  %0 = stablehlo.popcnt %a : tensor<5xi8>
+  %1 = stablehlo.popcnt %b : tensor<5xi16>
+  %2 = stablehlo.popcnt %c : tensor<5xi32>
+  %3 = stablehlo.popcnt %d : tensor<5xi64>
+  %4 = stablehlo.popcnt %e : tensor<5xui8>
+  %5 = stablehlo.count_leading_zeros %a : tensor<5xi8>
+  %6 = stablehlo.count_leading_zeros %b : tensor<5xi16>
+  %7 = stablehlo.count_leading_zeros %e : tensor<5xui8>
+  %8 = stablehlo.count_leading_zeros %f : tensor<5xui16>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<5xi8>, tensor<5xi16>, tensor<5xi32>, tensor<5xi64>,
+    tensor<5xui8>, tensor<5xi8>, tensor<5xi16>, tensor<5xui8>, tensor<5xui16>
+}"""
+_BIT_PATTERNS = [0, 1, -1, 0x55, -128]          # every width's 0, 1, all ones, alternating bits and sign bit alone
+B6 = "tensor<6xbf16>"
+BF16_OPS = f"""func.func @main(%a: {B6}, %b: {B6}, %i: tensor<6xi32>) -> ({B6}, {B6}, {B6}, {B6}, {B6}, {B6},
+    tensor<6xi1>, tensor<6xi32>, {B6}, {B6}, {B6}) {{
+  %0 = stablehlo.add %a, %b : {B6}
+  %1 = stablehlo.multiply %a, %b : {B6}
+  %2 = stablehlo.divide %a, %b : {B6}
+  %3 = stablehlo.maximum %a, %b : {B6}
+  %4 = stablehlo.sqrt %b : {B6}
+  %5 = stablehlo.exponential %a : {B6}
+  %6 = stablehlo.compare GE, %a, %b : ({B6}, {B6}) -> tensor<6xi1>
+  %7 = stablehlo.convert %b : ({B6}) -> tensor<6xi32>
+  %8 = stablehlo.convert %i : (tensor<6xi32>) -> {B6}
+  %9 = stablehlo.sign %a : {B6}
+  %10 = stablehlo.select %6, %a, %b : tensor<6xi1>, {B6}
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : {B6}, {B6}, {B6}, {B6}, {B6}, {B6}, tensor<6xi1>, tensor<6xi32>,
+    {B6}, {B6}, {B6}
+}}"""
+_BF16 = ml_dtypes.bfloat16
+B23 = "tensor<2x3xbf16>"
+BF16_REDUCES = f"""func.func @main(%a: {B23}, %b: tensor<1x3xbf16>, %c: {B23}) -> (tensor<3xbf16>, tensor<2xbf16>,
+    tensor<1xbf16>, tensor<2x3xf64>, tensor<2xbf16>, tensor<3xbf16>) {{
+  %ninf = stablehlo.constant dense<0xFF80> : tensor<bf16>
+  %inf = stablehlo.constant dense<0x7F80> : tensor<bf16>
+  %zero = stablehlo.constant dense<0.0> : tensor<bf16>
+  %one = stablehlo.constant dense<1.0> : tensor<bf16>
+  %0 = stablehlo.reduce(%a init: %ninf) applies stablehlo.maximum across dimensions = [0] : ({B23}, tensor<bf16>)
+    -> tensor<3xbf16>
+  %1 = stablehlo.reduce(%a init: %inf) applies stablehlo.minimum across dimensions = [1] : ({B23}, tensor<bf16>)
+    -> tensor<2xbf16>
+  %2 = stablehlo.reduce(%b init: %inf) applies stablehlo.minimum across dimensions = [1] : (tensor<1x3xbf16>,
+    tensor<bf16>) -> tensor<1xbf16>
+  %3 = stablehlo.convert %a : ({B23}) -> tensor<2x3xf64>
+  %4 = stablehlo.reduce(%c init: %zero) applies stablehlo.add across dimensions = [1] : ({B23}, tensor<bf16>)
+    -> tensor<2xbf16>
+  %5 = stablehlo.reduce(%c init: %one) applies stablehlo.multiply across dimensions = [0] : ({B23}, tensor<bf16>)
+    -> tensor<3xbf16>
+  return %0, %1, %2, %3, %4, %5 : tensor<3xbf16>, tensor<2xbf16>, tensor<1xbf16>, tensor<2x3xf64>, tensor<2xbf16>,
+    tensor<3xbf16>
+}}"""
+SIGNS = """func.func @main(%a: tensor<8xf32>, %b: tensor<8xf64>) -> (tensor<8xf32>, tensor<8xf64>) {
+  %0 = stablehlo.sign %a : tensor<8xf32>
+  %1 = stablehlo.sign %b : tensor<8xf64>
+  return %0, %1 : tensor<8xf32>, tensor<8xf64>
+}"""
+
 ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the reference backend
     (LINALG, [_SQUARES, _SPD]),
     (BOOL_ADD, [np.array([True, True]), np.array([True, False])]),
@@ -263,6 +484,16 @@ ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the 
   %0 = stablehlo.remainder %a, %b : tensor<9xf32>
   return %0 : tensor<9xf32>
 }""", REMAINDER_INPUTS[:2]),   # f32 only: vmvx compiles no f16 arithmetic (docs/support_matrix.md)
+    # vmvx could not lower the copysign of sign and of bessel_i1e's expansion, tan (math.tan), popcnt (math.ctpop),
+    # bf16 arithmetic; it counted the leading zeros of narrow ints in 32 bits
+    (CHLO_F32, [np.float32([-40.0, -2.5, -0.0, 0.5, 3.0, 35.0]), np.float32([2.0, 3.0, 4.5, 1.5, 2.25, 5.0])]),
+    (SIGNS, [np.float32(_SIGNS := [-2.5, -0.0, 0.0, 1e-300, 3.0, np.inf, -np.inf, np.nan]), np.float64(_SIGNS)]),
+    (BITS, [np.array(_BIT_PATTERNS, t) for t in (np.int8, np.int16, np.int32, np.int64)] +
+     [np.array(_BIT_PATTERNS, np.int8).view(np.uint8), np.array([0, 1, 0xFFFF, 0x5555, 0x8000], np.uint16)]),
+    (BF16_REDUCES, [np.array([[1.5, -2.25, 100.0], [0.1, np.nan, -0.0]], _BF16), np.array([[-1.0, 3.0, -0.0]], _BF16),
+                    np.array([[1, 2, 4], [0.5, -3, 0.25]], _BF16)]),     # sums and products exact in any order
+    (BF16_OPS, [np.array([1.5, -2.25, 100.0, 0.1, np.nan, -0.0], _BF16),
+                np.array([0.3, 3.0, -7.0, 0.1, 1.0, 6.5e4], _BF16), np.int32([1, -3, 257, 16777217, 0, 7])]),
 ]
 
 
@@ -275,10 +506,17 @@ def test_from_mlir_modules_get_the_spec_meaning_on_iree(backend, index):
     expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
     for k, (a, e) in enumerate(zip(actual, expected)):
         a, e = np.asarray(a), np.asarray(e)
+        if e.dtype == _BF16:
+            a, e = a.astype(np.float32), e.astype(np.float32)
         tolerance = 1e-6 if e.dtype != np.float64 else 1e-12 if "cholesky" in text else 4e-15   # solves reorder sums
+        if text == CHLO_F32:   # CHLO's f32 expansions (polygamma: 1.1e-6); llvm-cpu's chlo.tan: math.tan (2.5e-6)
+            tolerance = 1e-5
         if "stablehlo.remainder" in text and k == 5:   # a - trunc(a/b) b is exact while a/b fits the mantissa
             a, e = np.delete(a, 1), np.delete(e, 1)
         np.testing.assert_allclose(a, e, rtol=tolerance, atol=0, equal_nan=True)
+        if text in (SIGNS, BF16_OPS, BF16_REDUCES):   # and the zeros' signs (floor, cbrt, f64 fmod, cpu's chlo.tan
+            # lose some on IREE)
+            np.testing.assert_array_equal(np.signbit(a[e == 0]), np.signbit(e[e == 0]))
 
 
 class _RecordImports:

@@ -98,16 +98,22 @@ def compiler_version() -> str:
         return f"unknown ({iree.compiler.__file__} {stat.st_size} {stat.st_mtime_ns})"
 
 
+def fingerprinted_modules() -> tuple:
+    """The modules whose source is part of every key: compile_program's, the quirks and every rewrite they list
+    (tests/test_legalize.py checks that each module quirks.py imports is here), and the builders they use."""
+    from ..dialects import stablehlo
+    from . import (accurate_math, compiler, complex_math_pairs, complex_pairs, fft_rewrites, layout, legalize,
+                   linalg_rewrites, quirks, sessions, values, vmvx_rewrites, winograd)
+    return (compiler, complex_math_pairs, complex_pairs, fft_rewrites, layout, legalize, accurate_math, linalg_rewrites,
+            values, quirks, sessions, stablehlo, vmvx_rewrites, winograd)
+
+
 @functools.cache
 def pipeline_fingerprint() -> str:
     """What a compile does beyond the module and the flags: compile_program's own flags, the quirks it
     rewrites the module with, and the builders the quirks use. An edit to them makes every key new."""
-    from ..dialects import stablehlo
-    from . import (accurate_math, compiler, complex_pairs, layout, legalize, linalg_rewrites, quirks, sessions, values,
-                   winograd)
     digest = hashlib.sha256()
-    for module in (compiler, complex_pairs, layout, legalize, accurate_math, linalg_rewrites, values, quirks, sessions,
-                   stablehlo, winograd):
+    for module in fingerprinted_modules():
         with open(module.__file__, "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()

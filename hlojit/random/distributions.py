@@ -55,7 +55,7 @@ def laplace(key, shape=(), dtype=dtypes.float32):
     key, shape, dtype = _check_key("laplace", key), _shape("laplace", shape), _float_dtype("laplace", dtype)
     u = uniform(key, shape, dtype, -1.0 + float(_finfo(dtype).epsneg), 1.0)
     magnitude = ops.log1p(-ops.abs(u))
-    return ops.where(u < 0, -magnitude, magnitude)   # = sign(u) * magnitude (vmvx cannot lower float sign)
+    return ops.where(u < 0, -magnitude, magnitude)   # = sign(u) * magnitude
 
 
 @_public("shape", "dtype")

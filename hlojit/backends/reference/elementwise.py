@@ -50,6 +50,11 @@ def _round_afz(x):
     return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)
 
 
+def _sign(x):
+    """The spec's sign: a zero keeps its sign (numpy's sign(-0.0) is +0.0)."""
+    return np.where(x == 0, x, np.sign(x))
+
+
 def _same_type(fn):
     """Elementwise ops: compute with numpy, keep the result type (numpy scalars upcast otherwise)."""
     def build(op):
@@ -59,7 +64,7 @@ def _same_type(fn):
 
 
 _UNARY = {
-    "negate": np.negative, "abs": np.abs, "sign": np.sign, "exponential": np.exp,
+    "negate": np.negative, "abs": np.abs, "sign": _sign, "exponential": np.exp,
     "exponential_minus_one": np.expm1, "log": np.log, "log_plus_one": np.log1p, "sqrt": np.sqrt,
     "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "tanh": np.tanh, "logistic": _logistic,
     "sine": np.sin, "cosine": np.cos, "tan": np.tan, "floor": np.floor, "ceil": np.ceil,

@@ -250,8 +250,6 @@ def _abs(x):
 def _sign(x):
     if x.dtype.kind == "u":
         return convert(x != 0, x.dtype, x.weak)
-    if x.dtype == dtypes.float64:  # IREE's vmvx cannot lower f64 copysign; keeps 0, -0 and nan as they are
-        return _select(x > 0, _full_like(x, 1), _select(x < 0, _full_like(x, -1), x))
     return _emit_same("sign", [x], x.dtype, x.weak)
 
 

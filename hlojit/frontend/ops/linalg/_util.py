@@ -157,8 +157,3 @@ def pad_rectangular(a, size: int):
     if n < size:
         a = ops.concatenate([a, ops.zeros(a.shape[:-1] + (size - n,), a.dtype)], axis=-1)
     return pad_rows(a, size)
-
-
-def sign(x):
-    """-1, 0 or 1 by selects: stablehlo.sign lowers to math.copysign, which vmvx cannot compile (f32 too)."""
-    return ops.where(x > 0, 1, ops.where(x < 0, -1, 0)).astype(x.dtype)

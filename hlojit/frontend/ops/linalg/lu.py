@@ -243,7 +243,7 @@ def _log_det_parts(a):
     lu, _, _, swaps = factor(a)
     diagonal = ops.diagonal(lu, 0, -2, -1)
     parity = 1 - 2 * (swaps % 2).astype(a.dtype)
-    sign = parity * ops.prod(_util.sign(diagonal), axis=-1)
+    sign = parity * ops.prod(ops.sign(diagonal), axis=-1)
     return sign, ops.sum(ops.log(ops.abs(diagonal)), axis=-1), parity * ops.prod(diagonal, axis=-1)
 
 

@@ -66,7 +66,7 @@ def _orthonormal_basis(u, columns: int):
     k = u.shape[-1]
     r, v, tau = householder(u)
     q = form_q(v, tau, columns)
-    signs = _util.sign(ops.diagonal(r, 0, -2, -1)[..., :k])
+    signs = ops.sign(ops.diagonal(r, 0, -2, -1)[..., :k])
     signs = ops.where(signs == 0, 1, signs)
     if columns > k:
         signs = ops.concatenate([signs, ops.ones(signs.shape[:-1] + (columns - k,), u.dtype)], axis=-1)

@@ -1,0 +1,227 @@
+"""Target rewrites for IREE 3.13's vmvx: ops it cannot lower or lowers wrongly, computed from ops it gets right.
+StableHLO -> StableHLO, listed for vmvx in quirks.py (llvm-cpu and cuda lower these ops themselves).
+
+Found by the conformance cases (tests/data/stablehlo) once their constants stopped folding on the host:
+- CHLO ops: IREE expands them into StableHLO after hlojit's rewrites ran, so the ops they expand into never
+  got vmvx's fixes (bessel_i1e's sign, tan, polygamma's remainder and sine). They are expanded here first, by
+  the same pass IREE runs (chlo-legalize-to-stablehlo), and every later rewrite sees their StableHLO.
+- float sign: lowered to math.copysign, which vmvx cannot lower: 1 with x's sign bit, from the bits (vmvx's
+  float compares flush subnormals), or x itself for -0.0, +0.0 and NaN.
+- popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
+- count_leading_zeros below 32 bits: vmvx counts in 32 bits (ui8 1 gave 31): the count of the value widened
+  with zeros to 32 bits, minus the extra bits.
+- bf16 arithmetic: vmvx keeps bf16 in i32 and emits f32 instructions on it ('vm.add.f32' op operand #0 must
+  be 32-bit float, but got 'i32'): the op computes in f32 and its result is rounded to bf16 once, which is
+  the correctly rounded bf16 result for + - * / and sqrt (f32 holds more than twice bf16's 8 bits); so do
+  reductions by one op, rounded each step. Converts between bf16 and ints or f64 go through f32. Left:
+  reduce_window and multi-op reduce bodies of bf16, f64 -> bf16 (vmvx truncates no f64).
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir, passmanager
+
+from ..dialects import registry
+from ..dialects import stablehlo as hlo
+from ..dialects.build import create
+from ..dialects.types import dtype_of, element_type, shape_of
+from .legalize import walk
+from .values import V, where
+
+
+def _replace(op, new: V) -> int:
+    op.result.replace_all_uses_with(new.value)
+    op.erase()
+    return 1
+
+
+def _chlo_ops(module: ir.Module) -> int:
+    return sum(op.name.startswith("chlo.") for op in walk(module.operation))
+
+
+def chlo_as_stablehlo(module: ir.Module) -> int:
+    """Every CHLO op the pass expands (tan, bessel_i1e, zeta, polygamma, erf, broadcast_* ...) as StableHLO."""
+    before = _chlo_ops(module)
+    if before:
+        passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
+    return before - _chlo_ops(module)
+
+
+_FLOATS = ("bfloat16", "float16", "float32", "float64")
+
+
+def _float_ops(module: ir.Module, name: str):
+    for op in list(walk(module.operation)):
+        if op.name == name and dtype_of(op.results[0].type).name in _FLOATS:
+            yield op
+
+
+def float_sign_by_bits(module: ir.Module) -> int:
+    """sign(x) = +-1 with x's sign bit, or x itself where x is +-0.0 or NaN, tested and built on the bits (vmvx
+    flushes subnormals in float compares: 1e-40 > 0 is false there)."""
+    count = 0
+    for op in _float_ops(module, "stablehlo.sign"):
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            bits, width = x.bits(), 8 * x.dtype.itemsize
+            magnitude = bits & ((1 << (width - 1)) - 1)
+            one = int(np.array(1, x.dtype).view(bits.dtype))
+            infinity = int(np.array(np.inf, x.dtype).view(bits.dtype))
+            signed_one = V(hlo.bitcast_convert(((bits & (1 << (width - 1))) | one).value, x.dtype))
+            count += _replace(op, where((magnitude == 0) | (magnitude > infinity), x, signed_one))
+    return count
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _zero_extended(x: V) -> V:
+    """An integer's bits as an unsigned int of at least 32 bits (vmvx shifts narrower ones sign-extended: ui8
+    252 >> 7 gave 255); the mask drops any sign extension the widening itself does."""
+    width = x.dtype.itemsize
+    bits = x if x.dtype.kind == "u" else V(hlo.bitcast_convert(x.value, np.dtype(_UNSIGNED[width])))
+    if width >= 4:
+        return bits
+    return bits.to(np.uint32) & ((1 << (8 * width)) - 1)
+
+
+def _ones(x: V) -> V:
+    """The number of set bits of an unsigned x (32 or 64 bits): summed in pairs, nibbles, then bytes, in place."""
+    width = 8 * x.dtype.itemsize
+
+    def every_byte(byte: int) -> int:
+        return int.from_bytes(bytes([byte]) * (width // 8), "little")
+    u = x - ((x >> 1) & every_byte(0x55))
+    u = (u & every_byte(0x33)) + ((u >> 2) & every_byte(0x33))
+    u = (u + (u >> 4)) & every_byte(0x0F)
+    for shift in (8, 16, 32):          # each byte's count into the lowest byte
+        if shift < width:
+            u = u + (u >> shift)
+    return u & 0x7F
+
+
+def popcnt_by_bits(module: ir.Module) -> int:
+    """popcnt of any int width, counted in 32 or 64 bits."""
+    count = 0
+    for op in list(walk(module.operation)):
+        if op.name != "stablehlo.popcnt":
+            continue
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            count += _replace(op, _ones(_zero_extended(x)).to(x.dtype))
+    return count
+
+
+def narrow_count_leading_zeros_in_i32(module: ir.Module) -> int:
+    """clz of an 8- or 16-bit x: clz of its bits zero-extended to 32, less the 24 or 16 bits added."""
+    count = 0
+    for op in list(walk(module.operation)):
+        if op.name != "stablehlo.count_leading_zeros" or dtype_of(op.results[0].type).itemsize >= 4:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            wide = _zero_extended(x).to(np.int32)
+            zeros = V(hlo.unary("count_leading_zeros", wide.value)) - (32 - 8 * x.dtype.itemsize)
+            count += _replace(op, zeros.to(x.dtype))
+    return count
+
+
+BF16, F32 = np.dtype("bfloat16"), np.dtype(np.float32)
+# the elementwise ops, select included (a select of bf16 constants puts bf16 constants in the dispatch, which vmvx
+# cannot lower: in f32, the converts of the constants fold away); convert has its own rule, complex parts are real
+_WIDENED = frozenset(r.name for r in registry.RECORDS.values() if r.elementwise and r.dialect == "stablehlo") - {
+    "stablehlo.convert", "stablehlo.real", "stablehlo.imag", "stablehlo.complex"}
+
+
+def _dtype_or_none(t: ir.Type):
+    """A tensor's element dtype; None for tuples, tokens and the like."""
+    try:
+        return dtype_of(t)
+    except TypeError:
+        return None
+
+
+def _widened(value: ir.Value) -> ir.Value:
+    return hlo.convert(value, F32) if dtype_of(value.type) == BF16 else value
+
+
+def _f32_type(t: ir.Type) -> ir.Type:
+    return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == BF16 else t
+
+
+def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
+    """A convert between bf16 and an int, a bool or f64 through f32, the bf16 <-> f32 step by the bits: IREE folds
+    two converts into one, which vmvx cannot lower (arith.sitofp i32 -> bf16, arith.extf bf16 -> f64). f32 -> bf16
+    rounds to nearest even."""
+    if x.dtype != BF16:
+        bits = x.to(F32).bits()
+        rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) >> 16
+        quiet_nan = (bits >> 16) | 0x40
+        narrow = where((bits & 0x7FFFFFFF) > 0x7F800000, quiet_nan, rounded).to(np.uint16)
+        return V(hlo.bitcast_convert(narrow.value, BF16))
+    wide = V(hlo.bitcast_convert(((x.bits().to(np.uint32) & 0xFFFF) << 16).value, F32))
+    return wide.to(target)
+
+
+def _is_bf16_reduce(op) -> bool:
+    """A reduce of one bf16 input by one binary op (add, maximum ...): its init (0, -inf ...) is a bf16 constant in
+    the dispatch, which vmvx cannot lower."""
+    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != BF16:
+        return False
+    block = op.regions[0].blocks[0]
+    body = [inner.operation for inner in block.operations]
+    return (len(body) == 2 and body[0].name.removeprefix("stablehlo.") in hlo.BINARY_OPS
+            and set(body[0].operands) == set(block.arguments))
+
+
+def _reduce_in_f32(op) -> V:
+    """The reduce of f32 inputs whose body rounds each step to bf16, as the spec's bf16 reduce does (f32 holds the
+    operands exactly and rounds + and * correctly, so each step is the bf16 op's result); the result rounded back
+    is exact."""
+    block = op.regions[0].blocks[0]
+    body = block.operations[0].operation
+    name = body.name.removeprefix("stablehlo.")
+    swapped = body.operands[0] == block.arguments[1]          # the body's operands as the block has them
+
+    def step(accumulator, element):
+        a, b = (element, accumulator) if swapped else (accumulator, element)
+        return [hlo.convert(hlo.convert(hlo.binary(name, a, b), BF16), F32)]
+    dimensions = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+    wide = hlo.reduce([_widened(op.operands[0])], [_widened(op.operands[1])], dimensions, step)[0]
+    return V(hlo.convert(wide, BF16))
+
+
+def bf16_arithmetic_in_f32(module: ir.Module) -> int:
+    """Each elementwise op with a bf16 operand, and each reduce of bf16 by one op, computes in f32 and rounds its
+    bf16 results once (a reduce: each step); a convert between bf16 and an int, a bool or f64 goes through f32
+    (as ml_dtypes converts)."""
+    count = 0
+    for op in [op for op in walk(module.operation) if _is_bf16_reduce(op)]:   # first: their bodies go with them
+        with ir.InsertionPoint(op), op.location:
+            count += _replace(op, _reduce_in_f32(op))
+    for op in list(walk(module.operation)):
+        types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
+        if BF16 not in types:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            if op.name == "stablehlo.convert":
+                if types[0] != types[1] and F32 not in types:
+                    count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
+                continue
+            if op.name not in _WIDENED:
+                continue
+            attributes = {name: op.attributes[name] for name in op.attributes}
+            wide = create(op.name, [_f32_type(r.type) for r in op.results], [_widened(v) for v in op.operands],
+                          attributes)
+            for old, new in zip(op.results, wide.results):
+                old.replace_all_uses_with(hlo.convert(new, BF16) if dtype_of(old.type) == BF16 else new)
+        op.erase()
+        count += 1
+    return count
+
+
+# quirks.py runs FIRST after chlo.square's own rewrite (whose complex form IREE's expansion would overflow) and
+# before complex numbers become pairs (the CHLO expansions of complex ops are complex ops); AFTER_SPEC after the
+# rewrites of every cpu-like target (accurate_math's, legalize's) and before vmvx's NaN-aware compares
+FIRST = [chlo_as_stablehlo]
+AFTER_SPEC = [float_sign_by_bits, popcnt_by_bits, narrow_count_leading_zeros_in_i32]
