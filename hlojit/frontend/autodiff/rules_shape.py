@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...dialects import stablehlo as hlo
 from ...dialects.types import shape_of
 from .. import ops
-from ..ops._core import barrier, constant, emit, wrap
+from ..ops._core import constant, emit, wrap
 from .core import register
 
 
@@ -31,23 +31,13 @@ def _broadcast_in_dim(p, cts, active):
     dims = p.ints("broadcast_dimensions")
     summed = [d for d in range(g.ndim) if d not in dims] + \
         [d for i, d in enumerate(dims) if x.shape[i] == 1 and g.shape[d] != 1]
-    total = ops.sum(_materialised_for_column_sum(g, summed), axis=tuple(sorted(summed))) if summed else g
+    total = ops.sum(g, axis=tuple(sorted(summed))) if summed else g
     kept = [d for d in range(g.ndim) if d not in summed]       # in result order: the operand's, permuted
     order = sorted(range(len(dims)), key=lambda i: dims[i])
     kept_operand_dims = [i for i in order if dims[i] in kept]
     if kept_operand_dims != sorted(kept_operand_dims):
         total = ops.transpose(total, [kept_operand_dims.index(i) for i in sorted(kept_operand_dims)])
     return [ops.reshape(total, x.shape)]
-
-
-def _materialised_for_column_sum(g, summed):
-    """g behind a barrier where the sum runs over its leading dimensions and keeps trailing ones (a bias's or
-    a layer norm's scale's gradient: rows summed per feature). IREE 3.13's CPU backend fuses the product that
-    makes g (g_y * x_hat) into such a sum and lowers it as a matrix-vector product along the strided axis:
-    1024x256 summed over rows took 0.32-0.37 ms fused, 0.08 ms with the product written out first (one
-    thread, measured); sums along the last axis fuse well and are left as they are."""
-    leading = sorted(summed) == list(range(len(summed)))
-    return barrier(g) if leading and len(summed) < g.ndim else g
 
 
 @register("reshape")
