@@ -40,20 +40,10 @@ def dot_product_attention(q, k, v, mask=None):
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2 or q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         fail(ShapeError, op, f"needs q [..., Lq, d], k [..., Lk, d], v [..., Lk, dv]; got q {describe(q)}, "
                              f"k {describe(k)}, v {describe(v)}")
-    logits = _batched(q, k, -1) * float(1 / np.sqrt(q.shape[-1]))
+    logits = (q @ ops.swapaxes(k, -1, -2)) * float(1 / np.sqrt(q.shape[-1]))
     if mask is not None:
         logits = _mask_logits(op, logits, mask)
-    return _batched(ops.softmax(logits, axis=-1), v, -2)
-
-
-def _batched(a, b, b_axis: int):
-    """a [..., m, k] times b contracted over b's axis `b_axis` (-1: b [..., n, k], -2: b [..., k, n]).
-    With equal leading axes one dot_general contracting in place: q kᵀ needs no transposed k, and its
-    gradients none either; leading axes that broadcast go through matmul."""
-    if a.shape[:-2] != b.shape[:-2]:
-        return a @ (ops.swapaxes(b, -1, -2) if b_axis == -1 else b)
-    batch = tuple(range(a.ndim - 2))
-    return ops.dot_general(a, b, ((a.ndim - 1,), (b.ndim + b_axis,)), (batch, batch))
+    return ops.softmax(logits, axis=-1) @ v
 
 
 def _heads(x, num_heads: int):
