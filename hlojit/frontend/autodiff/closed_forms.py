@@ -4,9 +4,10 @@ frontend's composites.
 Why: differentiated op by op, these composites cost a training step more than their math. softmax's and
 log_softmax's max (subtracted for range) gets a cotangent that cancels exactly but is still computed: a
 comparison mask, a count of the maxima and a division per row (the MLP step of benchmarks/train_step.py:
-22 dispatches before, 18 after; ~2 ms of the transformer block step's 67 ms of one thread). gelu's chain (x*x*x, tanh, 1 + t, 0.5 * x * ...) keeps each
-intermediate alive for the backward pass, so IREE materialises every one of them (five 4 MB dispatches in
-the transformer block's MLP) instead of fusing the forward into one. The regions keep only the output
+22 dispatches before, 18 after; ~2 ms of the transformer block step's 67 ms of one thread). gelu's chain
+(x*x*x, tanh, 1 + t, 0.5 * x * ...) keeps each intermediate alive for the backward pass, so IREE
+materialises every one of them (five 4 MB dispatches in the transformer block's MLP) instead of fusing the
+forward into one. The regions keep only the output
 (softmax, log_softmax: JAX's custom-JVP forms y * (g - sum(g * y)) and g - exp(y) * sum(g)) or only the
 input (gelu, whose slope is recomputed from x where the backward pass needs it, fused into its consumer).
 The backward passes are frontend ops, so they differentiate again (hessians, jvp).
