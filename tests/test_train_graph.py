@@ -49,6 +49,27 @@ def test_gelu_gradient_and_second_derivative(approximate):
     check(lambda x: ops.sum(slope(x) * np.arange(17)), x, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("approximate", [True, False])
+def test_gelu_and_softmax_hessians(approximate):
+    """hessian (jacfwd of jacrev: vmap around the vjp) through the regions: a region made inside the
+    backward pass (the exact gelu's slope through erfc) once made this a segfault."""
+    x = np.linspace(-2, 2, 4)
+    h = np.asarray(hj.jit(hj.hessian(lambda x: ops.sum(nn.gelu(x, approximate=approximate))),
+                          backend="reference")(x))
+    slope = hj.jit(hj.grad(lambda x: ops.sum(nn.gelu(x, approximate=approximate))), backend="reference")
+    eps = 1e-6
+    np.testing.assert_allclose(np.diag(h), (np.asarray(slope(x + eps)) - np.asarray(slope(x - eps))) / (2 * eps),
+                               rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(h - np.diag(np.diag(h)), 0, atol=1e-12)
+    w = np.arange(4.0)
+    hs = np.asarray(hj.jit(hj.hessian(lambda x: ops.sum(ops.softmax(x) * w)), backend="reference")(x))
+    grad = hj.jit(hj.grad(lambda x: ops.sum(ops.softmax(x) * w)), backend="reference")
+    for i in range(4):
+        step = np.eye(4)[i] * eps
+        column = (np.asarray(grad(x + step)) - np.asarray(grad(x - step))) / (2 * eps)
+        np.testing.assert_allclose(hs[:, i], column, rtol=1e-5, atol=1e-7)
+
+
 def test_softmax_second_order_and_jvp():
     x, v = rng.normal(size=(3, 5)), rng.normal(size=(3, 5))
     w = rng.uniform(0.5, 1.5, (3, 5))

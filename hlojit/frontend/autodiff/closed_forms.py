@@ -1,4 +1,4 @@
-"""Closed-form derivatives of softmax, log_softmax and gelu, recorded as `Region`s (core.py) around the
+"""Closed-form derivatives of softmax, log_softmax and the tanh form of gelu, recorded as `Region`s (core.py) around the
 frontend's composites.
 
 Why: differentiated op by op, these composites cost a training step more than their math. softmax's and
@@ -13,8 +13,6 @@ input (gelu, whose slope is recomputed from x where the backward pass needs it, 
 The backward passes are frontend ops, so they differentiate again (hessians, jvp).
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -70,21 +68,23 @@ def log_softmax(x, axis=-1):
 _SQRT_2_OVER_PI = float(np.sqrt(2 / np.pi))
 
 
-def _gelu_slope(x, approximate: bool):
-    """d gelu / dx at x (in x's dtype)."""
-    if approximate:   # y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
-        t = ops.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x)))
-        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT_2_OVER_PI * (1 + 3 * 0.044715 * (x * x)))
-    # y = x Phi(x): Phi(x) + x phi(x)
-    return 0.5 * ops.erfc(x * float(-1 / np.sqrt(2))) + x * ops.exp(-0.5 * (x * x)) * (1 / math.sqrt(2 * math.pi))
+def _tanh_gelu_slope(x):
+    """d gelu / dx of the tanh form y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)."""
+    t = ops.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x)))
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT_2_OVER_PI * (1 + 3 * 0.044715 * (x * x)))
 
 
 def gelu(x, approximate: bool = False):
+    # the tanh form only: the exact one's slope needs erfc, a composite with a region of its own, and a
+    # region made while a backward pass is traced broke hessian (jacfwd's vmap of the vjp read a value that
+    # no longer existed: a segfault), so the exact form is differentiated op by op as before
     x = as_tensor(x, "gelu")
     y = _gelu(x, approximate)
+    if not approximate:
+        return y
     # the slope from x behind a barrier: IREE would otherwise merge its x*x and tanh with the forward's
     # (common subexpressions), and the forward's matmul dispatch then wrote each of them out for the backward
-    return _with_region("gelu", x, y, x, lambda x, g: g * _gelu_slope(barrier(x), approximate))
+    return _with_region("gelu", x, y, x, lambda x, g: g * _tanh_gelu_slope(barrier(x)))
 
 
 for _fn, _original, _module in ((softmax, _softmax, statistics), (log_softmax, _log_softmax, statistics),
