@@ -35,7 +35,13 @@ def dense(x, w, b=None):
     x, w = as_tensor(x, "nn.dense"), as_tensor(w, "nn.dense")
     if w.ndim != 2 or x.ndim < 1 or x.shape[-1] != w.shape[0]:
         fail(ShapeError, "nn.dense", f"needs x [..., in] and w [in, out], got x {describe(x)} and w {describe(w)}")
-    y = x @ w
+    # as one [rows, in] x [in, out] product: `x @ w` of an [B, L, in] x broadcasts w to [B, in, out] and
+    # contracts per batch, so the gradient of w became B products and a sum over them (a batched matmul with
+    # an [B, in, out] result); contracting [B, L, in] in place, IREE 3.13's data tiling fails on the
+    # backward pass ("operations with large vector sizes"). Rows flattened, every gradient is one matmul.
+    rows = x.reshape((-1, x.shape[-1])) if x.ndim > 2 else x
+    y = ops.dot_general(rows, w, ((rows.ndim - 1,), (0,)))
+    y = y.reshape(x.shape[:-1] + (w.shape[1],)) if x.ndim > 2 else y
     if b is not None:
         b = as_tensor(b, "nn.dense")
         _check_shape("nn.dense", "b", b, (w.shape[1],), f" (w is {describe(w)})")

@@ -90,21 +90,32 @@ def _dot_general(p, cts, active):
     g_lhs_free = list(range(nb, nb + len(lf)))
     g_rhs_free = list(range(nb + len(lf), g.ndim))
     grads = [None, None]
-    if active[0]:  # g . rhs over rhs's free dims: batch + lhs free + rhs contracting (in rhs order)
-        out = op_result(emit(hlo.dot_general, g.value, convert(rhs, g.dtype).value, lhs_batch=g_batch,
-                             rhs_batch=rb, lhs_contract=g_rhs_free, rhs_contract=rf), g.dtype)
-        rc_sorted = sorted(rc)
-        position = {d: i for i, d in enumerate(lb)} | {d: nb + i for i, d in enumerate(lf)} | \
-            {d: nb + len(lf) + rc_sorted.index(rc[k]) for k, d in enumerate(lc)}
-        grads[0] = convert(_permuted(out, [position[d] for d in range(lhs.ndim)]), lhs.dtype)
-    if active[1]:  # g . lhs over lhs's free dims: batch + rhs free + lhs contracting (in lhs order)
-        out = op_result(emit(hlo.dot_general, g.value, convert(lhs, g.dtype).value, lhs_batch=g_batch,
-                             rhs_batch=lb, lhs_contract=g_lhs_free, rhs_contract=lf), g.dtype)
-        lc_sorted = sorted(lc)
-        position = {d: i for i, d in enumerate(rb)} | {d: nb + i for i, d in enumerate(rf)} | \
-            {d: nb + len(rf) + lc_sorted.index(lc[k]) for k, d in enumerate(rc)}
-        grads[1] = convert(_permuted(out, [position[d] for d in range(rhs.ndim)]), rhs.dtype)
+    if active[0]:  # g . rhs over rhs's free dims
+        grads[0] = _operand_cotangent(lhs, (lb, lf, lc), g, (g_batch, g_lhs_free, g_rhs_free), rhs, (rb, rf, rc))
+    if active[1]:  # g . lhs over lhs's free dims
+        grads[1] = _operand_cotangent(rhs, (rb, rf, rc), g, (g_batch, g_rhs_free, g_lhs_free), lhs, (lb, lf, lc))
     return grads
+
+
+def _operand_cotangent(x, x_dims, g, g_dims, other, other_dims):
+    """x's cotangent: g contracted with `other` over other's free dims (JAX's transpose rule). The
+    product comes out as batch + x's free dims + x's contracting dims (g first) or batch + contracting +
+    free (other first); of the two, the one already in x's layout is emitted, so no transpose follows it
+    (a dense layer's weight gradient is xᵀ g, not (gᵀ x)ᵀ: IREE fuses no transpose into a matmul)."""
+    (xb, xf, xc), (g_batch, _, g_other_free), (ob, of, oc) = x_dims, g_dims, other_dims
+    nb, oc_sorted = len(xb), sorted(oc)
+    contracted = {d: oc_sorted.index(oc[k]) for k, d in enumerate(xc)}   # x's contracting dim -> its place
+    batch = {d: i for i, d in enumerate(xb)}
+    g_first = batch | {d: nb + i for i, d in enumerate(xf)} | {d: nb + len(xf) + j for d, j in contracted.items()}
+    other_first = batch | {d: nb + j for d, j in contracted.items()} | {d: nb + len(xc) + i for i, d in enumerate(xf)}
+    other = convert(other, g.dtype)
+    if all(other_first[d] == d for d in range(x.ndim)) and any(g_first[d] != d for d in range(x.ndim)):
+        out = op_result(emit(hlo.dot_general, other.value, g.value, lhs_batch=ob, rhs_batch=g_batch,
+                             lhs_contract=of, rhs_contract=g_other_free), g.dtype)
+        return convert(out, x.dtype)
+    out = op_result(emit(hlo.dot_general, g.value, other.value, lhs_batch=g_batch, rhs_batch=ob,
+                         lhs_contract=g_other_free, rhs_contract=of), g.dtype)
+    return convert(_permuted(out, [g_first[d] for d in range(x.ndim)]), x.dtype)
 
 
 def _permuted(t, perm):
