@@ -50,6 +50,11 @@ def matmul(x, y) -> Tensor:
     y2 = reshape(y, (y.shape[0], 1)) if y.ndim == 1 else y
     if x2.shape[-1] != y2.shape[-2]:
         fail(ShapeError, "matmul", f"contracting dimensions differ: {x.shape} @ {y.shape}")
+    if x.ndim > 2 and y.ndim == 2:
+        # [..., M, K] @ [K, N] as one [rows, K] x [K, N] product (as nn.dense): broadcasting y over x's batch
+        # made y's gradient a batched product with a [..., K, N] result and a sum over it
+        rows = reshape(x, (-1, x.shape[-1]))
+        return reshape(dot_general(rows, y, ((1,), (0,))), x.shape[:-1] + y.shape[1:])
     batch = _core.broadcast_shapes("matmul", x2.shape[:-2], y2.shape[:-2])
     x2 = _core.broadcast_to(x2, batch + x2.shape[-2:], "matmul")
     y2 = _core.broadcast_to(y2, batch + y2.shape[-2:], "matmul")
