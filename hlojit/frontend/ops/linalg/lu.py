@@ -27,15 +27,17 @@ from .triangular import diagonal_inverses, substitute, triangular_solve
 SUB = 16   # columns of a sub-panel. A column step on 1024 rows took 40, 35, 59, 210 us at widths 8, 16, 32, 64
 
 
-def _factor_subpanel(s, c0, pivots, first_column):
-    """Pivot and eliminate the SUB columns of s (..., size, 2 SUB + 1) = [columns | row positions | B], in one
-    loop iteration (_util.column_loop, every step unrolled). Row c0 + j is eliminated at step j; rows above c0
-    never pivot. Every row operation reaches B too, and B[c0 + j, j] is set to 1 when row c0 + j is final: B's
-    rows c0 .. c0 + SUB end as the inverse of the unit lower diagonal block (forward substitution done by the
-    elimination itself). LAPACK's pivots of these columns go into pivots (..., 1, block) at first_column + j.
-    The step's column j is traced, not a Python int: the SUB steps are then the same dispatches, which IREE
-    compiles once (with j a constant each step was 4 dispatches of its own: 13 s of compile at n = 6, 69 s at
-    n = 70)."""
+def _factor_subpanel(s, c0, pivots, first_column, counter):
+    """Pivot and eliminate the SUB columns of s (..., size, 2 SUB + 1) = [columns | row positions | B], all
+    steps unrolled. Row c0 + j is eliminated at step j; rows above c0 never pivot. Every row operation reaches
+    B too, and B[c0 + j, j] is set to 1 when row c0 + j is final: B's rows c0 .. c0 + SUB end as the inverse of
+    the unit lower diagonal block (forward substitution done by the elimination itself). LAPACK's pivots of
+    these columns go into pivots (..., 1, block) at first_column + j.
+
+    `counter`, a traced multiple of SUB (a loop's), makes each step's column j = (counter + t) % SUB traced, not
+    a Python int: the SUB steps are then the same dispatches, which IREE compiles once (with j a constant each
+    step was 4 dispatches of its own: 13 s of compile at n = 6, 69 s at n = 70). Not a loop of its own: a
+    loop iteration per sub-panel more made solve at n = 256 ~2x slower on the 2-core VM."""
     size, width = s.shape[-2:]
     sub = (width - 1) // 2
     row = _util.index((size, 1), 0)
@@ -58,7 +60,9 @@ def _factor_subpanel(s, c0, pivots, first_column):
         updated = swapped - multipliers * ops.where(ops.logical_and(col > j, col != sub), pivot_row, 0)
         s = ops.where(ops.logical_and(col == j, row > c), multipliers, updated)
         return s, ops.where(pivot_col == first_column + j, pivot, pivots)
-    return _util.column_loop(sub, step, (s, pivots), unroll=sub)
+    for t in range(sub):
+        s, pivots = step((counter + t) % sub, (s, pivots))
+    return s, pivots
 
 
 def _gather_rows(x, order):
@@ -98,7 +102,8 @@ def _factor_panel(a, start: int, block: int):
     pivots = ops.zeros(batch + (1, block), dtypes.int32)
     c0 = _core.as_tensor(start, "lu").astype(dtypes.int32)
     if block == sub:   # one sub-panel: nothing else to update (and less to compile)
-        s, pivots = _factor_subpanel(ops.concatenate([a, positions, inverse_space], axis=-1), c0, pivots, 0)
+        s, pivots = fori_loop(0, 1, lambda i, carry: _factor_subpanel(carry[0], c0, carry[1], 0, i * sub),
+                              (ops.concatenate([a, positions, inverse_space], axis=-1), pivots))
         return s[..., :, :sub], _as_index(s[..., :, sub]), pivots[..., 0, :], s[..., start:start + sub, sub + 1:]
     w = ops.concatenate([a, positions], axis=-1)
     row = _util.index((size, 1), 0)
@@ -107,7 +112,8 @@ def _factor_panel(a, start: int, block: int):
     def step(k, carry):
         w, pivots, c0, fresh, inverses = carry
         first = k * sub
-        s, pivots = _factor_subpanel(ops.concatenate([_util.column(w, first, sub), fresh], axis=-1), c0, pivots, first)
+        panel = ops.concatenate([_util.column(w, first, sub), fresh], axis=-1)
+        s, pivots = _factor_subpanel(panel, c0, pivots, first, first)
         w = _gather_rows(w, _as_index(s[..., :, sub]))
         others = ops.logical_and(right >= first + sub, right != block)
         top = _util.rows(w, c0, sub)
