@@ -26,9 +26,10 @@ from .triangular import diagonal_inverses, substitute, triangular_solve
 
 SUB = 16   # columns of a sub-panel. A column step on 1024 rows took 40, 35, 59, 210 us at widths 8, 16, 32, 64
 # Padded sizes up to which the sub-panels' column steps take a traced column (see _factor_subpanel): fewer
-# dispatches to compile (solve n = 70: 131 -> 82, n = 6: 47 -> 38), but each step runs slower (its column is
-# a dynamic slice, which fuses less: solve at n = 256 took 45 ms, not 18, on the loaded 2-core VM). Small
-# matrices run in milliseconds either way, their compile takes tens of seconds; large ones keep fast steps.
+# dispatches to compile (solve n = 70: 131 -> 82, compile CPU 15.6 -> 13.9 s; n = 6: 47 -> 38), but each step
+# runs slower (its column is a dynamic slice, which fuses less: solve at n = 256 took 45 ms, not 18, on the
+# loaded 2-core VM; at n = 70 and 128 the run times stayed within the noise, ~3 / 4 ms at best). Small
+# matrices always take it (n <= SUB: one sub-panel in a one-iteration loop, whose counter is the traced 0).
 TRACED_STEPS_UP_TO = 128
 
 
