@@ -94,22 +94,19 @@ def blocks_of(n: int) -> tuple[int, int]:
     return block, -(-n // block) * block
 
 
-def column_loop(count: int, step, init, unroll: int = UNROLL):
-    """step(j, carry) for j = 0 .. count-1, j traced: `unroll` unrolled steps per loop iteration (a loop
-    iteration costs a host round trip, an unrolled step about one fused dispatch), all of them in one
-    iteration when count <= unroll. j is carried by the loop and counted up by the steps (not computed as
-    i * unroll + t), so the unrolled steps are the same dispatches: IREE compiles them once (Cholesky n = 5:
-    17 -> 14 dispatches). Always a loop: with QR's small panels unrolled
-    without one, IREE 3.13's cpu fails on lstsq and svdvals in one module ("'scf.while' op ... region branch
-    point has 6 operands, but region successor needs 8 inputs", on the Jacobi loops)."""
-    unroll = count if count <= unroll else unroll if count % unroll == 0 else 1
+def column_loop(count: int, step, init):
+    """step(j, carry) for j = 0 .. count-1: UNROLL unrolled steps per loop iteration (a loop iteration costs
+    a host round trip, an unrolled step about one fused dispatch), all of them in one iteration when
+    count <= UNROLL. Always a loop: with QR's small panels unrolled without one, IREE 3.13's cpu fails on
+    lstsq and svdvals in one module ("'scf.while' op ... region branch point has 6 operands, but region
+    successor needs 8 inputs", on the Jacobi loops)."""
+    unroll = count if count <= UNROLL else UNROLL if count % UNROLL == 0 else 1
 
-    def steps(i, state):
-        j, carry = state
-        for _ in range(unroll):
-            carry, j = step(j, carry), j + 1
-        return j, carry
-    return fori_loop(0, count // unroll, steps, (_core.as_tensor(0, "column_loop").astype(dtypes.int32), init))[1]
+    def steps(i, carry):
+        for t in range(unroll):
+            carry = step(i * unroll + t, carry)
+        return carry
+    return fori_loop(0, count // unroll, steps, init)
 
 
 def pad_above(x, rows: int):
