@@ -25,34 +25,52 @@ from .triangular import diagonal_inverses, substitute, triangular_solve
 
 
 SUB = 16   # columns of a sub-panel. A column step on 1024 rows took 40, 35, 59, 210 us at widths 8, 16, 32, 64
+# Padded sizes up to which the sub-panels' column steps take a traced column (see _factor_subpanel): fewer
+# dispatches to compile (solve n = 70: 131 -> 82, compile CPU 15.6 -> 13.9 s; n = 6: 47 -> 38), but each step
+# runs slower (its column is a dynamic slice, which fuses less: solve at n = 256 took 45 ms, not 18, on the
+# loaded 2-core VM; at n = 70 and 128 the run times stayed within the noise, ~3 / 4 ms at best). Small
+# matrices always take it (n <= SUB: one sub-panel in a one-iteration loop, whose counter is the traced 0).
+TRACED_STEPS_UP_TO = 128
 
 
-def _factor_subpanel(s, c0, pivots, first_column):
+def _factor_subpanel(s, c0, pivots, first_column, counter=None):
     """Pivot and eliminate the SUB columns of s (..., size, 2 SUB + 1) = [columns | row positions | B], all
     steps unrolled. Row c0 + j is eliminated at step j; rows above c0 never pivot. Every row operation reaches
     B too, and B[c0 + j, j] is set to 1 when row c0 + j is final: B's rows c0 .. c0 + SUB end as the inverse of
     the unit lower diagonal block (forward substitution done by the elimination itself). LAPACK's pivots of
-    these columns go into pivots (..., 1, block) at first_column + j."""
+    these columns go into pivots (..., 1, block) at first_column + j.
+
+    With `counter`, a traced multiple of SUB (a loop's), step t's column j is (counter + t) % SUB, traced, not
+    the Python int t: the SUB steps are then the same dispatches, which IREE compiles once (each step with a
+    constant j is 2-4 dispatches of its own). Not a loop of its own: a loop iteration per sub-panel more made
+    solve at n = 256 ~2x slower still."""
     size, width = s.shape[-2:]
     sub = (width - 1) // 2
     row = _util.index((size, 1), 0)
     col = _util.index((1, width), 1)
     pivot_col = _util.index((1, pivots.shape[-1]), 1)
-    for j in range(sub):
+
+    def column(x, j):
+        return x[..., :, j:j + 1] if isinstance(j, int) else _util.column(x, j)
+
+    def step(j, carry):
+        s, pivots = carry
         c = c0 + j
-        column_j = s[..., :, j:j + 1]
+        column_j = column(s, j)
         magnitude = ops.where(row >= c, ops.abs(column_j), -1)
         pivot = ops.argmax(magnitude, axis=-2, keepdims=True).astype(dtypes.int32)       # (..., 1, 1)
         pivot_row = _gather_rows(s, pivot[..., 0])
         pivot_row = ops.where(col == sub + 1 + j, 1, pivot_row)
         c_row = _util.rows(s, c)
-        diagonal = pivot_row[..., :, j:j + 1]
-        swapped_j = ops.where(row == c, diagonal, ops.where(row == pivot, c_row[..., :, j:j + 1], column_j))
+        diagonal = column(pivot_row, j)
+        swapped_j = ops.where(row == c, diagonal, ops.where(row == pivot, column(c_row, j), column_j))
         multipliers = ops.where(row > c, swapped_j / ops.where(diagonal == 0, 1, diagonal), 0)
         swapped = ops.where(row == c, pivot_row, ops.where(row == pivot, c_row, s))
         updated = swapped - multipliers * ops.where(ops.logical_and(col > j, col != sub), pivot_row, 0)
         s = ops.where(ops.logical_and(col == j, row > c), multipliers, updated)
-        pivots = ops.where(pivot_col == first_column + j, pivot, pivots)
+        return s, ops.where(pivot_col == first_column + j, pivot, pivots)
+    for t in range(sub):
+        s, pivots = step(t if counter is None else (counter + t) % sub, (s, pivots))
     return s, pivots
 
 
@@ -92,8 +110,9 @@ def _factor_panel(a, start: int, block: int):
     inverse_space = ops.zeros(batch + (size, sub), dtype)
     pivots = ops.zeros(batch + (1, block), dtypes.int32)
     c0 = _core.as_tensor(start, "lu").astype(dtypes.int32)
-    if block == sub:   # one sub-panel: nothing else to update (and less to compile)
-        s, pivots = _factor_subpanel(ops.concatenate([a, positions, inverse_space], axis=-1), c0, pivots, 0)
+    if block == sub:   # one sub-panel (n <= SUB): nothing else to update; a one-iteration loop gives the counter
+        s, pivots = fori_loop(0, 1, lambda i, carry: _factor_subpanel(carry[0], c0, carry[1], 0, i * sub),
+                              (ops.concatenate([a, positions, inverse_space], axis=-1), pivots))
         return s[..., :, :sub], _as_index(s[..., :, sub]), pivots[..., 0, :], s[..., start:start + sub, sub + 1:]
     w = ops.concatenate([a, positions], axis=-1)
     row = _util.index((size, 1), 0)
@@ -102,7 +121,8 @@ def _factor_panel(a, start: int, block: int):
     def step(k, carry):
         w, pivots, c0, fresh, inverses = carry
         first = k * sub
-        s, pivots = _factor_subpanel(ops.concatenate([_util.column(w, first, sub), fresh], axis=-1), c0, pivots, first)
+        panel = ops.concatenate([_util.column(w, first, sub), fresh], axis=-1)
+        s, pivots = _factor_subpanel(panel, c0, pivots, first, first if size <= TRACED_STEPS_UP_TO else None)
         w = _gather_rows(w, _as_index(s[..., :, sub]))
         others = ops.logical_and(right >= first + sub, right != block)
         top = _util.rows(w, c0, sub)
