@@ -1,10 +1,11 @@
 """Target rewrites of the spec's factorization ops that IREE 3.13 cannot legalize at all (`failed to legalize
 operation 'stablehlo.triangular_solve'`, likewise cholesky), for modules that did not come from hlojit's own
 ops (hlojit.ops.linalg builds its factorizations from matmuls): each becomes a stablehlo.while over the rows
-(columns), one matrix-vector product per step, for real floats of static shape. Complex ones are left to IREE.
+(columns), one matrix-vector product per step, of static shape: cholesky for real floats, triangular_solve for
+real and complex ones (before complex_pairs.py, which then carries the loop's complex values as real pairs).
 
 - triangular_solve: op(a) is made explicit (the named triangle, a unit diagonal if asked, transposed if
-  asked), a right-side solve x op(a) = b becomes op(a)^T x^T = b^T, and the rows of x follow by forward (lower)
+  asked, conjugated too for ADJOINT of complex a), a right-side solve x op(a) = b becomes op(a)^T x^T = b^T, and the rows of x follow by forward (lower)
   or back (upper) substitution: x_i = (b_i - m_i . x) / m_ii, where the rows of x not yet solved are zero.
 - cholesky: left-looking, column by column on the lower triangle (the upper one's transpose for lower =
   false): l_j = (a_j - L l_j^T) / sqrt(that at j), rows above j zero. Not positive definite: NaNs.
@@ -26,6 +27,14 @@ def _flag(op, name: str) -> bool:
 def _real_float(value: ir.Value) -> bool:
     dtype = dtype_of(value.type)
     return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
+def _float_or_complex(value: ir.Value) -> bool:
+    return _real_float(value) or dtype_of(value.type).kind == "c"
+
+
+def _conjugate(x: ir.Value) -> ir.Value:
+    return hlo.complex(hlo.real(x), hlo.unary("negate", hlo.imag(x)))
 
 
 def _splat(value, like: ir.Value) -> ir.Value:
@@ -93,13 +102,16 @@ def substitution(m: ir.Value, b: ir.Value, lower: bool) -> ir.Value:
 def triangular_solve_by_substitution(module: ir.Module) -> int:
     count = 0
     for op in list(walk(module.operation)):
-        if op.name != "stablehlo.triangular_solve" or not _real_float(op.operands[0]):
+        if op.name != "stablehlo.triangular_solve" or not _float_or_complex(op.operands[0]):
             continue
         a, b = op.operands
         lower, left = _flag(op, "lower"), _flag(op, "left_side")
-        transposed = "NO_TRANSPOSE" not in str(op.attributes["transpose_a"])   # ADJOINT is TRANSPOSE for reals
+        transpose = str(op.attributes["transpose_a"])
+        transposed = "NO_TRANSPOSE" not in transpose   # ADJOINT is TRANSPOSE for reals
         with ir.InsertionPoint(op), op.location:
             m = _triangle(a, lower, _flag(op, "unit_diagonal"))
+            if "ADJOINT" in transpose and dtype_of(a.type).kind == "c":
+                m = _conjugate(m)
             if transposed != (not left):      # x op(a) = b is op(a)^T x^T = b^T: one more transpose of m
                 m, lower = _swap_last(m), not lower
             x = substitution(m, b if left else _swap_last(b), lower)
