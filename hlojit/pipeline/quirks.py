@@ -77,7 +77,10 @@ def nan_aware_float_compares(module: ir.Module) -> int:
     """vmvx gets float comparisons with NaN wrong: GE is true when an operand is NaN, a compare of a
     value with itself folds as if it could not be NaN (x != x is false, x == x true), and is_finite(nan)
     is true. GE becomes LE with the operands swapped (which vmvx gets right); x == x, x <= x, x >= x
-    become "not NaN", x != x "NaN", and is_finite "neither NaN nor inf", all tested on the bits."""
+    become "not NaN", x != x "NaN", and is_finite "neither NaN nor inf", all tested on the bits. Two operands
+    that differ here may still become one in IREE (its CSE merges equal constants, even behind barriers: a NaN
+    constant compared EQ with a copy of itself gave true), so EQ, LE and GE also require the first operand not
+    NaN and NE accepts it NaN (a NaN on one side only is the other compare's business, which vmvx gets right)."""
     count = 0
     for op in list(_walk(module.operation)):
         if op.name == "stablehlo.is_finite":   # vmvx: is_finite(nan) is true
@@ -92,14 +95,17 @@ def nan_aware_float_compares(module: ir.Module) -> int:
             continue
         direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
         lhs, rhs = op.operands[0], op.operands[1]
+        if direction not in ("EQ", "NE", "LE", "GE"):
+            continue
         with ir.InsertionPoint(op), op.location:
-            if lhs == rhs and direction in ("EQ", "NE", "LE", "GE"):
-                nan = _isnan_by_bits(lhs)
+            nan = _isnan_by_bits(lhs)
+            if lhs == rhs:
                 new = nan if direction == "NE" else hlo.unary("not", nan)
-            elif direction == "GE":
-                new = hlo.compare(rhs, lhs, "LE")
+            elif direction == "NE":
+                new = hlo.binary("or", hlo.compare(lhs, rhs, "NE"), nan)
             else:
-                continue
+                ordered = hlo.compare(rhs, lhs, "LE") if direction == "GE" else hlo.compare(lhs, rhs, direction)
+                new = hlo.binary("and", ordered, hlo.unary("not", nan))
         op.result.replace_all_uses_with(new)
         op.erase()
         count += 1

@@ -1,0 +1,147 @@
+"""Target rewrites of scatters (pipeline/scatter_rewrites.py), complex triangular solves (linalg_rewrites.py) and
+vmvx's NaN compares (quirks.py), before and after, and their numbers on IREE against the reference backend for
+modules that take arguments (nothing folds at compile time)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+
+import hlojit as hj
+from hlojit.pipeline import linalg_rewrites, quirks, scatter_rewrites, targets
+
+
+def rewritten(text: str, rewrite) -> tuple[int, str]:
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        count = rewrite(module)
+        assert module.operation.verify()
+        return count, str(module)
+
+
+def _scatter(operand: str, indices: str, updates: str, numbers: str, body: str = "add") -> str:
+    return f"""func.func @main(%x: {operand}, %i: {indices}, %u: {updates}) -> {operand} {{
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({{
+    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+      %s = stablehlo.{body} %a, %b : tensor<i32>
+      stablehlo.return %s : tensor<i32>
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<{numbers}>, indices_are_sorted = false,
+       unique_indices = false}} : ({operand}, {indices}, {updates}) -> {operand}
+  return %0 : {operand}
+}}"""
+
+
+# two scatter dimensions in the indices, the index vector in the middle, operand dims mapped out of order
+TWO_SCATTER_DIMS = _scatter("tensor<3x4x2xi32>", "tensor<2x2x3xi32>", "tensor<2x3x2x2xi32>",
+                            "update_window_dims = [2, 3], inserted_window_dims = [0], "
+                            "scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 1")
+# a batching dimension (operand 0 with indices 1), the window over operand dims 2 and 3
+BATCHING = _scatter("tensor<2x3x4x2xi32>", "tensor<2x2x3x2xi32>", "tensor<2x2x3x2x2xi32>",
+                    "update_window_dims = [3, 4], inserted_window_dims = [1], input_batching_dims = [0], "
+                    "scatter_indices_batching_dims = [1], scatter_dims_to_operand_dims = [2, 1], index_vector_dim = 3")
+# the implicit index vector (index_vector_dim = rank), a replacing body, one batching dimension
+IMPLICIT = _scatter("tensor<2x5xi32>", "tensor<2x3xi32>", "tensor<2x3xi32>",
+                    "inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], "
+                    "scatter_dims_to_operand_dims = [1], index_vector_dim = 2", body="maximum")
+ONE_SCATTER_DIM = _scatter("tensor<5x2xi32>", "tensor<3x1xi32>", "tensor<3x2xi32>",
+                           "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
+                           "index_vector_dim = 1")
+_RNG = np.random.default_rng(3)
+
+
+def test_scatters_iree_cannot_lower_become_scatters_of_elements_golden():
+    for text in (TWO_SCATTER_DIMS, BATCHING, IMPLICIT):
+        count, out = rewritten(text, scatter_rewrites.scatter_by_points)
+        assert count == 1, out
+        assert "input_batching_dims" not in out and "stablehlo.pad" in out and "stablehlo.iota" in out
+        assert "index_vector_dim = 1" in out and "update_window_dims" not in out, out
+    count, out = rewritten(ONE_SCATTER_DIM, scatter_rewrites.scatter_by_points)
+    assert count == 0 and "stablehlo.pad" not in out     # IREE lowers these itself, windows and all
+
+
+def _solve(transpose: str, left: str = "true") -> str:
+    t = "tensor<2x3x3xcomplex<f32>>"
+    return f"""func.func @main(%a: {t}, %b: {t}) -> {t} {{
+  %0 = "stablehlo.triangular_solve"(%a, %b) {{left_side = {left}, lower = true, unit_diagonal = false,
+    transpose_a = #stablehlo<transpose {transpose}>}} : ({t}, {t}) -> {t}
+  return %0 : {t}
+}}"""
+
+
+def test_complex_triangular_solve_becomes_a_while_loop_conjugated_for_adjoint():
+    count, out = rewritten(_solve("ADJOINT"), linalg_rewrites.triangular_solve_by_substitution)
+    assert count == 1 and "triangular_solve" not in out and "stablehlo.while" in out
+    assert "stablehlo.imag" in out and "stablehlo.negate" in out and "stablehlo.complex" in out
+    count, out = rewritten(_solve("TRANSPOSE"), linalg_rewrites.triangular_solve_by_substitution)
+    assert count == 1 and "stablehlo.negate" not in out    # a plain transpose conjugates nothing
+
+
+def test_complex_triangular_solve_runs_before_complex_pairs():
+    for target in ("cpu", "vmvx"):
+        with ir.Context() as context:
+            context.load_all_available_dialects()
+            module = ir.Module.parse(_solve("NO_TRANSPOSE"))
+            applied = list(quirks.apply(module, targets.get(target)))
+            assert module.operation.verify()
+        assert applied.index("triangular_solve_by_substitution") < applied.index(
+            "complex_as_real_pairs" if target == "vmvx" else "complex_as_real_pairs_native_ends")
+
+
+def _complex(shape):
+    return (_RNG.normal(size=shape) + 1j * _RNG.normal(size=shape)).astype(np.complex64)
+
+
+_TRIANGLES = _complex((2, 3, 3)) + 3 * np.eye(3, dtype=np.complex64)
+SOLVES = [(_solve(t, left), [_TRIANGLES, _complex((2, 3, 3))])
+          for t, left in (("NO_TRANSPOSE", "true"), ("ADJOINT", "true"), ("ADJOINT", "false"), ("TRANSPOSE", "false"))]
+SCATTERS = [
+    (TWO_SCATTER_DIMS, [np.arange(24, dtype=np.int32).reshape(3, 4, 2), np.int32([[[0, 1, 2], [2, 0, 1]],
+                                                                                 [[0, 1, 0], [1, 0, 9]]]),
+                        _RNG.integers(-5, 5, (2, 3, 2, 2)).astype(np.int32)]),        # (9, 0) lands outside
+    (BATCHING, [np.arange(48, dtype=np.int32).reshape(2, 3, 4, 2), np.int32(
+        [[[[0, 0], [1, 0], [2, 1]], [[0, 1], [1, 1], [0, 9]]], [[[0, 0], [2, 1], [2, 2]], [[1, 2], [-1, 1], [1, 0]]]]),
+        _RNG.integers(-5, 5, (2, 2, 3, 2, 2)).astype(np.int32)]),   # (1, 2) and (2, 2) partly outside, (0, 9), -1
+    (IMPLICIT, [np.zeros((2, 5), np.int32), np.int32([[4, 0, 4], [1, 7, 3]]), np.int32([[3, 8, 5], [2, 6, 1]])]),
+]
+# vmvx gave true for NaN == NaN where IREE merged two equal NaN constants into one value
+NAN_CONSTANTS = """func.func @main(%c: tensor<2xf32>) -> (tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2xi1>) {
+  %a = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+  %b = stablehlo.constant dense<0x7FF8000000000000> : tensor<f64>
+  %x = stablehlo.optimization_barrier %a : tensor<f64>
+  %y = stablehlo.optimization_barrier %b : tensor<f64>
+  %0 = stablehlo.compare EQ, %x, %y : (tensor<f64>, tensor<f64>) -> tensor<i1>
+  %1 = stablehlo.compare NE, %x, %y : (tensor<f64>, tensor<f64>) -> tensor<i1>
+  %2 = stablehlo.compare LE, %x, %y : (tensor<f64>, tensor<f64>) -> tensor<i1>
+  %3 = stablehlo.compare GE, %x, %y : (tensor<f64>, tensor<f64>) -> tensor<i1>
+  %n = stablehlo.constant dense<0x7FC00000> : tensor<2xf32>
+  %m = stablehlo.optimization_barrier %n : tensor<2xf32>
+  %4 = stablehlo.compare EQ, %m, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+  return %0, %1, %2, %3, %4 : tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2xi1>
+}"""
+ARGUMENT_CASES = SOLVES + SCATTERS + [(NAN_CONSTANTS, [np.float32([np.nan, 1.0])])]
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
+@pytest.mark.parametrize("index", range(len(ARGUMENT_CASES)))
+def test_rewritten_modules_agree_with_the_reference_backend(backend, index):
+    text, inputs = ARGUMENT_CASES[index]
+    expected = hj.from_mlir(text, backend="reference")(*inputs)
+    actual = hj.from_mlir(text, backend=backend)(*inputs)
+    expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
+    for a, e in zip(actual, expected):
+        a, e = np.asarray(a), np.asarray(e)
+        if e.dtype.kind == "c":
+            np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(a, e)
+
+
+def test_the_reference_backend_solves_complex_systems_as_numpy():
+    """The oracle itself, against numpy: a x = b, a^H x = b and x a^H = b."""
+    a, b = SOLVES[0][1]
+    lower = np.tril(a)
+    for k, (text, _) in enumerate(SOLVES[:3]):
+        x = np.asarray(hj.from_mlir(text, backend="reference")(a, b))
+        m = lower if k == 0 else np.conj(np.swapaxes(lower, 1, 2))
+        np.testing.assert_allclose(m @ x if k < 2 else x @ m, b, rtol=1e-4, atol=1e-5)
