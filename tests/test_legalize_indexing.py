@@ -1,5 +1,5 @@
-"""Target rewrites of scatters (pipeline/scatter_rewrites.py), complex triangular solves (linalg_rewrites.py) and
-vmvx's NaN compares (quirks.py), before and after, and their numbers on IREE against the reference backend for
+"""Target rewrites of scatters (pipeline/scatter_rewrites.py), complex triangular solves (linalg_rewrites.py),
+vmvx's NaN compares (quirks.py) and f16 converts (vmvx_rewrites.py), before and after, and their numbers on IREE against the reference backend for
 modules that take arguments (nothing folds at compile time)."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from iree.compiler import ir
 
 import hlojit as hj
-from hlojit.pipeline import linalg_rewrites, quirks, scatter_rewrites, targets
+from hlojit.pipeline import linalg_rewrites, quirks, scatter_rewrites, targets, vmvx_rewrites
 
 
 def rewritten(text: str, rewrite) -> tuple[int, str]:
@@ -119,7 +119,20 @@ NAN_CONSTANTS = """func.func @main(%c: tensor<2xf32>) -> (tensor<i1>, tensor<i1>
   %4 = stablehlo.compare EQ, %m, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
   return %0, %1, %2, %3, %4 : tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2xi1>
 }"""
-ARGUMENT_CASES = SOLVES + SCATTERS + [(NAN_CONSTANTS, [np.float32([np.nan, 1.0])])]
+# vmvx lowered no f16 <-> f32 convert (the f32 computation of f16 tan made them): every f16 value, then f32 ties,
+# values near f16's limits, subnormals and random bit patterns (NaNs among them) to f16
+N = 65536
+HALF_CONVERTS = f"""func.func @main(%a: tensor<{N}xf16>, %b: tensor<{N}xf32>) -> (tensor<{N}xf32>, tensor<{N}xf16>) {{
+  %0 = stablehlo.convert %a : (tensor<{N}xf16>) -> tensor<{N}xf32>
+  %1 = stablehlo.convert %b : (tensor<{N}xf32>) -> tensor<{N}xf16>
+  return %0, %1 : tensor<{N}xf32>, tensor<{N}xf16>
+}}"""
+_EVERY_HALF = np.arange(N, dtype=np.uint32).astype(np.uint16).view(np.float16)
+_TO_HALF = np.concatenate([_EVERY_HALF.astype(np.float32)[:30000] * np.float32(1 + 2.0 ** -11),
+                           np.float32([65504, 65519.99, 65520, 2.0 ** -25, 2.0 ** -25 * 1.0001, 3 * 2.0 ** -26, 1e-40]),
+                           _RNG.integers(0, 2 ** 32, N - 30007, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+ARGUMENT_CASES = SOLVES + SCATTERS + [(NAN_CONSTANTS, [np.float32([np.nan, 1.0])]),
+                                      (HALF_CONVERTS, [_EVERY_HALF, _TO_HALF])]
 
 
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
@@ -133,6 +146,9 @@ def test_rewritten_modules_agree_with_the_reference_backend(backend, index):
         a, e = np.asarray(a), np.asarray(e)
         if e.dtype.kind == "c":
             np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
+        elif e.dtype.kind == "f":        # bit for bit, any NaN for a NaN
+            bits = f"u{e.itemsize}"
+            np.testing.assert_array_equal(np.where(np.isnan(a), 0, a.view(bits)), np.where(np.isnan(e), 0, e.view(bits)))
         else:
             np.testing.assert_array_equal(a, e)
 
@@ -145,3 +161,10 @@ def test_the_reference_backend_solves_complex_systems_as_numpy():
         x = np.asarray(hj.from_mlir(text, backend="reference")(a, b))
         m = lower if k == 0 else np.conj(np.swapaxes(lower, 1, 2))
         np.testing.assert_allclose(m @ x if k < 2 else x @ m, b, rtol=1e-4, atol=1e-5)
+
+
+def test_f16_converts_become_integer_ops_on_vmvx_golden():
+    count, out = rewritten(HALF_CONVERTS, vmvx_rewrites.f16_converts_by_bits)
+    assert count == 2 and "stablehlo.convert %arg0 : (tensor<65536xf16>)" not in out and "-> tensor<65536xf16>" in out
+    assert out.count("stablehlo.bitcast_convert") >= 4 and "stablehlo.shift_right_logical" in out
+    assert rewritten(HALF_CONVERTS.replace("f16", "bf16"), vmvx_rewrites.f16_converts_by_bits)[0] == 0

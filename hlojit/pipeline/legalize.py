@@ -3,6 +3,7 @@ where IREE's lowering of an op disagrees with the spec. StableHLO -> StableHLO, 
 before compiling, on the compiler's copy of the module.
 
 - boolean add/multiply/maximum/minimum: IREE adds i1 as XOR; the spec's i1 arithmetic is OR/AND.
+- float sign: llvm-cpu's copysign flushes subnormals (sign(1e-40) gave 0), vmvx cannot lower it: from the bits.
 - floor/ceil of subnormals: IREE's CPU code flushes them to zero first (floor(-1e-40) gave -0, not -1): the
   sign and the "tiny" test are read from the bits, in integers.
 - float power: llvm-cpu's and cuda's pow is exp(y log x), NaN for every negative base and for 1 ** inf: the power of
@@ -24,6 +25,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dimension_numbers, dtype_of, shape_of
+from .values import V, where
 
 _UNSIGNED = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
 _LAYOUT = {"float16": (5, 10), "bfloat16": (8, 7), "float32": (8, 23), "float64": (11, 52)}
@@ -227,10 +229,27 @@ def chlo_square_by_parts(module: ir.Module) -> int:
     return count
 
 
+def float_sign_by_bits(module: ir.Module) -> int:
+    """sign(x) = +-1 with x's sign bit, or x itself where x is +-0.0 or NaN, tested and built on the bits: vmvx
+    cannot lower math.copysign, llvm-cpu's copysign and vmvx's float compares flush subnormals (sign(1e-40) gave
+    0 in f32, sign(5e-324) 0 in f64)."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.sign", floats_only=True):
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            bits, width = x.bits(), 8 * x.dtype.itemsize
+            magnitude = bits & ((1 << (width - 1)) - 1)
+            one = int(np.array(1, x.dtype).view(bits.dtype))
+            infinity = int(np.array(np.inf, x.dtype).view(bits.dtype))
+            signed_one = V(hlo.bitcast_convert(((bits & (1 << (width - 1))) | one).value, x.dtype))
+            count += _replace(op, where((magnitude == 0) | (magnitude > infinity), x, signed_one).value)
+    return count
+
+
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
 ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts,
                integer_division_by_zero_and_overflow]
 # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
-CPU = [floor_ceil_of_subnormals, power_by_magnitude]
+CPU = [floor_ceil_of_subnormals, power_by_magnitude, float_sign_by_bits]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
 BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]    # its complex parts are then carried by complex_pairs.py

@@ -5,8 +5,8 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - CHLO ops: IREE expands them into StableHLO after hlojit's rewrites ran, so the ops they expand into never
   got vmvx's fixes (bessel_i1e's sign, tan, polygamma's remainder and sine). They are expanded here first, by
   the same pass IREE runs (chlo-legalize-to-stablehlo), and every later rewrite sees their StableHLO.
-- float sign: lowered to math.copysign, which vmvx cannot lower: 1 with x's sign bit, from the bits (vmvx's
-  float compares flush subnormals), or x itself for -0.0, +0.0 and NaN.
+- float sign: lowered to math.copysign, which vmvx cannot lower: legalize.float_sign_by_bits (llvm-cpu's
+  flushes subnormals) builds it from the bits for both.
 - popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
 - count_leading_zeros below 32 bits: vmvx counts in 32 bits (ui8 1 gave 31): the count of the value widened
   with zeros to 32 bits, minus the extra bits.
@@ -45,31 +45,6 @@ def chlo_as_stablehlo(module: ir.Module) -> int:
     if before:
         passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
     return before - _chlo_ops(module)
-
-
-_FLOATS = ("bfloat16", "float16", "float32", "float64")
-
-
-def _float_ops(module: ir.Module, name: str):
-    for op in list(walk(module.operation)):
-        if op.name == name and dtype_of(op.results[0].type).name in _FLOATS:
-            yield op
-
-
-def float_sign_by_bits(module: ir.Module) -> int:
-    """sign(x) = +-1 with x's sign bit, or x itself where x is +-0.0 or NaN, tested and built on the bits (vmvx
-    flushes subnormals in float compares: 1e-40 > 0 is false there)."""
-    count = 0
-    for op in _float_ops(module, "stablehlo.sign"):
-        with ir.InsertionPoint(op), op.location:
-            x = V(op.operands[0])
-            bits, width = x.bits(), 8 * x.dtype.itemsize
-            magnitude = bits & ((1 << (width - 1)) - 1)
-            one = int(np.array(1, x.dtype).view(bits.dtype))
-            infinity = int(np.array(np.inf, x.dtype).view(bits.dtype))
-            signed_one = V(hlo.bitcast_convert(((bits & (1 << (width - 1))) | one).value, x.dtype))
-            count += _replace(op, where((magnitude == 0) | (magnitude > infinity), x, signed_one))
-    return count
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -223,5 +198,56 @@ def bf16_arithmetic_in_f32(module: ir.Module) -> int:
 # quirks.py runs FIRST after chlo.square's own rewrite (whose complex form IREE's expansion would overflow) and
 # before complex numbers become pairs (the CHLO expansions of complex ops are complex ops); AFTER_SPEC after the
 # rewrites of every cpu-like target (accurate_math's, legalize's) and before vmvx's NaN-aware compares
+F16 = np.dtype(np.float16)
+
+
+def _f16_to_f32_by_bits(x: V) -> V:
+    """Exact: the exponent rebiased (inf and NaN kept), subnormals m 2**-24 as (2**-14 (1 + m / 1024)) - 2**-14."""
+    h = x.bits().to(np.uint32)
+    sign, exponent, mantissa = (h & 0x8000) << 16, (h >> 10) & 0x1F, h & 0x3FF
+    normal = ((exponent + 112) << 23) | (mantissa << 13)
+    special = (mantissa << 13) | 0x7F800000
+    tiny = V(hlo.bitcast_convert(((mantissa << 13) | (113 << 23)).value, F32)) - 2.0 ** -14
+    magnitude = where(exponent == 31, special, where(exponent == 0, tiny.bits(), normal))
+    return V(hlo.bitcast_convert((magnitude | sign).value, F32))
+
+
+def _f32_to_f16_by_bits(x: V) -> V:
+    """Rounded to nearest even (F. Giesen's float_to_half_fast3_rtne): overflow to inf, NaN quiet with its top
+    payload bits, results below 2**-14 by a float add of 0.5 that rounds the value into the mantissa."""
+    f = x.bits()
+    sign = (f >> 16) & 0x8000
+    a = f & 0x7FFFFFFF
+    nan = ((a >> 13) & 0x3FF) | 0x7E00
+    huge = where(a > 0x7F800000, nan, a.splat(0x7C00))
+    tiny = V(hlo.bitcast_convert(a.value, F32)) + 0.5
+    subnormal = tiny.bits() - 0x3F000000
+    normal = (a + ((((15 - 127) << 23) + 0xFFF) & 0xFFFFFFFF) + ((a >> 13) & 1)) >> 13   # rebias mod 2**32
+    magnitude = where(a >= 0x47800000, huge, where(a < 0x38800000, subnormal, normal))
+    return V(hlo.bitcast_convert((magnitude | sign).to(np.uint16).value, F16))
+
+
+def f16_converts_by_bits(module: ir.Module) -> int:
+    """vmvx lowers no f16 <-> f32 convert (arith.extf f16 -> f32 'explicitly marked illegal'): the rewrites that
+    compute half floats in f32 (trig_below_f64_by_exact_reduction's tan) made them. Each becomes integer ops on
+    the bits; f16 to or from another type goes through f32."""
+    count = 0
+    for op in list(walk(module.operation)):
+        if op.name != "stablehlo.convert":
+            continue
+        source, target = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+        if (source == F16) == (target == F16):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            if source == F16:
+                wide = _f16_to_f32_by_bits(x)
+                new = wide if target == F32 else wide.to(target)
+            else:
+                new = _f32_to_f16_by_bits(x if source == F32 else x.to(F32))
+        count += _replace(op, new)
+    return count
+
+
 FIRST = [chlo_as_stablehlo]
-AFTER_SPEC = [float_sign_by_bits, popcnt_by_bits, narrow_count_leading_zeros_in_i32]
+AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32]
