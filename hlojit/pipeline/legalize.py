@@ -14,12 +14,17 @@ before compiling, on the compiler's copy of the module.
 - chlo.square (what hj.from_mlir makes of a newer module's stablehlo.square): x * x, and on complex numbers
   ((re - im)(re + im), 2 re im) from the parts, before complex_pairs.py (IREE's own complex<f64> lowering of it
   kills the compiler with SIGFPE, and its x * x overflows where the spec's real part does not).
+- float remainder: f64's lost the sign of zero results and flushed subnormal dividends: x where |x| < |y|, else
+  the sign of x set on the bits.
+- expm1, log1p, tan of subnormals (IREE's CPU code flushes them to zero): x itself; cbrt of subnormals from the
+  integer mantissa.
 - integer divide/remainder by 0, and INT_MIN by -1: the spec leaves the result to the implementation; IREE
   divides as the machine does (x86 traps on operands known at run time, the folder returns arbitrary values on
   constants). hlojit's result is 0 on every target, as on the reference backend and openxla's interpreter.
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
@@ -189,6 +194,66 @@ def gather_clamped_starts(module: ir.Module) -> int:
     return count
 
 
+def float_remainder_sign_and_small_dividends(module: ir.Module) -> int:
+    """fmod(x, y) is x where |x| < |y| (y not NaN), else r with x's sign: IREE's f64 fmod (a - trunc(a / b) b, and
+    llvm-cpu's own) lost the sign of zero results (-4 rem 2 gave +0) and flushed subnormal dividends (5e-324 rem 1
+    gave 0). Wraps the remainder, whatever later rewrites make of it; magnitudes compared as bits (vmvx's float
+    compares flush subnormals)."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.remainder", floats_only=True):
+        with ir.InsertionPoint(op), op.location:
+            x, y = (V(v) for v in op.operands)
+            r = V(hlo.binary("remainder", x.value, y.value))
+            width = 8 * x.dtype.itemsize
+            sign, infinity = 1 << (width - 1), int(np.array(np.inf, x.dtype).view(_UNSIGNED[x.dtype.name]))
+            xb, yb, rb = x.bits(), y.bits(), r.bits()
+            small = ((xb & (sign - 1)) < (yb & (sign - 1))) & ((yb & (sign - 1)) <= infinity)
+            signed = V(hlo.bitcast_convert(((rb & (sign - 1)) | (xb & sign)).value, x.dtype))
+            count += _replace(op, where(small, x, signed).value)
+    return count
+
+
+_IDENTITY_NEAR_ZERO = ("stablehlo.exponential_minus_one", "stablehlo.log_plus_one", "stablehlo.tan", "chlo.tan")
+
+
+def subnormal_arguments_pass_through(module: ir.Module) -> int:
+    """expm1, log1p and tan of a subnormal x are x (correctly rounded: the next term is below half its ulp), and of
+    +-0.0 the zero itself; IREE's CPU code flushes subnormals first (expm1(5e-324) and chlo.tan(1e-40) gave 0).
+    The op's result where x's magnitude bits are below the smallest normal's, x there."""
+    count = 0
+    for op in _ops_named(module, *_IDENTITY_NEAR_ZERO, floats_only=True):
+        with ir.InsertionPoint.after(op), op.location:
+            x = V(op.operands[0])
+            smallest_normal = int(np.array(ml_dtypes.finfo(x.dtype).tiny, x.dtype).view(_UNSIGNED[x.dtype.name]))
+            tiny = (x.bits() & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) < smallest_normal
+            new = where(tiny, x, V(op.result))
+        op.result.replace_all_uses_except(new.value, new.value.owner.operation)
+        count += 1
+    return count
+
+
+def cbrt_of_subnormals(module: ir.Module) -> int:
+    """cbrt of a subnormal x = m 2**e (m its mantissa bits, e the smallest subnormal's exponent) from the integer m:
+    cbrt(m 2**s) 2**((e - s) / 3), s = e mod 3, with x's sign; IREE's CPU code flushes x first (llvm-cpu gave NaN
+    for cbrt(1e-40) and cbrt(5e-324), vmvx x itself)."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.cbrt", floats_only=True):
+        with ir.InsertionPoint.after(op), op.location:
+            x = V(op.operands[0])
+            width, unsigned = 8 * x.dtype.itemsize, np.dtype(_UNSIGNED[x.dtype.name])
+            smallest_normal = int(np.array(ml_dtypes.finfo(x.dtype).tiny, x.dtype).view(unsigned))
+            magnitude = x.bits() & ((1 << (width - 1)) - 1)
+            e = int(np.log2(float(ml_dtypes.finfo(x.dtype).smallest_subnormal)))
+            s = e % 3
+            scaled = magnitude.to(x.dtype) * float(2 ** s)
+            root = V(hlo.unary("cbrt", scaled.value)) * float(2.0 ** ((e - s) // 3))
+            signed = V(hlo.bitcast_convert((root.bits() | (x.bits() & (1 << (width - 1)))).value, x.dtype))
+            new = where((magnitude < smallest_normal) & (magnitude != 0), signed, V(op.result))
+        op.result.replace_all_uses_except(new.value, new.value.owner.operation)
+        count += 1
+    return count
+
+
 def integer_division_by_zero_and_overflow(module: ir.Module) -> int:
     """a / b and a % b of integers with the divisor 1 where it is 0 (or -1 under INT_MIN), the result 0 there."""
     count = 0
@@ -252,4 +317,6 @@ ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clampe
 # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
 CPU = [floor_ceil_of_subnormals, power_by_magnitude, float_sign_by_bits]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
-BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]    # its complex parts are then carried by complex_pairs.py
+BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]
+# llvm-cpu and vmvx, before the rewrites that build their remainders (accurate_math's f64 fmod, vmvx's fmod)
+CPU_FIRST = [float_remainder_sign_and_small_dividends, subnormal_arguments_pass_through, cbrt_of_subnormals]    # its complex parts are then carried by complex_pairs.py

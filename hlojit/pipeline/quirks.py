@@ -95,7 +95,8 @@ def nan_aware_float_compares(module: ir.Module) -> int:
             continue
         direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
         lhs, rhs = op.operands[0], op.operands[1]
-        if direction not in ("EQ", "NE", "LE", "GE"):
+        total_order = "compare_type" in op.attributes and "TOTALORDER" in str(op.attributes["compare_type"])
+        if direction not in ("EQ", "NE", "LE", "GE") or total_order:    # TOTALORDER orders NaNs: no guard
             continue
         with ir.InsertionPoint(op), op.location:
             nan = _isnan_by_bits(lhs)
@@ -203,7 +204,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # fix) and vmvx's own (their compares get its NaN fix). vmvx expands CHLO first (vmvx_rewrites.py), so the ops of
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
-_CPU_SPEC = _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
+_CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC + vmvx_rewrites.AFTER_SPEC + [
               fmod_from_ieee_remainder, truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
