@@ -1,5 +1,6 @@
 """Target rewrites of scatters (pipeline/scatter_rewrites.py), complex triangular solves (linalg_rewrites.py),
-vmvx's NaN compares (quirks.py) and f16 converts (vmvx_rewrites.py), before and after, and their numbers on IREE against the reference backend for
+vmvx's NaN compares (quirks.py), f16 converts (vmvx_rewrites.py) and subnormal arguments (legalize.py), before
+and after, and their numbers on IREE against the reference backend for
 modules that take arguments (nothing folds at compile time)."""
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from iree.compiler import ir
 
 import hlojit as hj
-from hlojit.pipeline import linalg_rewrites, quirks, scatter_rewrites, targets, vmvx_rewrites
+from hlojit.pipeline import legalize, linalg_rewrites, quirks, scatter_rewrites, targets, vmvx_rewrites
 
 
 def rewritten(text: str, rewrite) -> tuple[int, str]:
@@ -168,3 +169,38 @@ def test_f16_converts_become_integer_ops_on_vmvx_golden():
     assert count == 2 and "stablehlo.convert %arg0 : (tensor<65536xf16>)" not in out and "-> tensor<65536xf16>" in out
     assert out.count("stablehlo.bitcast_convert") >= 4 and "stablehlo.shift_right_logical" in out
     assert rewritten(HALF_CONVERTS.replace("f16", "bf16"), vmvx_rewrites.f16_converts_by_bits)[0] == 0
+
+
+def _tiny_module(dtype: str) -> str:
+    t = f"tensor<8x{dtype}>"
+    tan = f"chlo.tan %a : {t} -> {t}" if dtype == "f32" else f"stablehlo.tan %a : {t}"  # cpu links no f64 chlo.tan
+    return f"""func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}, {t}, {t}, {t}) {{
+  %0 = stablehlo.remainder %a, %b : {t}
+  %1 = stablehlo.exponential_minus_one %a : {t}
+  %2 = stablehlo.log_plus_one %a : {t}
+  %3 = stablehlo.cbrt %a : {t}
+  %4 = {tan}
+  return %0, %1, %2, %3, %4 : {t}, {t}, {t}, {t}, {t}
+}}"""
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
+@pytest.mark.parametrize("dtype, tiny", [("f32", 1e-40), ("f64", 5e-324)])
+def test_subnormals_and_signed_zeros_of_remainder_expm1_log1p_cbrt_tan(backend, dtype, tiny):
+    """IREE's CPU code flushed subnormal arguments (expm1, log1p, chlo.tan, f64 remainder gave 0, cbrt NaN on
+    llvm-cpu) and f64 remainder lost the sign of zero results (-4 rem 2 gave +0)."""
+    np_dtype = np.float32 if dtype == "f32" else np.float64
+    a = np.array([tiny, -tiny, -0.0, 0.0, -4.0, 2.5, -7.25, 3 * tiny], np_dtype)
+    b = np.array([1.0, 1.0, 1.0, 3.0, 2.0, -1.0, 2.0, -2.0], np_dtype)   # a subnormal divisor: NaN on IREE
+    expected = hj.from_mlir(_tiny_module(dtype), backend="reference")(a, b)
+    actual = hj.from_mlir(_tiny_module(dtype), backend=backend)(a, b)
+    for name, x, e in zip(["remainder", "expm1", "log1p", "cbrt", "tan"], actual, expected):
+        x, e = np.asarray(x), np.asarray(e)
+        np.testing.assert_allclose(x, e, rtol=2e-6, atol=0, err_msg=name)
+        np.testing.assert_array_equal(np.signbit(x[e == e]), np.signbit(e[e == e]), err_msg=name)   # NaN's sign open
+
+
+def test_float_rewrites_wrap_the_op_golden():
+    out = rewritten(_tiny_module("f32"), lambda m: sum(r(m) for r in legalize.CPU_FIRST))[1]
+    assert out.count("stablehlo.remainder") == 1 and out.count("stablehlo.cbrt") == 2 and "chlo.tan" in out
+    assert out.count("stablehlo.select") >= 5 and "stablehlo.bitcast_convert" in out
