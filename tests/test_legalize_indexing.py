@@ -174,27 +174,29 @@ def test_f16_converts_become_integer_ops_on_vmvx_golden():
 def _tiny_module(dtype: str) -> str:
     t = f"tensor<8x{dtype}>"
     tan = f"chlo.tan %a : {t} -> {t}" if dtype == "f32" else f"stablehlo.tan %a : {t}"  # cpu links no f64 chlo.tan
-    return f"""func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}, {t}, {t}, {t}) {{
+    return f"""func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}, {t}, {t}, {t}, {t}, {t}) {{
   %0 = stablehlo.remainder %a, %b : {t}
   %1 = stablehlo.exponential_minus_one %a : {t}
   %2 = stablehlo.log_plus_one %a : {t}
   %3 = stablehlo.cbrt %a : {t}
   %4 = {tan}
-  return %0, %1, %2, %3, %4 : {t}, {t}, {t}, {t}, {t}
+  %5 = stablehlo.floor %a : {t}
+  %6 = stablehlo.ceil %a : {t}
+  return %0, %1, %2, %3, %4, %5, %6 : {t}, {t}, {t}, {t}, {t}, {t}, {t}
 }}"""
 
 
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
 @pytest.mark.parametrize("dtype, tiny", [("f32", 1e-40), ("f64", 5e-324)])
-def test_subnormals_and_signed_zeros_of_remainder_expm1_log1p_cbrt_tan(backend, dtype, tiny):
+def test_subnormals_and_signed_zeros_of_remainder_expm1_log1p_cbrt_tan_floor_ceil(backend, dtype, tiny):
     """IREE's CPU code flushed subnormal arguments (expm1, log1p, chlo.tan, f64 remainder gave 0, cbrt NaN on
-    llvm-cpu) and f64 remainder lost the sign of zero results (-4 rem 2 gave +0)."""
+    llvm-cpu), f64 remainder lost the sign of zero results (-4 rem 2 gave +0) and vmvx's ceil(-1e-40) was +0."""
     np_dtype = np.float32 if dtype == "f32" else np.float64
     a = np.array([tiny, -tiny, -0.0, 0.0, -4.0, 2.5, -7.25, 3 * tiny], np_dtype)
     b = np.array([1.0, 1.0, 1.0, 3.0, 2.0, -1.0, 2.0, -2.0], np_dtype)   # a subnormal divisor: NaN on IREE
     expected = hj.from_mlir(_tiny_module(dtype), backend="reference")(a, b)
     actual = hj.from_mlir(_tiny_module(dtype), backend=backend)(a, b)
-    for name, x, e in zip(["remainder", "expm1", "log1p", "cbrt", "tan"], actual, expected):
+    for name, x, e in zip(["remainder", "expm1", "log1p", "cbrt", "tan", "floor", "ceil"], actual, expected):
         x, e = np.asarray(x), np.asarray(e)
         np.testing.assert_allclose(x, e, rtol=2e-6, atol=0, err_msg=name)
         np.testing.assert_array_equal(np.signbit(x[e == e]), np.signbit(e[e == e]), err_msg=name)   # NaN's sign open

@@ -103,7 +103,10 @@ def floor_ceil_of_subnormals(module: ir.Module) -> int:
             if op.name == "stablehlo.floor":
                 tiny = hlo.select(negative, _splat(-1.0, dtype, shape), _splat(0.0, dtype, shape))
             else:
-                tiny = hlo.select(negative, _splat(-0.0, dtype, shape), _splat(1.0, dtype, shape))
+                # -0.0 as x's sign bit, from the run-time bits: vmvx made the select of constant -0.0 and 1.0 +0.0
+                sign_only = hlo.binary("and", bits, _splat(1 << (width - 1), unsigned, shape))
+                one = _splat(int(np.array(1, dtype).view(unsigned)), unsigned, shape)
+                tiny = hlo.bitcast_convert(hlo.select(negative, sign_only, one), dtype)
             rounded = hlo.unary(op.name.removeprefix("stablehlo."), x)
             count += _replace(op, hlo.select(subnormal, tiny, rounded))
     return count
