@@ -1,6 +1,6 @@
 """Target rewrite of the scatters IREE 3.13 cannot lower: those with batching dimensions or with more than one
-scatter (batch) dimension in their indices ("'iree_linalg_ext.scatter' op expected indices to be of rank 2",
-"... batching dims"). Each becomes a scatter of single elements, the form IREE lowers for any operand: indices
+scatter (batch) dimension in their indices, unless they already scatter single elements with the index vector
+last ("'iree_linalg_ext.scatter' op expected indices to be equal to batch rank or batch rank + 1"). Each becomes a scatter of single elements, the form IREE lowers for any operand: indices
 [N, rank] holding every update element's full operand coordinate (start + batching index + window index, the
 spec's `full_start_index + full_window_index`), updates [N], every operand dimension inserted.
 
@@ -24,7 +24,9 @@ def _needs_points(op) -> bool:
     indices_rank = len(shape_of(op.operands[(len(op.operands) - 1) // 2].type))
     scatter_dims = indices_rank - (dn["index_vector_dim"] < indices_rank)
     operand_rank = len(shape_of(op.operands[0].type))
-    return operand_rank > 0 and (bool(dn["input_batching_dims"]) or scatter_dims > 1)
+    # IREE lowers scatters of single elements with the index vector last (hlojit's vmap of dynamic_update_slice)
+    lowered = not dn["update_window_dims"] and dn["index_vector_dim"] == indices_rank - 1
+    return operand_rank > 0 and (bool(dn["input_batching_dims"]) or scatter_dims > 1) and not lowered
 
 
 def _splat(value, shape) -> ir.Value:
