@@ -137,8 +137,31 @@ _EVERY_HALF = np.arange(N, dtype=np.uint32).astype(np.uint16).view(np.float16)
 _TO_HALF = np.concatenate([_EVERY_HALF.astype(np.float32)[:30000] * np.float32(1 + 2.0 ** -11),
                            np.float32([65504, 65519.99, 65520, 2.0 ** -25, 2.0 ** -25 * 1.0001, 3 * 2.0 ** -26, 1e-40]),
                            _RNG.integers(0, 2 ** 32, N - 30007, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+H6 = "tensor<6xf16>"
+# vmvx lowered no f16 arithmetic ('arith.extf' f16 -> f32 illegal): each op computes in f32, rounded to f16 once
+F16_OPS = f"""func.func @main(%a: {H6}, %b: {H6}, %i: tensor<6xi32>) -> ({H6}, {H6}, {H6}, {H6}, {H6}, tensor<6xi1>,
+    tensor<6xi32>, {H6}, {H6}, {H6}, tensor<f16>, {H6}) {{
+  %z = stablehlo.constant dense<0.0> : tensor<f16>
+  %0 = stablehlo.add %a, %b : {H6}
+  %1 = stablehlo.multiply %a, %b : {H6}
+  %2 = stablehlo.divide %a, %b : {H6}
+  %3 = stablehlo.maximum %a, %b : {H6}
+  %4 = stablehlo.sqrt %b : {H6}
+  %5 = stablehlo.compare GE, %a, %b : ({H6}, {H6}) -> tensor<6xi1>
+  %6 = stablehlo.convert %b : ({H6}) -> tensor<6xi32>
+  %7 = stablehlo.convert %i : (tensor<6xi32>) -> {H6}
+  %8 = stablehlo.sign %a : {H6}
+  %9 = stablehlo.select %5, %a, %b : tensor<6xi1>, {H6}
+  %10 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : ({H6}, tensor<f16>) -> tensor<f16>
+  %11 = stablehlo.tan %a : {H6}
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11 : {H6}, {H6}, {H6}, {H6}, {H6}, tensor<6xi1>, tensor<6xi32>,
+    {H6}, {H6}, {H6}, tensor<f16>, {H6}
+}}"""
 ARGUMENT_CASES = SOLVES + SCATTERS + [(NAN_CONSTANTS, [np.float32([np.nan, 1.0])]),
-                                      (HALF_CONVERTS, [_EVERY_HALF, _TO_HALF])]
+                                      (HALF_CONVERTS, [_EVERY_HALF, _TO_HALF]),
+                                      (F16_OPS, [np.float16([1.5, -2.25, 100.0, 0.1, np.nan, -0.0]),
+                                                 np.float16([0.3, 3.0, -7.0, 0.1, 1.0, 6.5e4]),
+                                                 np.int32([1, -3, 257, 4097, 0, 7])])]
 
 
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
@@ -167,6 +190,12 @@ def test_the_reference_backend_solves_complex_systems_as_numpy():
         x = np.asarray(hj.from_mlir(text, backend="reference")(a, b))
         m = lower if k == 0 else np.conj(np.swapaxes(lower, 1, 2))
         np.testing.assert_allclose(m @ x if k < 2 else x @ m, b, rtol=1e-4, atol=1e-5)
+
+
+def test_f16_arithmetic_computes_in_f32_golden():
+    count, out = rewritten(F16_OPS, vmvx_rewrites.f16_arithmetic_in_f32)
+    assert count == 10 and "stablehlo.add %0, %1 : tensor<6xf32>" in out, out   # the converts: f16_converts_by_bits
+    assert "applies stablehlo.add" not in out and "tensor<6xf16>) -> tensor<6xf32>" in out
 
 
 def test_f16_converts_become_integer_ops_on_vmvx_golden():

@@ -101,7 +101,7 @@ def narrow_count_leading_zeros_in_i32(module: ir.Module) -> int:
     return count
 
 
-BF16, F32 = np.dtype("bfloat16"), np.dtype(np.float32)
+BF16, F16, F32 = np.dtype("bfloat16"), np.dtype(np.float16), np.dtype(np.float32)
 # the elementwise ops, select included (a select of bf16 constants puts bf16 constants in the dispatch, which vmvx
 # cannot lower: in f32, the converts of the constants fold away); convert has its own rule, complex parts are real
 _WIDENED = frozenset(r.name for r in registry.RECORDS.values() if r.elementwise and r.dialect == "stablehlo") - {
@@ -116,12 +116,12 @@ def _dtype_or_none(t: ir.Type):
         return None
 
 
-def _widened(value: ir.Value) -> ir.Value:
-    return hlo.convert(value, F32) if dtype_of(value.type) == BF16 else value
+def _widened(value: ir.Value, narrow: np.dtype) -> ir.Value:
+    return hlo.convert(value, F32) if dtype_of(value.type) == narrow else value
 
 
-def _f32_type(t: ir.Type) -> ir.Type:
-    return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == BF16 else t
+def _f32_type(t: ir.Type, narrow: np.dtype) -> ir.Type:
+    return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == narrow else t
 
 
 def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
@@ -138,10 +138,10 @@ def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
     return wide.to(target)
 
 
-def _is_bf16_reduce(op) -> bool:
-    """A reduce of one bf16 input by one binary op (add, maximum ...): its init (0, -inf ...) is a bf16 constant in
-    the dispatch, which vmvx cannot lower."""
-    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != BF16:
+def _is_narrow_reduce(op, narrow: np.dtype) -> bool:
+    """A reduce of one bf16 (f16) input by one binary op (add, maximum ...): its init (0, -inf ...) is a bf16
+    constant in the dispatch, which vmvx cannot lower."""
+    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != narrow:
         return False
     block = op.regions[0].blocks[0]
     body = [inner.operation for inner in block.operations]
@@ -149,7 +149,7 @@ def _is_bf16_reduce(op) -> bool:
             and set(body[0].operands) == set(block.arguments))
 
 
-def _reduce_in_f32(op) -> V:
+def _reduce_in_f32(op, narrow: np.dtype) -> V:
     """The reduce of f32 inputs whose body rounds each step to bf16, as the spec's bf16 reduce does (f32 holds the
     operands exactly and rounds + and * correctly, so each step is the bf16 op's result); the result rounded back
     is exact."""
@@ -160,47 +160,54 @@ def _reduce_in_f32(op) -> V:
 
     def step(accumulator, element):
         a, b = (element, accumulator) if swapped else (accumulator, element)
-        return [hlo.convert(hlo.convert(hlo.binary(name, a, b), BF16), F32)]
+        return [hlo.convert(hlo.convert(hlo.binary(name, a, b), narrow), F32)]
     dimensions = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
-    wide = hlo.reduce([_widened(op.operands[0])], [_widened(op.operands[1])], dimensions, step)[0]
-    return V(hlo.convert(wide, BF16))
+    wide = hlo.reduce([_widened(op.operands[0], narrow)], [_widened(op.operands[1], narrow)], dimensions, step)[0]
+    return V(hlo.convert(wide, narrow))
+
+
+def _narrow_arithmetic_in_f32(module: ir.Module, narrow: np.dtype) -> int:
+    count = 0
+    for op in [op for op in walk(module.operation) if _is_narrow_reduce(op, narrow)]:   # first: bodies go along
+        with ir.InsertionPoint(op), op.location:
+            count += _replace(op, _reduce_in_f32(op, narrow))
+    for op in list(walk(module.operation)):
+        types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
+        if narrow not in types:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            if op.name == "stablehlo.convert":   # f16's: f16_converts_by_bits, after
+                if narrow == BF16 and types[0] != types[1] and F32 not in types:
+                    count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
+                continue
+            if op.name not in _WIDENED:
+                continue
+            attributes = {name: op.attributes[name] for name in op.attributes}
+            wide = create(op.name, [_f32_type(r.type, narrow) for r in op.results],
+                          [_widened(v, narrow) for v in op.operands], attributes)
+            for old, new in zip(op.results, wide.results):
+                old.replace_all_uses_with(hlo.convert(new, narrow) if dtype_of(old.type) == narrow else new)
+        op.erase()
+        count += 1
+    return count
 
 
 def bf16_arithmetic_in_f32(module: ir.Module) -> int:
     """Each elementwise op with a bf16 operand, and each reduce of bf16 by one op, computes in f32 and rounds its
     bf16 results once (a reduce: each step); a convert between bf16 and an int, a bool or f64 goes through f32
     (as ml_dtypes converts)."""
-    count = 0
-    for op in [op for op in walk(module.operation) if _is_bf16_reduce(op)]:   # first: their bodies go with them
-        with ir.InsertionPoint(op), op.location:
-            count += _replace(op, _reduce_in_f32(op))
-    for op in list(walk(module.operation)):
-        types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
-        if BF16 not in types:
-            continue
-        with ir.InsertionPoint(op), op.location:
-            if op.name == "stablehlo.convert":
-                if types[0] != types[1] and F32 not in types:
-                    count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
-                continue
-            if op.name not in _WIDENED:
-                continue
-            attributes = {name: op.attributes[name] for name in op.attributes}
-            wide = create(op.name, [_f32_type(r.type) for r in op.results], [_widened(v) for v in op.operands],
-                          attributes)
-            for old, new in zip(op.results, wide.results):
-                old.replace_all_uses_with(hlo.convert(new, BF16) if dtype_of(old.type) == BF16 else new)
-        op.erase()
-        count += 1
-    return count
+    return _narrow_arithmetic_in_f32(module, BF16)
+
+
+def f16_arithmetic_in_f32(module: ir.Module) -> int:
+    """As bf16_arithmetic_in_f32 for f16 (vmvx lowers no f16 arithmetic; f32's 24 bits round + - * / sqrt of f16's
+    11 correctly too); the f16 <-> f32 converts this makes are f16_converts_by_bits's, which runs after."""
+    return _narrow_arithmetic_in_f32(module, F16)
 
 
 # quirks.py runs FIRST after chlo.square's own rewrite (whose complex form IREE's expansion would overflow) and
 # before complex numbers become pairs (the CHLO expansions of complex ops are complex ops); AFTER_SPEC after the
 # rewrites of every cpu-like target (accurate_math's, legalize's) and before vmvx's NaN-aware compares
-F16 = np.dtype(np.float16)
-
-
 def _f16_to_f32_by_bits(x: V) -> V:
     """Exact: the exponent rebiased (inf and NaN kept), subnormals m 2**-24 as (2**-14 (1 + m / 1024)) - 2**-14."""
     h = x.bits().to(np.uint32)
