@@ -42,8 +42,6 @@ KNOWN_IREE_FAILURES: dict = {
         "chlo_zeta_negative_q_whole_x": "IREE 3.13's CHLO zeta gives nan for q < 0 with a whole x (the sum of "
                                         "(q+k)^-x is finite there: scipy and the reference agree)",
     }.items()}
-KNOWN_IREE_FAILURES[("iree:vmvx", "chlo_broadcast_complex_next_after")] = (
-    "IREE 3.13's vmvx cannot store a complex<f32> constant ('util.buffer.store' takes no complex)")
 # what vmvx gets wrong on values it computes at run time (the cases' constants pass through barriers); its sign,
 # popcnt, clz, bf16 and CHLO rewrites are in pipeline/vmvx_rewrites.py
 KNOWN_IREE_FAILURES[("iree:vmvx", "chlo_broadcast_zeta_polygamma_f64")] = (

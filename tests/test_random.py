@@ -118,10 +118,6 @@ def test_known_answers_traced(backend):
 
 @pytest.mark.parametrize("half", [False, pytest.param(True, id="f16-bf16")])
 def test_every_backend_gives_the_reference_bits(backend, half):
-    if half and backend == "iree:vmvx":
-        with pytest.raises(hj.CompileError, match="vmvx"):   # vmvx cannot convert to or from 16-bit floats
-            results(backend, half)
-        return
     got, want = results(backend, half), results("reference", half)
     assert set(got) == set(want)
     for name in want:

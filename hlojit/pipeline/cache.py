@@ -103,9 +103,9 @@ def fingerprinted_modules() -> tuple:
     (tests/test_legalize.py checks that each module quirks.py imports is here), and the builders they use."""
     from ..dialects import stablehlo
     from . import (accurate_math, compiler, complex_math_pairs, complex_pairs, fft_rewrites, layout, legalize,
-                   linalg_rewrites, quirks, sessions, values, vmvx_rewrites, winograd)
+                   linalg_rewrites, quirks, scatter_rewrites, sessions, values, vmvx_rewrites, winograd)
     return (compiler, complex_math_pairs, complex_pairs, fft_rewrites, layout, legalize, accurate_math, linalg_rewrites,
-            values, quirks, sessions, stablehlo, vmvx_rewrites, winograd)
+            values, quirks, scatter_rewrites, sessions, stablehlo, vmvx_rewrites, winograd)
 
 
 @functools.cache

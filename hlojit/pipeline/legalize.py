@@ -3,6 +3,7 @@ where IREE's lowering of an op disagrees with the spec. StableHLO -> StableHLO, 
 before compiling, on the compiler's copy of the module.
 
 - boolean add/multiply/maximum/minimum: IREE adds i1 as XOR; the spec's i1 arithmetic is OR/AND.
+- float sign: llvm-cpu's copysign flushes subnormals (sign(1e-40) gave 0), vmvx cannot lower it: from the bits.
 - floor/ceil of subnormals: IREE's CPU code flushes them to zero first (floor(-1e-40) gave -0, not -1): the
   sign and the "tiny" test are read from the bits, in integers.
 - float power: llvm-cpu's and cuda's pow is exp(y log x), NaN for every negative base and for 1 ** inf: the power of
@@ -13,17 +14,23 @@ before compiling, on the compiler's copy of the module.
 - chlo.square (what hj.from_mlir makes of a newer module's stablehlo.square): x * x, and on complex numbers
   ((re - im)(re + im), 2 re im) from the parts, before complex_pairs.py (IREE's own complex<f64> lowering of it
   kills the compiler with SIGFPE, and its x * x overflows where the spec's real part does not).
+- float remainder: f64's lost the sign of zero results and flushed subnormal dividends: x where |x| < |y|, else
+  the sign of x set on the bits.
+- expm1, log1p, tan of subnormals (IREE's CPU code flushes them to zero): x itself; cbrt of subnormals from the
+  integer mantissa.
 - integer divide/remainder by 0, and INT_MIN by -1: the spec leaves the result to the implementation; IREE
   divides as the machine does (x86 traps on operands known at run time, the folder returns arbitrary values on
   constants). hlojit's result is 0 on every target, as on the reference backend and openxla's interpreter.
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dimension_numbers, dtype_of, shape_of
+from .values import V, where
 
 _UNSIGNED = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
 _LAYOUT = {"float16": (5, 10), "bfloat16": (8, 7), "float32": (8, 23), "float64": (11, 52)}
@@ -96,7 +103,10 @@ def floor_ceil_of_subnormals(module: ir.Module) -> int:
             if op.name == "stablehlo.floor":
                 tiny = hlo.select(negative, _splat(-1.0, dtype, shape), _splat(0.0, dtype, shape))
             else:
-                tiny = hlo.select(negative, _splat(-0.0, dtype, shape), _splat(1.0, dtype, shape))
+                # -0.0 as x's sign bit, from the run-time bits: vmvx made the select of constant -0.0 and 1.0 +0.0
+                sign_only = hlo.binary("and", bits, _splat(1 << (width - 1), unsigned, shape))
+                one = _splat(int(np.array(1, dtype).view(unsigned)), unsigned, shape)
+                tiny = hlo.bitcast_convert(hlo.select(negative, sign_only, one), dtype)
             rounded = hlo.unary(op.name.removeprefix("stablehlo."), x)
             count += _replace(op, hlo.select(subnormal, tiny, rounded))
     return count
@@ -187,6 +197,66 @@ def gather_clamped_starts(module: ir.Module) -> int:
     return count
 
 
+def float_remainder_sign_and_small_dividends(module: ir.Module) -> int:
+    """fmod(x, y) is x where |x| < |y| (y not NaN), else r with x's sign: IREE's f64 fmod (a - trunc(a / b) b, and
+    llvm-cpu's own) lost the sign of zero results (-4 rem 2 gave +0) and flushed subnormal dividends (5e-324 rem 1
+    gave 0). Wraps the remainder, whatever later rewrites make of it; magnitudes compared as bits (vmvx's float
+    compares flush subnormals)."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.remainder", floats_only=True):
+        with ir.InsertionPoint(op), op.location:
+            x, y = (V(v) for v in op.operands)
+            r = V(hlo.binary("remainder", x.value, y.value))
+            width = 8 * x.dtype.itemsize
+            sign, infinity = 1 << (width - 1), int(np.array(np.inf, x.dtype).view(_UNSIGNED[x.dtype.name]))
+            xb, yb, rb = x.bits(), y.bits(), r.bits()
+            small = ((xb & (sign - 1)) < (yb & (sign - 1))) & ((yb & (sign - 1)) <= infinity)
+            signed = V(hlo.bitcast_convert(((rb & (sign - 1)) | (xb & sign)).value, x.dtype))
+            count += _replace(op, where(small, x, signed).value)
+    return count
+
+
+_IDENTITY_NEAR_ZERO = ("stablehlo.exponential_minus_one", "stablehlo.log_plus_one", "stablehlo.tan", "chlo.tan")
+
+
+def subnormal_arguments_pass_through(module: ir.Module) -> int:
+    """expm1, log1p and tan of a subnormal x are x (correctly rounded: the next term is below half its ulp), and of
+    +-0.0 the zero itself; IREE's CPU code flushes subnormals first (expm1(5e-324) and chlo.tan(1e-40) gave 0).
+    The op's result where x's magnitude bits are below the smallest normal's, x there."""
+    count = 0
+    for op in _ops_named(module, *_IDENTITY_NEAR_ZERO, floats_only=True):
+        with ir.InsertionPoint.after(op), op.location:
+            x = V(op.operands[0])
+            smallest_normal = int(np.array(ml_dtypes.finfo(x.dtype).tiny, x.dtype).view(_UNSIGNED[x.dtype.name]))
+            tiny = (x.bits() & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) < smallest_normal
+            new = where(tiny, x, V(op.result))
+        op.result.replace_all_uses_except(new.value, new.value.owner.operation)
+        count += 1
+    return count
+
+
+def cbrt_of_subnormals(module: ir.Module) -> int:
+    """cbrt of a subnormal x = m 2**e (m its mantissa bits, e the smallest subnormal's exponent) from the integer m:
+    cbrt(m 2**s) 2**((e - s) / 3), s = e mod 3, with x's sign; IREE's CPU code flushes x first (llvm-cpu gave NaN
+    for cbrt(1e-40) and cbrt(5e-324), vmvx x itself)."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.cbrt", floats_only=True):
+        with ir.InsertionPoint.after(op), op.location:
+            x = V(op.operands[0])
+            width, unsigned = 8 * x.dtype.itemsize, np.dtype(_UNSIGNED[x.dtype.name])
+            smallest_normal = int(np.array(ml_dtypes.finfo(x.dtype).tiny, x.dtype).view(unsigned))
+            magnitude = x.bits() & ((1 << (width - 1)) - 1)
+            e = int(np.log2(float(ml_dtypes.finfo(x.dtype).smallest_subnormal)))
+            s = e % 3
+            scaled = magnitude.to(x.dtype) * float(2 ** s)
+            root = V(hlo.unary("cbrt", scaled.value)) * float(2.0 ** ((e - s) // 3))
+            signed = V(hlo.bitcast_convert((root.bits() | (x.bits() & (1 << (width - 1)))).value, x.dtype))
+            new = where((magnitude < smallest_normal) & (magnitude != 0), signed, V(op.result))
+        op.result.replace_all_uses_except(new.value, new.value.owner.operation)
+        count += 1
+    return count
+
+
 def integer_division_by_zero_and_overflow(module: ir.Module) -> int:
     """a / b and a % b of integers with the divisor 1 where it is 0 (or -1 under INT_MIN), the result 0 there."""
     count = 0
@@ -227,10 +297,29 @@ def chlo_square_by_parts(module: ir.Module) -> int:
     return count
 
 
+def float_sign_by_bits(module: ir.Module) -> int:
+    """sign(x) = +-1 with x's sign bit, or x itself where x is +-0.0 or NaN, tested and built on the bits: vmvx
+    cannot lower math.copysign, llvm-cpu's copysign and vmvx's float compares flush subnormals (sign(1e-40) gave
+    0 in f32, sign(5e-324) 0 in f64)."""
+    count = 0
+    for op in _ops_named(module, "stablehlo.sign", floats_only=True):
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            bits, width = x.bits(), 8 * x.dtype.itemsize
+            magnitude = bits & ((1 << (width - 1)) - 1)
+            one = int(np.array(1, x.dtype).view(bits.dtype))
+            infinity = int(np.array(np.inf, x.dtype).view(bits.dtype))
+            signed_one = V(hlo.bitcast_convert(((bits & (1 << (width - 1))) | one).value, x.dtype))
+            count += _replace(op, where((magnitude == 0) | (magnitude > infinity), x, signed_one).value)
+    return count
+
+
 # every IREE target needs these (vmvx and cuda lower the same ops the same way)
 ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clamped_starts,
                integer_division_by_zero_and_overflow]
 # llvm-cpu, and vmvx (whose constants llvm-cpu folds)
-CPU = [floor_ceil_of_subnormals, power_by_magnitude]
+CPU = [floor_ceil_of_subnormals, power_by_magnitude, float_sign_by_bits]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
-BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]    # its complex parts are then carried by complex_pairs.py
+BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]
+# llvm-cpu and vmvx, before the rewrites that build their remainders (accurate_math's f64 fmod, vmvx's fmod)
+CPU_FIRST = [float_remainder_sign_and_small_dividends, subnormal_arguments_pass_through, cbrt_of_subnormals]    # its complex parts are then carried by complex_pairs.py

@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import accurate_math, layout, legalize, linalg_rewrites, vmvx_rewrites
+from . import accurate_math, layout, legalize, linalg_rewrites, scatter_rewrites, vmvx_rewrites
 from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
@@ -77,7 +77,10 @@ def nan_aware_float_compares(module: ir.Module) -> int:
     """vmvx gets float comparisons with NaN wrong: GE is true when an operand is NaN, a compare of a
     value with itself folds as if it could not be NaN (x != x is false, x == x true), and is_finite(nan)
     is true. GE becomes LE with the operands swapped (which vmvx gets right); x == x, x <= x, x >= x
-    become "not NaN", x != x "NaN", and is_finite "neither NaN nor inf", all tested on the bits."""
+    become "not NaN", x != x "NaN", and is_finite "neither NaN nor inf", all tested on the bits. Two operands
+    that differ here may still become one in IREE (its CSE merges equal constants, even behind barriers: a NaN
+    constant compared EQ with a copy of itself gave true), so EQ, LE and GE also require the first operand not
+    NaN and NE accepts it NaN (a NaN on one side only is the other compare's business, which vmvx gets right)."""
     count = 0
     for op in list(_walk(module.operation)):
         if op.name == "stablehlo.is_finite":   # vmvx: is_finite(nan) is true
@@ -92,14 +95,18 @@ def nan_aware_float_compares(module: ir.Module) -> int:
             continue
         direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
         lhs, rhs = op.operands[0], op.operands[1]
+        total_order = "compare_type" in op.attributes and "TOTALORDER" in str(op.attributes["compare_type"])
+        if direction not in ("EQ", "NE", "LE", "GE") or total_order:    # TOTALORDER orders NaNs: no guard
+            continue
         with ir.InsertionPoint(op), op.location:
-            if lhs == rhs and direction in ("EQ", "NE", "LE", "GE"):
-                nan = _isnan_by_bits(lhs)
+            nan = _isnan_by_bits(lhs)
+            if lhs == rhs:
                 new = nan if direction == "NE" else hlo.unary("not", nan)
-            elif direction == "GE":
-                new = hlo.compare(rhs, lhs, "LE")
+            elif direction == "NE":
+                new = hlo.binary("or", hlo.compare(lhs, rhs, "NE"), nan)
             else:
-                continue
+                ordered = hlo.compare(rhs, lhs, "LE") if direction == "GE" else hlo.compare(lhs, rhs, direction)
+                new = hlo.binary("and", ordered, hlo.unary("not", nan))
         op.result.replace_all_uses_with(new)
         op.erase()
         count += 1
@@ -196,15 +203,15 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix). vmvx expands CHLO first (vmvx_rewrites.py), so the ops of
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
-_SPEC_OPS = linalg_rewrites.ALL_TARGETS
-_CPU_SPEC = _SPEC_OPS + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
-_FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS
+_SPEC_OPS = scatter_rewrites.ALL_TARGETS
+_CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
+_FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC + vmvx_rewrites.AFTER_SPEC + [
               fmod_from_ieee_remainder, truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
-              nan_aware_float_compares, narrow_int_to_f64_by_bits],
+              vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares, narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
-          "cuda": legalize.BEFORE_COMPLEX_PAIRS + _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
+          "cuda": legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:

@@ -5,8 +5,8 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - CHLO ops: IREE expands them into StableHLO after hlojit's rewrites ran, so the ops they expand into never
   got vmvx's fixes (bessel_i1e's sign, tan, polygamma's remainder and sine). They are expanded here first, by
   the same pass IREE runs (chlo-legalize-to-stablehlo), and every later rewrite sees their StableHLO.
-- float sign: lowered to math.copysign, which vmvx cannot lower: 1 with x's sign bit, from the bits (vmvx's
-  float compares flush subnormals), or x itself for -0.0, +0.0 and NaN.
+- float sign: lowered to math.copysign, which vmvx cannot lower: legalize.float_sign_by_bits (llvm-cpu's
+  flushes subnormals) builds it from the bits for both.
 - popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
 - count_leading_zeros below 32 bits: vmvx counts in 32 bits (ui8 1 gave 31): the count of the value widened
   with zeros to 32 bits, minus the extra bits.
@@ -45,31 +45,6 @@ def chlo_as_stablehlo(module: ir.Module) -> int:
     if before:
         passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
     return before - _chlo_ops(module)
-
-
-_FLOATS = ("bfloat16", "float16", "float32", "float64")
-
-
-def _float_ops(module: ir.Module, name: str):
-    for op in list(walk(module.operation)):
-        if op.name == name and dtype_of(op.results[0].type).name in _FLOATS:
-            yield op
-
-
-def float_sign_by_bits(module: ir.Module) -> int:
-    """sign(x) = +-1 with x's sign bit, or x itself where x is +-0.0 or NaN, tested and built on the bits (vmvx
-    flushes subnormals in float compares: 1e-40 > 0 is false there)."""
-    count = 0
-    for op in _float_ops(module, "stablehlo.sign"):
-        with ir.InsertionPoint(op), op.location:
-            x = V(op.operands[0])
-            bits, width = x.bits(), 8 * x.dtype.itemsize
-            magnitude = bits & ((1 << (width - 1)) - 1)
-            one = int(np.array(1, x.dtype).view(bits.dtype))
-            infinity = int(np.array(np.inf, x.dtype).view(bits.dtype))
-            signed_one = V(hlo.bitcast_convert(((bits & (1 << (width - 1))) | one).value, x.dtype))
-            count += _replace(op, where((magnitude == 0) | (magnitude > infinity), x, signed_one))
-    return count
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -126,7 +101,7 @@ def narrow_count_leading_zeros_in_i32(module: ir.Module) -> int:
     return count
 
 
-BF16, F32 = np.dtype("bfloat16"), np.dtype(np.float32)
+BF16, F16, F32 = np.dtype("bfloat16"), np.dtype(np.float16), np.dtype(np.float32)
 # the elementwise ops, select included (a select of bf16 constants puts bf16 constants in the dispatch, which vmvx
 # cannot lower: in f32, the converts of the constants fold away); convert has its own rule, complex parts are real
 _WIDENED = frozenset(r.name for r in registry.RECORDS.values() if r.elementwise and r.dialect == "stablehlo") - {
@@ -141,12 +116,12 @@ def _dtype_or_none(t: ir.Type):
         return None
 
 
-def _widened(value: ir.Value) -> ir.Value:
-    return hlo.convert(value, F32) if dtype_of(value.type) == BF16 else value
+def _widened(value: ir.Value, narrow: np.dtype) -> ir.Value:
+    return hlo.convert(value, F32) if dtype_of(value.type) == narrow else value
 
 
-def _f32_type(t: ir.Type) -> ir.Type:
-    return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == BF16 else t
+def _f32_type(t: ir.Type, narrow: np.dtype) -> ir.Type:
+    return ir.RankedTensorType.get(shape_of(t), element_type(F32)) if dtype_of(t) == narrow else t
 
 
 def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
@@ -163,10 +138,10 @@ def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
     return wide.to(target)
 
 
-def _is_bf16_reduce(op) -> bool:
-    """A reduce of one bf16 input by one binary op (add, maximum ...): its init (0, -inf ...) is a bf16 constant in
-    the dispatch, which vmvx cannot lower."""
-    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != BF16:
+def _is_narrow_reduce(op, narrow: np.dtype) -> bool:
+    """A reduce of one bf16 (f16) input by one binary op (add, maximum ...): its init (0, -inf ...) is a bf16
+    constant in the dispatch, which vmvx cannot lower."""
+    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or _dtype_or_none(op.operands[0].type) != narrow:
         return False
     block = op.regions[0].blocks[0]
     body = [inner.operation for inner in block.operations]
@@ -174,7 +149,7 @@ def _is_bf16_reduce(op) -> bool:
             and set(body[0].operands) == set(block.arguments))
 
 
-def _reduce_in_f32(op) -> V:
+def _reduce_in_f32(op, narrow: np.dtype) -> V:
     """The reduce of f32 inputs whose body rounds each step to bf16, as the spec's bf16 reduce does (f32 holds the
     operands exactly and rounds + and * correctly, so each step is the bf16 op's result); the result rounded back
     is exact."""
@@ -185,43 +160,101 @@ def _reduce_in_f32(op) -> V:
 
     def step(accumulator, element):
         a, b = (element, accumulator) if swapped else (accumulator, element)
-        return [hlo.convert(hlo.convert(hlo.binary(name, a, b), BF16), F32)]
+        return [hlo.convert(hlo.convert(hlo.binary(name, a, b), narrow), F32)]
     dimensions = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
-    wide = hlo.reduce([_widened(op.operands[0])], [_widened(op.operands[1])], dimensions, step)[0]
-    return V(hlo.convert(wide, BF16))
+    wide = hlo.reduce([_widened(op.operands[0], narrow)], [_widened(op.operands[1], narrow)], dimensions, step)[0]
+    return V(hlo.convert(wide, narrow))
+
+
+def _narrow_arithmetic_in_f32(module: ir.Module, narrow: np.dtype) -> int:
+    count = 0
+    for op in [op for op in walk(module.operation) if _is_narrow_reduce(op, narrow)]:   # first: bodies go along
+        with ir.InsertionPoint(op), op.location:
+            count += _replace(op, _reduce_in_f32(op, narrow))
+    for op in list(walk(module.operation)):
+        types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
+        if narrow not in types:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            if op.name == "stablehlo.convert":   # f16's: f16_converts_by_bits, after
+                if narrow == BF16 and types[0] != types[1] and F32 not in types:
+                    count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
+                continue
+            if op.name not in _WIDENED and not (narrow == F16 and op.name == "stablehlo.dot_general"):
+                continue   # (vmvx's f16 products extend their operands in the dispatch: arith.extf f16 illegal)
+            attributes = {name: op.attributes[name] for name in op.attributes}
+            wide = create(op.name, [_f32_type(r.type, narrow) for r in op.results],
+                          [_widened(v, narrow) for v in op.operands], attributes)
+            for old, new in zip(op.results, wide.results):
+                old.replace_all_uses_with(hlo.convert(new, narrow) if dtype_of(old.type) == narrow else new)
+        op.erase()
+        count += 1
+    return count
 
 
 def bf16_arithmetic_in_f32(module: ir.Module) -> int:
     """Each elementwise op with a bf16 operand, and each reduce of bf16 by one op, computes in f32 and rounds its
     bf16 results once (a reduce: each step); a convert between bf16 and an int, a bool or f64 goes through f32
     (as ml_dtypes converts)."""
-    count = 0
-    for op in [op for op in walk(module.operation) if _is_bf16_reduce(op)]:   # first: their bodies go with them
-        with ir.InsertionPoint(op), op.location:
-            count += _replace(op, _reduce_in_f32(op))
-    for op in list(walk(module.operation)):
-        types = [_dtype_or_none(v.type) for v in (*op.operands, *op.results)]
-        if BF16 not in types:
-            continue
-        with ir.InsertionPoint(op), op.location:
-            if op.name == "stablehlo.convert":
-                if types[0] != types[1] and F32 not in types:
-                    count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
-                continue
-            if op.name not in _WIDENED:
-                continue
-            attributes = {name: op.attributes[name] for name in op.attributes}
-            wide = create(op.name, [_f32_type(r.type) for r in op.results], [_widened(v) for v in op.operands],
-                          attributes)
-            for old, new in zip(op.results, wide.results):
-                old.replace_all_uses_with(hlo.convert(new, BF16) if dtype_of(old.type) == BF16 else new)
-        op.erase()
-        count += 1
-    return count
+    return _narrow_arithmetic_in_f32(module, BF16)
+
+
+def f16_arithmetic_in_f32(module: ir.Module) -> int:
+    """As bf16_arithmetic_in_f32 for f16 (vmvx lowers no f16 arithmetic; f32's 24 bits round + - * / sqrt of f16's
+    11 correctly too); the f16 <-> f32 converts this makes are f16_converts_by_bits's, which runs after."""
+    return _narrow_arithmetic_in_f32(module, F16)
 
 
 # quirks.py runs FIRST after chlo.square's own rewrite (whose complex form IREE's expansion would overflow) and
 # before complex numbers become pairs (the CHLO expansions of complex ops are complex ops); AFTER_SPEC after the
 # rewrites of every cpu-like target (accurate_math's, legalize's) and before vmvx's NaN-aware compares
+def _f16_to_f32_by_bits(x: V) -> V:
+    """Exact: the exponent rebiased (inf and NaN kept), subnormals m 2**-24 as (2**-14 (1 + m / 1024)) - 2**-14."""
+    h = x.bits().to(np.uint32)
+    sign, exponent, mantissa = (h & 0x8000) << 16, (h >> 10) & 0x1F, h & 0x3FF
+    normal = ((exponent + 112) << 23) | (mantissa << 13)
+    special = (mantissa << 13) | 0x7F800000
+    tiny = V(hlo.bitcast_convert(((mantissa << 13) | (113 << 23)).value, F32)) - 2.0 ** -14
+    magnitude = where(exponent == 31, special, where(exponent == 0, tiny.bits(), normal))
+    return V(hlo.bitcast_convert((magnitude | sign).value, F32))
+
+
+def _f32_to_f16_by_bits(x: V) -> V:
+    """Rounded to nearest even (F. Giesen's float_to_half_fast3_rtne): overflow to inf, NaN quiet with its top
+    payload bits, results below 2**-14 by a float add of 0.5 that rounds the value into the mantissa."""
+    f = x.bits()
+    sign = (f >> 16) & 0x8000
+    a = f & 0x7FFFFFFF
+    nan = ((a >> 13) & 0x3FF) | 0x7E00
+    huge = where(a > 0x7F800000, nan, a.splat(0x7C00))
+    tiny = V(hlo.bitcast_convert(a.value, F32)) + 0.5
+    subnormal = tiny.bits() - 0x3F000000
+    normal = (a + ((((15 - 127) << 23) + 0xFFF) & 0xFFFFFFFF) + ((a >> 13) & 1)) >> 13   # rebias mod 2**32
+    magnitude = where(a >= 0x47800000, huge, where(a < 0x38800000, subnormal, normal))
+    return V(hlo.bitcast_convert((magnitude | sign).to(np.uint16).value, F16))
+
+
+def f16_converts_by_bits(module: ir.Module) -> int:
+    """vmvx lowers no f16 <-> f32 convert (arith.extf f16 -> f32 'explicitly marked illegal'): the rewrites that
+    compute half floats in f32 (trig_below_f64_by_exact_reduction's tan) made them. Each becomes integer ops on
+    the bits; f16 to or from another type goes through f32."""
+    count = 0
+    for op in list(walk(module.operation)):
+        if op.name != "stablehlo.convert":
+            continue
+        source, target = dtype_of(op.operands[0].type), dtype_of(op.results[0].type)
+        if (source == F16) == (target == F16):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            if source == F16:
+                wide = _f16_to_f32_by_bits(x)
+                new = wide if target == F32 else wide.to(target)
+            else:
+                new = _f32_to_f16_by_bits(x if source == F32 else x.to(F32))
+        count += _replace(op, new)
+    return count
+
+
 FIRST = [chlo_as_stablehlo]
-AFTER_SPEC = [float_sign_by_bits, popcnt_by_bits, narrow_count_leading_zeros_in_i32]
+AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32]
