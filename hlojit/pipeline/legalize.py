@@ -322,4 +322,5 @@ CPU = [floor_ceil_of_subnormals, power_by_magnitude, float_sign_by_bits]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
 BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]
 # llvm-cpu and vmvx, before the rewrites that build their remainders (accurate_math's f64 fmod, vmvx's fmod)
-CPU_FIRST = [float_remainder_sign_and_small_dividends, subnormal_arguments_pass_through, cbrt_of_subnormals]    # its complex parts are then carried by complex_pairs.py
+# (their complex parts are then carried by complex_pairs.py)
+CPU_FIRST = [float_remainder_sign_and_small_dividends, subnormal_arguments_pass_through, cbrt_of_subnormals]

@@ -208,10 +208,12 @@ _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TA
 _FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC + vmvx_rewrites.AFTER_SPEC + [
               fmod_from_ieee_remainder, truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
-              vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares, narrow_int_to_f64_by_bits],
+              vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares,
+              narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
-          "cuda": legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
+          "cuda": legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS + accurate_math.CUDA
+                  + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:

@@ -1,6 +1,7 @@
 """Target rewrite of the scatters IREE 3.13 cannot lower: those with batching dimensions or with more than one
 scatter (batch) dimension in their indices, unless they already scatter single elements with the index vector
-last ("'iree_linalg_ext.scatter' op expected indices to be equal to batch rank or batch rank + 1"). Each becomes a scatter of single elements, the form IREE lowers for any operand: indices
+last ("'iree_linalg_ext.scatter' op expected indices to be equal to batch rank or batch rank + 1"). Each
+becomes a scatter of single elements, the form IREE lowers for any operand: indices
 [N, rank] holding every update element's full operand coordinate (start + batching index + window index, the
 spec's `full_start_index + full_window_index`), updates [N], every operand dimension inserted.
 
