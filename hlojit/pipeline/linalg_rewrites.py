@@ -6,7 +6,8 @@ real and complex ones (before complex_pairs.py, which then carries the loop's co
 
 - triangular_solve: op(a) is made explicit (the named triangle, a unit diagonal if asked, transposed if
   asked, conjugated too for ADJOINT of complex a), a right-side solve x op(a) = b becomes op(a)^T x^T = b^T,
-  and the rows of x follow by forward (lower) or back (upper) substitution: x_i = (b_i - m_i . x) / m_ii, where the rows of x not yet solved are zero.
+  and the rows of x follow by forward (lower) or back (upper) substitution: x_i = (b_i - m_i . x) / m_ii,
+  where the rows of x not yet solved are zero.
 - cholesky: left-looking, column by column on the lower triangle (the upper one's transpose for lower =
   false): l_j = (a_j - L l_j^T) / sqrt(that at j), rows above j zero. Not positive definite: NaNs.
 """
