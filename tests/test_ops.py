@@ -653,8 +653,6 @@ KNOWN_WRONG = [
     (("iree:vmvx",), lambda g, c: c.id in ("floor_divide-u8-high-bit", "remainder-u8-high-bit", "right_shift-u8-high-bit"),
      "IREE vmvx: uint8 division, remainder and logical right shift are wrong for values >= 128 (sign-extended): "
      "156 // 14 gives 139, 252 >> 7 gives 255"),
-    (("iree:vmvx",), lambda g, c: c.id in ("logical_not-f32-values-and-specials", "logical_not-f64-values-and-specials"),
-     "IREE vmvx: logical_not(nan) gives True (numpy False: nan is nonzero), though nan != 0 alone is right"),
 ]
 
 
