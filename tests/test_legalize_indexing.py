@@ -11,14 +11,7 @@ from iree.compiler import ir
 import hlojit as hj
 from hlojit.pipeline import legalize, linalg_rewrites, quirks, scatter_rewrites, targets, vmvx_rewrites
 
-
-def rewritten(text: str, rewrite) -> tuple[int, str]:
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(text)
-        count = rewrite(module)
-        assert module.operation.verify()
-        return count, str(module)
+from test_legalize import rewritten   # parse, rewrite, verify: (count, text)
 
 
 def _scatter(operand: str, indices: str, updates: str, numbers: str, body: str = "add") -> str:
