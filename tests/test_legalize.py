@@ -500,15 +500,19 @@ ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the 
 ]
 
 
+def on_target_and_reference(text: str, inputs: list, backend: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(backend's output, the reference backend's) per result of the from_mlir module `text`."""
+    expected = hj.from_mlir(text, backend="reference")(*inputs)
+    actual = hj.from_mlir(text, backend=backend)(*inputs)
+    expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
+    return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
+
+
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
 @pytest.mark.parametrize("index", range(len(ARGUMENT_CASES)))
 def test_from_mlir_modules_get_the_spec_meaning_on_iree(backend, index):
     text, inputs = ARGUMENT_CASES[index]
-    expected = hj.from_mlir(text, backend="reference")(*inputs)
-    actual = hj.from_mlir(text, backend=backend)(*inputs)
-    expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
-    for k, (a, e) in enumerate(zip(actual, expected)):
-        a, e = np.asarray(a), np.asarray(e)
+    for k, (a, e) in enumerate(on_target_and_reference(text, inputs, backend)):
         if e.dtype == _BF16:
             a, e = a.astype(np.float32), e.astype(np.float32)
         tolerance = 1e-6 if e.dtype != np.float64 else 1e-12 if "cholesky" in text else 4e-15   # solves reorder sums

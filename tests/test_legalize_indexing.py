@@ -11,7 +11,7 @@ from iree.compiler import ir
 import hlojit as hj
 from hlojit.pipeline import legalize, linalg_rewrites, quirks, scatter_rewrites, targets, vmvx_rewrites
 
-from test_legalize import rewritten   # parse, rewrite, verify: (count, text)
+from test_legalize import on_target_and_reference, rewritten
 
 
 def _scatter(operand: str, indices: str, updates: str, numbers: str, body: str = "add") -> str:
@@ -161,11 +161,7 @@ ARGUMENT_CASES = SOLVES + SCATTERS + [(NAN_CONSTANTS, [np.float32([np.nan, 1.0])
 @pytest.mark.parametrize("index", range(len(ARGUMENT_CASES)))
 def test_rewritten_modules_agree_with_the_reference_backend(backend, index):
     text, inputs = ARGUMENT_CASES[index]
-    expected = hj.from_mlir(text, backend="reference")(*inputs)
-    actual = hj.from_mlir(text, backend=backend)(*inputs)
-    expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
-    for a, e in zip(actual, expected):
-        a, e = np.asarray(a), np.asarray(e)
+    for a, e in on_target_and_reference(text, inputs, backend):
         if e.dtype.kind == "c":
             np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
         elif e.dtype.kind == "f":        # bit for bit, any NaN for a NaN
@@ -221,10 +217,8 @@ def test_subnormals_and_signed_zeros_of_remainder_expm1_log1p_cbrt_tan_floor_cei
     np_dtype = np.float32 if dtype == "f32" else np.float64
     a = np.array([tiny, -tiny, -0.0, 0.0, -4.0, 2.5, -7.25, 3 * tiny], np_dtype)
     b = np.array([1.0, 1.0, 1.0, 3.0, 2.0, -1.0, 2.0, -2.0], np_dtype)   # a subnormal divisor: NaN on IREE
-    expected = hj.from_mlir(_tiny_module(dtype), backend="reference")(a, b)
-    actual = hj.from_mlir(_tiny_module(dtype), backend=backend)(a, b)
-    for name, x, e in zip(["remainder", "expm1", "log1p", "cbrt", "tan", "floor", "ceil"], actual, expected):
-        x, e = np.asarray(x), np.asarray(e)
+    outputs = on_target_and_reference(_tiny_module(dtype), [a, b], backend)
+    for name, (x, e) in zip(["remainder", "expm1", "log1p", "cbrt", "tan", "floor", "ceil"], outputs):
         np.testing.assert_allclose(x, e, rtol=2e-6, atol=0, err_msg=name)
         np.testing.assert_array_equal(np.signbit(x[e == e]), np.signbit(e[e == e]), err_msg=name)   # NaN's sign open
 
