@@ -15,8 +15,9 @@ import numpy as np
 
 from ... import dtypes, ops
 from ...control import fori_loop, while_loop
-from .. import _core
 from . import _util
+from .._core import as_tensor
+from ..shape import slice_axis
 from ._util import mT
 
 MAX_SWEEPS = {np.dtype(np.float32): 20, np.dtype(np.float64): 30}
@@ -44,11 +45,52 @@ def _rotation(app, aqq, apq):
     return c, t * c
 
 
-def _rotate_halves(x, c, s):
-    """x (..., n, m) with rows k and k + n/2 replaced by c x_k - s x_(k+n/2) and s x_k + c x_(k+n/2)."""
-    half = x.shape[-2] // 2
-    top, bottom = x[..., :half, :], x[..., half:, :]
-    return ops.concatenate([c * top - s * bottom, s * top + c * bottom], axis=-2)
+def _pair_coefficients(c, s):
+    """(C, S), each (..., 2, h): row a of pair k becomes C[a, k] x_(a, k) + S[a, k] x_(1 - a, k), the rotation
+    [[c, -s], [s, c]] of the pair's two rows (k, k + n/2)."""
+    return ops.stack([c, c], axis=-2), ops.stack([-s, s], axis=-2)
+
+
+def _rotate_rows(x, c, s):
+    """x (..., n, m) with rows k and k + n/2 replaced by c x_k - s x_(k+n/2) and s x_k + c x_(k+n/2). As
+    one elementwise expression over x and x with its halves swapped (a reverse of the (2, n/2) view): IREE
+    fuses it into one pass, where a concatenation of the two new halves took a dispatch per half."""
+    *batch, n, m = x.shape
+    big_c, big_s = _pair_coefficients(c, s)
+    pairs = ops.reshape(x, (*batch, 2, n // 2, m))
+    return ops.reshape(big_c[..., None] * pairs + big_s[..., None] * ops.flip(pairs, -3), x.shape)
+
+
+def _rotate_both(x, c, s):
+    """J^T x J for x (..., n, n) and the rotations J of the pairs (k, k + n/2): rows and columns in one
+    elementwise expression over the four reverses of x's (2, n/2, 2, n/2) view."""
+    *batch, n, _ = x.shape
+    h = n // 2
+    big_c, big_s = _pair_coefficients(c, s)
+    rows_c, rows_s = big_c[..., :, :, None, None], big_s[..., :, :, None, None]
+    cols_c, cols_s = big_c[..., None, None, :, :], big_s[..., None, None, :, :]
+    blocks = ops.reshape(x, (*batch, 2, h, 2, h))
+    out = (rows_c * cols_c * blocks + rows_c * cols_s * ops.flip(blocks, -2) +
+           rows_s * cols_c * ops.flip(blocks, -4) + rows_s * cols_s * ops.flip(blocks, (-4, -2)))
+    return ops.reshape(out, x.shape)
+
+
+def _runs(order: np.ndarray) -> list[tuple[int, int]]:
+    """order (a permutation) as maximal runs [start, stop) of consecutive indices, in order."""
+    runs = []
+    for i in order.tolist():
+        if runs and runs[-1][1] == i:
+            runs[-1][1] += 1
+        else:
+            runs.append([i, i + 1])
+    return [tuple(r) for r in runs]
+
+
+def _permute(x, runs, axis: int):
+    """x[..., order, ...] along `axis`, for `order` given as its runs: a concatenation of static slices (a
+    gather by a constant permutation costs IREE an index load per element, and does not fuse)."""
+    axis = x.ndim + axis if axis < 0 else axis
+    return ops.concatenate([slice_axis(x, axis, start, stop) for start, stop in runs], axis=axis)
 
 
 def _pad_even(a, both: bool):
@@ -92,23 +134,20 @@ def symmetric_eigen(a):
     a = _pad_even(a, True)
     size = a.shape[-1]
     half = size // 2
-    first, move = (_core.as_tensor(x, "eigh") for x in _layouts(size))
+    first, move = _layouts(size)
+    first, move = as_tensor(first, "eigh"), _runs(move)     # first: once, reversed half and all (a gather)
     b = ops.take(ops.take(a, first, axis=-2), first, axis=-1)       # a in round 0's pair layout
     vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), a.shape)
     tolerance = _util.eps(a.dtype)
     off_mask = _util.index((size, size), 0) != _util.index((size, size), 1)
-    pair = _util.index((half, size), 1) == _util.index((half, size), 0) + half   # (k, k + n/2)
 
     def one_round(r, carry):
         b, vt = carry
         d = ops.diagonal(b, 0, -2, -1)
-        apq = ops.sum(ops.where(pair, b[..., :half, :], 0), axis=-1)
+        apq = ops.diagonal(b[..., :half, half:], 0, -2, -1)               # b[k, k + n/2]
         c, s = _rotation(d[..., :half], d[..., half:], apq)
-        c, s = c[..., :, None], s[..., :, None]
-        # J^T (J^T b)^T = J^T b J for symmetric b: both sides as row rotations
-        b = _rotate_halves(mT(_rotate_halves(b, c, s)), c, s)
-        b = ops.take(ops.take(b, move, axis=-2), move, axis=-1)
-        return b, ops.take(_rotate_halves(vt, c, s), move, axis=-2)
+        b = _permute(_permute(_rotate_both(b, c, s), move, -2), move, -1)
+        return b, _permute(_rotate_rows(vt, c, s), move, -2)
 
     def converged(state):
         b, _ = state
@@ -137,7 +176,8 @@ def column_rotations(a):
         return ops.sqrt(ops.sum(a * a, axis=-2)), a, ops.ones(a.shape[:-2] + (1, 1), a.dtype)
     x = mT(_pad_even(a, False))          # rows of x are the columns of a
     size = x.shape[-2]
-    first, move = (_core.as_tensor(y, "svd") for y in _layouts(size))
+    first, move = _layouts(size)
+    first, move = as_tensor(first, "svd"), _runs(move)
     x = ops.take(x, first, axis=-2)
     vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), x.shape[:-2] + (size, size))
     tolerance = _util.eps(a.dtype) * np.sqrt(a.shape[-2])
@@ -151,9 +191,8 @@ def column_rotations(a):
         negligible = ops.abs(gamma) <= tolerance * scale
         c, s = _rotation(alpha, beta, ops.where(negligible, 0, gamma))
         worst = ops.maximum(worst, ops.max(ops.where(negligible, 0, ops.abs(gamma) / scale)))
-        c, s = c[..., :, None], s[..., :, None]
-        x = ops.take(_rotate_halves(x, c, s), move, axis=-2)
-        return x, ops.take(_rotate_halves(vt, c, s), move, axis=-2), worst
+        x = _permute(_rotate_rows(x, c, s), move, -2)
+        return x, _permute(_rotate_rows(vt, c, s), move, -2), worst
 
     def sweep(state):
         x, vt, _ = state
