@@ -253,10 +253,10 @@ def rename_operands(op, mapping: dict):
                 rename_operands(inner.operation, mapping)
 
 
-def clone_into(ops, mapping: dict) -> list:
+def copy_ops(ops, mapping: dict) -> list:
     """Copies of `ops` at the current insertion point, with their operands (and those of ops nested in
-    their regions) renamed by `mapping`, which gains the copies' results. The regions whose outputs the
-    ops define are copied as well, so the copies differentiate like the originals."""
+    their regions) renamed by `mapping`, which gains the copies' results. Their derivative regions are
+    not copied (vmap carries those over itself, once it has walked all of their values)."""
     ip = ir.InsertionPoint.current
     copies = []
     for op in ops:
@@ -264,6 +264,14 @@ def clone_into(ops, mapping: dict) -> list:
         rename_operands(copy, mapping)
         mapping.update(zip(op.results, copy.results))
         copies.append(copy)
+    return copies
+
+
+def clone_into(ops, mapping: dict) -> list:
+    """`copy_ops`, and the regions whose outputs the ops define copied as well, so the copies differentiate
+    like the originals. Every value of those regions must be in `mapping` or visible at the insertion point
+    (the control-flow rules copy a whole body, whose regions' values are the body's or outside it)."""
+    copies = copy_ops(ops, mapping)
     table = regions()
     for op in ops:
         for value in op.results:
