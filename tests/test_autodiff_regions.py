@@ -1,4 +1,4 @@
-"""Derivative regions (frontend/autodiff/core.py) made while a backward pass is traced, under every
+"""Derivative regions (frontend/derivatives.py) made while a backward pass is traced, under every
 transformation that traces a backward pass again: hessian and jacfwd(jacrev) (vmap of a vjp), grad of grad,
 vmap of grad, jvp of grad. A region made inside vmap's scratch block from values computed there was once
 copied with its output op but kept the scratch block's inputs, erased with it: the next backward pass
@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from scipy.special import erfc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -42,6 +43,32 @@ np.savez(sys.argv[2], *[np.asarray(r) for r in results])
 """
 
 
+CLOSED_FORMS = """
+import sys
+import numpy as np
+import hlojit as hj
+from hlojit import nn, ops
+
+x = np.array([-1.5, -0.25, 0.5, 2.0], np.float32)
+v = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
+w = np.array([1.0, 2.0, -0.5, 1.5], np.float32)
+FUNCTIONS = [lambda x: ops.sum(nn.gelu(x) * w), lambda x: ops.sum(nn.gelu(x, approximate=True) * w),
+             lambda x: ops.sum(ops.softmax(x) * w), lambda x: ops.sum(ops.log_softmax(x) * w),
+             lambda x: ops.sum(ops.top_k(x, 2)[0] * w[:2])]
+
+def cases(x, v):
+    out = []
+    for f in FUNCTIONS:
+        slope = hj.grad(f)
+        out += [hj.hessian(f)(x), hj.grad(lambda x: ops.sum(slope(x) * v))(x), hj.vmap(slope)(ops.stack([x, -x])),
+                hj.jvp(slope, (x,), (v,))[1]]
+    return out
+
+results = hj.jit(cases, backend=sys.argv[1])(x, v)
+np.savez(sys.argv[2], *[np.asarray(r) for r in results])
+"""
+
+
 def run_child(script: str, tmp_path, *args) -> list:
     """The arrays `script` saved (np.savez to its last argument), run in a child process: a crash fails
     the test instead of killing pytest."""
@@ -64,3 +91,61 @@ def test_second_order_through_a_region_made_in_the_backward_pass(backend, tmp_pa
     np.testing.assert_allclose(grad_grad, second, rtol=1e-5)
     np.testing.assert_allclose(jvp_grad, second, rtol=1e-5)
     np.testing.assert_allclose(vmap_grad, np.sinh(2 * np.stack([x, -x]).astype(np.float64)), rtol=1e-5, atol=1e-6)
+
+
+def _gelu_slope(x, approximate):
+    if approximate:
+        c = np.sqrt(2 / np.pi)
+        t = np.tanh(c * (x + 0.044715 * x ** 3))
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+    return 0.5 * erfc(-x / np.sqrt(2)) + x * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
+
+
+def _softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def _closed_forms(w):
+    """(gradient, hessian) of each FUNCTIONS entry of CLOSED_FORMS, in float64."""
+    eps = 1e-5
+
+    def gelu(approximate):
+        return (lambda x: w * _gelu_slope(x, approximate),
+                lambda x: np.diag(w * (_gelu_slope(x + eps, approximate) - _gelu_slope(x - eps, approximate))
+                                  / (2 * eps)))
+
+    def softmax_hessian(x):
+        y = _softmax(x)
+        s = w @ y
+        return (np.diag(y) - np.outer(y, y)) * (w - s)[:, None] - np.outer(y, y * (w - s))
+
+    def top_k_gradient(x):
+        g = np.zeros_like(x)
+        g[np.argsort(-x)[:2]] = w[:2]
+        return g
+    def log_softmax_hessian(x):
+        y = _softmax(x)
+        return -w.sum() * (np.diag(y) - np.outer(y, y))
+    return [gelu(False), gelu(True),
+            (lambda x: _softmax(x) * (w - w @ _softmax(x)), softmax_hessian),
+            (lambda x: w - _softmax(x) * w.sum(), log_softmax_hessian),
+            (top_k_gradient, lambda x: np.zeros((4, 4)))]
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+def test_closed_forms_under_every_transformation(backend, tmp_path):
+    """softmax, log_softmax, gelu (both forms: the exact one's slope goes through erfc, a region made in the
+    backward pass) and top_k: hessian, grad of grad, vmap of grad and jvp of grad against closed forms."""
+    results = run_child(CLOSED_FORMS, tmp_path, backend)
+    x = np.array([-1.5, -0.25, 0.5, 2.0])
+    v = np.array([0.5, -1.0, 2.0, 0.25])
+    w = np.array([1.0, 2.0, -0.5, 1.5])
+    for i, (gradient, hessian) in enumerate(_closed_forms(w)):
+        got_hessian, got_hv, got_vmap, got_jvp = results[4 * i:4 * i + 4]
+        h = hessian(x)
+        np.testing.assert_allclose(got_hessian, h, rtol=2e-5, atol=2e-6, err_msg=f"hessian of case {i}")
+        np.testing.assert_allclose(got_hv, h @ v, rtol=2e-5, atol=2e-6, err_msg=f"grad of grad of case {i}")
+        np.testing.assert_allclose(got_jvp, h @ v, rtol=2e-5, atol=2e-6, err_msg=f"jvp of grad of case {i}")
+        np.testing.assert_allclose(got_vmap, np.stack([gradient(x), gradient(-x)]), rtol=2e-5, atol=2e-6,
+                                   err_msg=f"vmap of grad of case {i}")

@@ -25,6 +25,7 @@ import numpy as np
 from ...dialects import stablehlo as hlo
 from ...errors import DTypeError, ShapeError
 from .. import dtypes
+from ..derivatives import closed_form
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import _core
@@ -323,6 +324,23 @@ def _float_operand(op: str, x) -> Tensor:
     return x
 
 
+def _gelu_backward(like, x, g, approximate: bool = False) -> Tensor:
+    """g * gelu'(x), the slope recomputed from x (derivatives.closed_form): differentiated op by op, gelu's
+    chain kept each intermediate (x*x*x, tanh, 1 + t ...) alive for the backward pass, so IREE wrote out
+    every one of them (five 4 MB dispatches in the transformer block's MLP) instead of fusing the forward.
+    x goes behind a barrier: IREE would otherwise merge the slope's tanh or erfc with the forward's (common
+    subexpressions), and the forward's matmul dispatch then wrote them out for the backward pass."""
+    x = _core.barrier(x)
+    if approximate:   # y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3)
+        t = _unary("tanh", float(np.sqrt(2 / np.pi)) * (x + 0.044715 * (x * x * x)))
+        du = float(np.sqrt(2 / np.pi)) * (1 + 3 * 0.044715 * (x * x))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)
+    # y = x Phi(x): Phi(x) + x phi(x)
+    cdf = 0.5 * _unary("erfc", x * float(-1 / np.sqrt(2)))
+    return g * (cdf + x * _unary("exp", -0.5 * (x * x)) * float(1 / np.sqrt(2 * np.pi)))
+
+
+@closed_form(_gelu_backward, keep="input")
 def gelu(x, approximate: bool = False) -> Tensor:
     """x * Phi(x) (the Gaussian CDF) = x/2 * erfc(-x/sqrt2): exact by default (as torch), or the tanh
     approximation with approximate=True (jax.nn.gelu's default)."""
