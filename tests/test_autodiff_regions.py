@@ -54,7 +54,8 @@ v = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
 w = np.array([1.0, 2.0, -0.5, 1.5], np.float32)
 FUNCTIONS = [lambda x: ops.sum(nn.gelu(x) * w), lambda x: ops.sum(nn.gelu(x, approximate=True) * w),
              lambda x: ops.sum(ops.softmax(x) * w), lambda x: ops.sum(ops.log_softmax(x) * w),
-             lambda x: ops.sum(ops.top_k(x, 2)[0] * w[:2])]
+             lambda x: ops.sum(ops.top_k(x, 2)[0] * w[:2]),
+             lambda x: ops.sum(ops.log_softmax(nn.gelu(x)) * w) + ops.sum(ops.softmax(nn.gelu(x, True)) * w)]
 
 def cases(x, v):
     out = []
@@ -101,6 +102,12 @@ def _gelu_slope(x, approximate):
     return 0.5 * erfc(-x / np.sqrt(2)) + x * np.exp(-x * x / 2) / np.sqrt(2 * np.pi)
 
 
+def _gelu(x, approximate):
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * erfc(-x / np.sqrt(2))
+
+
 def _softmax(x):
     e = np.exp(x - x.max())
     return e / e.sum()
@@ -127,16 +134,24 @@ def _closed_forms(w):
     def log_softmax_hessian(x):
         y = _softmax(x)
         return -w.sum() * (np.diag(y) - np.outer(y, y))
+    def composition_gradient(x):     # log_softmax(gelu(x)) . w + softmax(gelu~(x)) . w, by the chain rule
+        y, z = _softmax(_gelu(x, False)), _softmax(_gelu(x, True))
+        return _gelu_slope(x, False) * (w - y * w.sum()) + _gelu_slope(x, True) * z * (w - w @ z)
+
+    def central_differences(x):
+        return np.stack([(composition_gradient(x + e) - composition_gradient(x - e)) / (2 * eps)
+                         for e in np.eye(len(x)) * eps], axis=1)
     return [gelu(False), gelu(True),
             (lambda x: _softmax(x) * (w - w @ _softmax(x)), softmax_hessian),
             (lambda x: w - _softmax(x) * w.sum(), log_softmax_hessian),
-            (top_k_gradient, lambda x: np.zeros((4, 4)))]
+            (top_k_gradient, lambda x: np.zeros((4, 4))), (composition_gradient, central_differences)]
 
 
 @pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
 def test_closed_forms_under_every_transformation(backend, tmp_path):
     """softmax, log_softmax, gelu (both forms: the exact one's slope goes through erfc, a region made in the
-    backward pass) and top_k: hessian, grad of grad, vmap of grad and jvp of grad against closed forms."""
+    backward pass), top_k and a composition of them: hessian, grad of grad, vmap of grad and jvp of grad
+    against closed forms (the composition's hessian: central differences of its closed-form gradient)."""
     results = run_child(CLOSED_FORMS, tmp_path, backend)
     x = np.array([-1.5, -0.25, 0.5, 2.0])
     v = np.array([0.5, -1.0, 2.0, 0.25])
