@@ -1,8 +1,8 @@
 """Derivatives of the frontend's elementwise composites whose own ops have none worth having: exact argument
-reductions run in integers, erf, lgamma and digamma are fitted polynomials.
-Each one records a `Region` (frontend/derivatives.py) whose backward pass is the textbook derivative,
-written with frontend ops (so it can be differentiated again). (top_k, softmax, log_softmax and gelu
-declare theirs where they are defined: `derivatives.closed_form`.)"""
+reductions run in integers, erf, lgamma and digamma are fitted polynomials. Each one records a `Region`
+(frontend/derivatives.py) whose backward pass is the textbook derivative, written with frontend ops (so it
+can be differentiated again). top_k, softmax, log_softmax and gelu declare theirs where they are defined
+(`derivatives.closed_form`)."""
 from __future__ import annotations
 
 import math
