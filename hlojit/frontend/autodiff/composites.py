@@ -86,4 +86,3 @@ for _name, _slopes in BINARY.items():
     elementwise.DIFFERENTIABLE[_name] = _differentiable(_name, _slopes)
 for _name, _why in NOT_DIFFERENTIABLE.items():
     elementwise.DIFFERENTIABLE[_name] = _refused(_name, _why)
-
