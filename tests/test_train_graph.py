@@ -1,7 +1,7 @@
 """What a training step's backward pass is made of: the closed-form derivatives of softmax, log_softmax and
-gelu (frontend/autodiff/closed_forms.py) against finite differences and closed forms, and the shapes of
-the StableHLO a dense layer and attention differentiate into (one 2-D product per weight gradient, no
-transposes after the products, no comparison masks for softmax's max)."""
+gelu (`derivatives.closed_form` in ops/statistics.py, ops/math.py) against finite differences and closed
+forms, and the shapes of the StableHLO a dense layer and attention differentiate into (one 2-D product per
+weight gradient, no transposes after the products, no comparison masks for softmax's max)."""
 from __future__ import annotations
 
 import re

@@ -1,16 +1,16 @@
-"""Derivatives of the frontend's composites whose own ops have none worth having: sin's exact argument
-reduction runs in integers, erf, lgamma and digamma are fitted polynomials, top_k sorts integer keys.
-Each one records a `Region` (core.py) whose backward pass is the textbook derivative, written with
-frontend ops (so it can be differentiated again)."""
+"""Derivatives of the frontend's elementwise composites whose own ops have none worth having: exact argument
+reductions run in integers, erf, lgamma and digamma are fitted polynomials. Each one records a `Region`
+(frontend/derivatives.py) whose backward pass is the textbook derivative, written with frontend ops (so it
+can be differentiated again). top_k, softmax, log_softmax and gelu declare theirs where they are defined
+(`derivatives.closed_form`)."""
 from __future__ import annotations
 
 import math
 
 from ...errors import DifferentiationError
-from .. import dtypes, eager, ops, trace as _trace
-from ..ops import elementwise, statistics
-from ..ops._core import as_tensor
-from .core import Region, add_region, identity
+from .. import dtypes, ops, trace as _trace
+from ..derivatives import Region, add_region
+from ..ops import elementwise
 
 
 def _square(x):
@@ -86,29 +86,3 @@ for _name, _slopes in BINARY.items():
     elementwise.DIFFERENTIABLE[_name] = _differentiable(_name, _slopes)
 for _name, _why in NOT_DIFFERENTIABLE.items():
     elementwise.DIFFERENTIABLE[_name] = _refused(_name, _why)
-
-
-_top_k = statistics.top_k
-
-
-def top_k(x, k: int):
-    """statistics.top_k, whose values come back from integer sort keys: their cotangents go back to the
-    positions the indices name."""
-    x = as_tensor(x, "top_k")
-    values, indices = _top_k(x, k)
-    if not dtypes.is_float(x.dtype):
-        return values, indices
-    held = identity(values)
-    n = x.shape[-1]
-
-    def bwd(residuals, cts):
-        (positions,), g = residuals, cts[0]
-        picks = ops.one_hot(positions, n, dtype=x.dtype)                 # (..., k, n)
-        return [ops.sum(picks * ops.expand_dims(g, -1), axis=-2)]
-    add_region(Region("top_k", [x.value], [held.value], [indices.value], bwd))
-    return held, indices
-
-
-top_k.__doc__ = _top_k.__doc__
-statistics.top_k = top_k
-ops.top_k = eager.dispatching(top_k)   # outside a trace it runs at once, as every other op (frontend/eager.py)

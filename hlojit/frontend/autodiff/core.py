@@ -8,26 +8,27 @@ operands' cotangents; the rules emit the backward pass with frontend ops into th
 forward and backward become one module that IREE fuses as a whole.
 
 A few composites compute floats through integer bit tricks (sin's exact argument reduction, sort keys):
-their ops have no useful derivative, so they record a `Region` instead: the values that went in and came
-out, and a function that maps output cotangents to input cotangents. The walk applies it when it meets
-the region's outputs; the ops inside never receive a cotangent. `custom_vjp` and `stop_gradient` are
-regions too.
+their ops have no useful derivative, so they record a `Region` instead (frontend/derivatives.py): the values
+that went in and came out, and a function that maps output cotangents to input cotangents. The walk applies
+it when it meets the region's outputs; the ops inside never receive a cotangent. `custom_vjp` and
+`stop_gradient` are regions too, and so are the ops that declare a closed-form derivative where they are
+defined (`derivatives.closed_form`: softmax, log_softmax, gelu, top_k).
 """
 from __future__ import annotations
 
 import contextlib
 import os
 import re
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from iree.compiler import ir
 
-from ...dialects import stablehlo as hlo
 from ...dialects.registry import Facet
 from ...dialects.types import dtype_of, shape_of
 from ...errors import DifferentiationError
 from .. import dtypes, trace as _trace
-from ..ops._core import emit, wrap
+from ..derivatives import Region, add_region, identity, regions  # noqa: F401  (autodiff's names for them)
+from ..ops._core import wrap
 from ..tensor import Tensor
 
 RULES: dict[str, Callable] = Facet("autodiff's VJP rules")   # op name (a registry record) -> rule
@@ -81,31 +82,7 @@ def is_float_value(value) -> bool:
     return dtypes.is_inexact(dtype_of(value.type))
 
 
-def identity(t: Tensor) -> Tensor:
-    """t as a new value (a reshape to its own shape, which IREE folds away): a handle of its own."""
-    return wrap(emit(hlo.reshape, t.value, list(t.shape)), t.shape, t.dtype, t.weak)
-
-
-# --- regions: composites with a derivative of their own --------------------------------------------
-
-class Region(NamedTuple):
-    name: str
-    inputs: list          # ir.Values whose cotangents `bwd` gives
-    outputs: list         # ir.Values whose cotangents `bwd` takes (defined by the region's ops)
-    residuals: list       # ir.Values `bwd` reads (remapped when control-flow rules copy the ops)
-    bwd: Callable         # bwd(residual Tensors, output cotangent Tensors) -> [Tensor | None per input]
-
-
-def regions() -> dict:
-    """The current trace's regions by output value."""
-    return _trace.current().autodiff_regions
-
-
-def add_region(region: Region):
-    table = regions()
-    for value in region.outputs:
-        table[value] = region
-
+# --- regions: composites with a derivative of their own (frontend/derivatives.py) ----------------------
 
 def _apply_region(region: Region, cotangents: dict, active: set):
     cts = [cotangents.pop(v, None) for v in region.outputs]
@@ -253,10 +230,10 @@ def rename_operands(op, mapping: dict):
                 rename_operands(inner.operation, mapping)
 
 
-def clone_into(ops, mapping: dict) -> list:
+def copy_ops(ops, mapping: dict) -> list:
     """Copies of `ops` at the current insertion point, with their operands (and those of ops nested in
-    their regions) renamed by `mapping`, which gains the copies' results. The regions whose outputs the
-    ops define are copied as well, so the copies differentiate like the originals."""
+    their regions) renamed by `mapping`, which gains the copies' results. Their derivative regions are
+    not copied (vmap carries those over itself, once it has walked all of their values)."""
     ip = ir.InsertionPoint.current
     copies = []
     for op in ops:
@@ -264,6 +241,14 @@ def clone_into(ops, mapping: dict) -> list:
         rename_operands(copy, mapping)
         mapping.update(zip(op.results, copy.results))
         copies.append(copy)
+    return copies
+
+
+def clone_into(ops, mapping: dict) -> list:
+    """`copy_ops`, and the regions whose outputs the ops define copied as well, so the copies differentiate
+    like the originals. Every value of those regions must be in `mapping` or visible at the insertion point
+    (the control-flow rules copy a whole body, whose regions' values are the body's or outside it)."""
+    copies = copy_ops(ops, mapping)
     table = regions()
     for op in ops:
         for value in op.results:

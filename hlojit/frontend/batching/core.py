@@ -224,7 +224,7 @@ class Walk:
     def _copy(self, op, operands):
         """An op whose operands (and captured values) are all unbatched: itself, on the outer values."""
         mapping = self.outer_values(operands)
-        copy = ad.clone_into([op], mapping)[0]
+        copy = ad.copy_ops([op], mapping)[0]
         for result, new in zip(op.results, copy.results):
             self.env[result] = Batched(tensor(new), None)
 
@@ -258,8 +258,11 @@ def arg_types(shapes_dtypes) -> list:
 # --- derivative regions -----------------------------------------------------------------------------
 
 def batch_regions(recorded: list, walk: Walk):
-    """The batched copy of each derivative region recorded while tracing the function, whose outputs the
-    walk batched: its backward pass is the vmap of the original one."""
+    """The copy of each derivative region recorded while tracing the function, whose outputs the walk
+    batched: its backward pass is the vmap of the original one (the original one where nothing is batched).
+    The walk's copies of unbatched ops carry no regions of their own: only here are all of a region's
+    values known on the outside (a region copied with its output op would keep the scratch block's inputs,
+    erased with it: hessian through a region made inside a backward pass was a segfault)."""
     from .api import vmap   # api builds on this module
     seen = set()
     for region in recorded:
@@ -269,7 +272,9 @@ def batch_regions(recorded: list, walk: Walk):
         inputs = [walk.get(v) for v in region.inputs]
         outputs = [walk.get(v) for v in region.outputs]
         residuals = [walk.get(v) for v in region.residuals]
-        if all(b.dim is None for b in outputs + inputs + residuals):
+        if all(b.dim is None for b in outputs + inputs + residuals):   # copied as it was: the same region
+            ad.add_region(region._replace(inputs=[b.t.value for b in inputs], outputs=[b.t.value for b in outputs],
+                                          residuals=[b.t.value for b in residuals]))
             continue
         outputs = [b if b.t.value not in {i.t.value for i in inputs} else Batched(ad.identity(b.t), b.dim)
                    for b in outputs]

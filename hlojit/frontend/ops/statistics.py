@@ -25,12 +25,14 @@ import numpy as np
 from ...dialects import stablehlo as hlo
 from ...errors import ShapeError
 from .. import dtypes
+from ..derivatives import closed_form
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import reductions
 from ._core import as_tensor, constant, convert, describe, emit, fail, normalize_axes, normalize_axis, wrap
+from .indexing import one_hot
 from .math import FORMATS, _bits, bitcast
-from .shape import iota, reshape
+from .shape import expand_dims, iota, reshape
 
 
 def _float_input(op: str, x) -> Tensor:
@@ -163,6 +165,23 @@ def _shifted(op: str, x, axis):
     return x, wide - reductions.max(wide, axes, keepdims=True), axes
 
 
+# Their backward passes in closed form (derivatives.closed_form), from y alone: differentiated op by op, the
+# max subtracted for range gets a cotangent that cancels exactly but is still computed (a comparison mask,
+# a count of the maxima and a division per row: 22 dispatches of benchmarks/train_step.py's MLP step, 18
+# with these). JAX's custom-JVP forms, in the computation dtype.
+def _softmax_backward(like, y, g, axis=-1) -> Tensor:
+    axes = normalize_axes("softmax", axis, len(like.shape))
+    y, g = reductions.widened(y), reductions.widened(g)
+    return convert(y * (g - reductions.sum(g * y, axes, keepdims=True)), like.dtype)
+
+
+def _log_softmax_backward(like, y, g, axis=-1) -> Tensor:
+    axes = normalize_axes("log_softmax", axis, len(like.shape))
+    y, g = reductions.widened(y), reductions.widened(g)
+    return convert(g - ew.unary("exp", y) * reductions.sum(g, axes, keepdims=True), like.dtype)
+
+
+@closed_form(_softmax_backward)
 def softmax(x, axis=-1) -> Tensor:
     """exp(x) / sum(exp(x)) over axis, computed from x - max (16-bit floats in f32, rounded once)."""
     x, shifted, axes = _shifted("softmax", x, axis)
@@ -172,6 +191,7 @@ def softmax(x, axis=-1) -> Tensor:
     return _rounded(e / reductions.sum(e, axes, keepdims=True), x)
 
 
+@closed_form(_log_softmax_backward)
 def log_softmax(x, axis=-1) -> Tensor:
     x, shifted, axes = _shifted("log_softmax", x, axis)
     if shifted is None:
@@ -346,6 +366,14 @@ def argsort(x, axis=-1) -> Tensor:
     return _sorted_with_indices("argsort", x, axis, False)[1]
 
 
+def _top_k_backward(like, indices, g, k) -> Tensor:
+    """The values come back from integer sort keys (no derivative of their own): their cotangents go back to
+    the positions the indices name."""
+    picks = one_hot(indices, like.shape[-1], dtype=like.dtype)             # (..., k, n)
+    return reductions.sum(picks * expand_dims(g, -1), (g.ndim - 1,))
+
+
+@closed_form(_top_k_backward, keep=1)
 def top_k(x, k: int) -> tuple[Tensor, Tensor]:
     """(values, int32 indices) of the k largest elements along the last axis, largest first; equal
     values by position; NaN counts as the largest (as argmax does). Values of up to 32 bits come back
