@@ -12,7 +12,7 @@ from .. import _core
 from . import _util
 from ._util import mm, mT
 from .jacobi import column_rotations, sort_by, symmetric_eigen
-from .qr import form_q, householder
+from .qr import unblocked_qr
 
 
 def _from_triangle(op: str, a, uplo: str):
@@ -62,10 +62,10 @@ def eigvalsh(a, UPLO: str = "L"):
 
 def _orthonormal_basis(u, columns: int):
     """`columns` orthonormal columns whose first ones are u's nonzero (orthonormal) columns, the rest an
-    orthonormal completion (a Householder QR of u; Q's columns carry the signs of R's diagonal)."""
+    orthonormal completion (an unblocked Householder QR of u, which compiles fast; Q's columns carry the signs
+    of R's diagonal)."""
     k = u.shape[-1]
-    r, v, tau = householder(u)
-    q = form_q(v, tau, columns)
+    q, r = unblocked_qr(u, columns)
     signs = ops.sign(ops.diagonal(r, 0, -2, -1)[..., :k])
     signs = ops.where(signs == 0, 1, signs)
     if columns > k:
