@@ -1,0 +1,70 @@
+"""Which CPU driver runs a big function's next call: local-task or local-sync, raced on the calls themselves.
+
+Why race: the same vmfb runs on both drivers with identical results (the dispatches and their workgroups are
+the same; only which thread runs a workgroup differs), and which is faster depends on the moment, not only on
+the program. On 2 idle vCPUs local-task's two workers run the MLP 784-512-512-10 forward (b256) in ~2.1 ms
+against local-sync's 3.5; with the VM shared by other jobs (load 6-9) its fork-join per dispatch (workers
+waking, waiting for each other) costs more than the second core gives, and local-sync wins: that forward 4.3
+against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also burnt 1.5x the CPU
+time (benchmarks of 2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so a
+function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first calls,
+then runs on the one with the lower median of its recent calls, and gives the other one call in PROBE_EVERY to
+notice when the machine's load changes. Timing a call costs two clock reads (~0.1 us) on calls of 100 us and
+more. `hj.jit(f, driver=...)` pins a driver and races nothing.
+"""
+from __future__ import annotations
+
+import collections
+import statistics
+import time
+
+WINDOW = 5          # recent wall times kept per driver; the decision compares their medians
+PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen
+
+
+class DriverRace:
+    """The driver for each call of one executable (`next`), from the wall times of its calls (`record`)."""
+
+    def __init__(self, drivers: tuple[str, str]):
+        self.drivers = drivers
+        self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
+        self.chosen = drivers[0]
+        self.calls = 0
+
+    def next(self) -> str:
+        """Alternating for the first 2 * WINDOW calls, then the chosen driver, the other one every PROBE_EVERY."""
+        self.calls += 1
+        if self.calls <= 2 * WINDOW:
+            return self.drivers[self.calls % 2]
+        if self.calls % PROBE_EVERY == 0:
+            return self.other()
+        return self.chosen
+
+    def other(self) -> str:
+        return self.drivers[1] if self.chosen == self.drivers[0] else self.drivers[0]
+
+    def record(self, driver: str, seconds: float):
+        self.times[driver].append(seconds)
+        if all(self.times.values()):
+            self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
+
+    def describe(self) -> str:
+        """`local-sync (median 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for explain and messages."""
+        if not all(self.times.values()):
+            return f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet)"
+        other = self.other()
+        return (f"{self.chosen} (median {statistics.median(self.times[self.chosen]) * 1e3:.2f} ms; {other} "
+                f"{statistics.median(self.times[other]) * 1e3:.2f} ms over its last {len(self.times[other])} calls)")
+
+
+def raced(race: DriverRace, calls: dict):
+    """One call function over `calls` (driver -> call): each call runs on the race's pick and is timed for it."""
+    clock, pick, record = time.perf_counter, race.next, race.record
+
+    def call(leaves):
+        driver = pick()
+        start = clock()
+        result = calls[driver](leaves)
+        record(driver, clock() - start)
+        return result
+    return call
