@@ -1,4 +1,6 @@
 """Big CPU functions race local-task against local-sync per call (backends/iree_drivers.py)."""
+import threading
+
 import numpy as np
 
 import hlojit as hj
@@ -43,6 +45,22 @@ def test_a_raced_call_runs_on_both_drivers_with_identical_results():
         np.testing.assert_array_equal(out, outs[0])
     np.testing.assert_allclose(outs[0], np.tanh(x * 3.0) + x, rtol=1e-6, atol=1e-6)
     assert f.compile(x).driver in ("local-task", "local-sync")
+
+
+def test_raced_calls_from_two_threads():
+    x = np.arange(BIG, dtype=np.float32)
+    f = hj.jit(lambda x: x * 2.0 + 1.0)
+    results = []
+
+    def calls():
+        results.extend(np.asarray(f(x))[-1] for _ in range(WINDOW + 1))
+    threads = [threading.Thread(target=calls) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [np.float32(2.0 * (BIG - 1) + 1.0)] * (2 * WINDOW + 2)
+    assert f.compile(x).race.calls == 2 * WINDOW + 2
 
 
 def test_donation_reuses_the_buffer_on_either_driver():

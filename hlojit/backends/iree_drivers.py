@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import statistics
+import threading
 import time
 
 WINDOW = 5          # recent wall times kept per driver; the decision compares their medians
@@ -30,13 +31,16 @@ class DriverRace:
         self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
         self.chosen = drivers[0]
         self.calls = 0
+        self._lock = threading.Lock()   # calls from several threads (each waits at the executable's gate)
 
     def next(self) -> str:
         """Alternating for the first 2 * WINDOW calls, then the chosen driver, the other one every PROBE_EVERY."""
-        self.calls += 1
-        if self.calls <= 2 * WINDOW:
-            return self.drivers[self.calls % 2]
-        if self.calls % PROBE_EVERY == 0:
+        with self._lock:
+            self.calls += 1
+            calls = self.calls
+        if calls <= 2 * WINDOW:
+            return self.drivers[calls % 2]
+        if calls % PROBE_EVERY == 0:
             return self.other()
         return self.chosen
 
@@ -44,12 +48,17 @@ class DriverRace:
         return self.drivers[1] if self.chosen == self.drivers[0] else self.drivers[0]
 
     def record(self, driver: str, seconds: float):
-        self.times[driver].append(seconds)
-        if all(self.times.values()):
-            self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
+        with self._lock:
+            self.times[driver].append(seconds)
+            if all(self.times.values()):
+                self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
 
     def describe(self) -> str:
-        """`local-sync (median 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for explain and messages."""
+        """`local-sync (median 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for messages."""
+        with self._lock:
+            return self._describe()
+
+    def _describe(self) -> str:
         if not all(self.times.values()):
             return f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet)"
         other = self.other()
