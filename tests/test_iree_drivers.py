@@ -5,7 +5,7 @@ import numpy as np
 
 import hlojit as hj
 from hlojit.backends import iree
-from hlojit.backends.iree_drivers import PROBE_EVERY, WINDOW, DriverRace
+from hlojit.backends.iree_drivers import PROBE_EVERY, SEPARATED_AFTER, WINDOW, DriverRace
 from hlojit.pipeline import targets
 
 BIG = 1 << 20   # elements: above iree.SMALL_WORK, so the default driver is local-task, raced
@@ -13,12 +13,13 @@ BIG = 1 << 20   # elements: above iree.SMALL_WORK, so the default driver is loca
 
 def test_the_race_alternates_then_keeps_the_faster_and_probes_the_other():
     race = DriverRace(("local-task", "local-sync"))
+    noise = iter([0.0, 0.003, 0.0, -0.003] * 100)   # the drivers' times overlap: the whole warm-up alternates
     seconds = {"local-task": 0.006, "local-sync": 0.004}
     warm_up = []
     for _ in range(2 * WINDOW):
         driver = race.next()
         warm_up.append(driver)
-        race.record(driver, seconds[driver])
+        race.record(driver, seconds[driver] + next(noise))
     assert warm_up.count("local-task") == warm_up.count("local-sync") == WINDOW
     assert race.chosen == "local-sync"
     picks = []
@@ -35,12 +36,24 @@ def test_the_race_alternates_then_keeps_the_faster_and_probes_the_other():
     assert "local-task (median 2.00 ms; local-sync 4.00 ms" in race.describe()
 
 
+def test_the_warm_up_ends_early_where_the_drivers_differ_clearly():
+    race = DriverRace(("local-task", "local-sync"))
+    seconds = {"local-task": 0.002, "local-sync": 0.004}
+    picks = []
+    for _ in range(3 * PROBE_EVERY):
+        driver = race.next()
+        picks.append(driver)
+        race.record(driver, seconds[driver])
+    assert picks[:4].count("local-sync") == 2 and not race.warming and race.chosen == "local-task"
+    assert picks[4:].count("local-sync") == 3   # only the probes: calls 16, 32 and 48
+
+
 def test_a_raced_call_runs_on_both_drivers_with_identical_results():
     x = np.linspace(-1, 1, BIG, dtype=np.float32)
     f = hj.jit(lambda x: hj.ops.tanh(x * 3.0) + x)
     outs = [np.asarray(f(x)) for _ in range(2 * WINDOW + 2)]
     race = f.compile(x).race
-    assert race is not None and all(len(t) == WINDOW for t in race.times.values())   # both drivers ran
+    assert race is not None and all(len(t) >= SEPARATED_AFTER for t in race.times.values())   # both drivers ran
     for out in outs:
         np.testing.assert_array_equal(out, outs[0])
     np.testing.assert_allclose(outs[0], np.tanh(x * 3.0) + x, rtol=1e-6, atol=1e-6)

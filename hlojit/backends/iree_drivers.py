@@ -7,8 +7,9 @@ against local-sync's 3.5; with the VM shared by other jobs (load 6-9) its fork-j
 waking, waiting for each other) costs more than the second core gives, and local-sync wins: that forward 4.3
 against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also burnt 1.5x the CPU
 time (benchmarks of 2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so a
-function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first calls,
-then runs on the one with the lower median of its recent calls, and gives the other one call in PROBE_EVERY to
+function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first 10 calls
+(4 where every call on one driver was faster than every call on the other), then runs on the one with the lower
+median of its recent calls, and gives the other one call in PROBE_EVERY to
 notice when the machine's load changes. Timing a call costs two clock reads (~0.1 us) on calls of 100 us and
 more. `hj.jit(f, driver=...)` pins a driver and races nothing.
 """
@@ -21,6 +22,7 @@ import time
 
 WINDOW = 5          # recent wall times kept per driver; the decision compares their medians
 PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen
+SEPARATED_AFTER = 2  # the warm-up ends early once this many calls each have every call of one driver faster
 
 
 class DriverRace:
@@ -31,14 +33,17 @@ class DriverRace:
         self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
         self.chosen = drivers[0]
         self.calls = 0
+        self.warming = True   # alternating: until 2 * WINDOW calls, or until the drivers' times separate
         self._lock = threading.Lock()   # calls from several threads (each waits at the executable's gate)
 
     def next(self) -> str:
-        """Alternating for the first 2 * WINDOW calls, then the chosen driver, the other one every PROBE_EVERY."""
+        """Alternating while warming up (the first 2 * WINDOW calls, fewer where the drivers' times separate early),
+        then the chosen driver, the other one every PROBE_EVERY calls."""
         with self._lock:
             self.calls += 1
             calls = self.calls
-        if calls <= 2 * WINDOW:
+            warming = self.warming = self.warming and calls <= 2 * WINDOW
+        if warming:
             return self.drivers[calls % 2]
         if calls % PROBE_EVERY == 0:
             return self.other()
@@ -52,6 +57,16 @@ class DriverRace:
             self.times[driver].append(seconds)
             if all(self.times.values()):
                 self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
+            if self.warming and self._separated():
+                self.warming = False
+
+    def _separated(self) -> bool:
+        """Every call on one driver faster than every call on the other, with SEPARATED_AFTER calls or more each:
+        a big program whose drivers differ by much (ResNet-18's forward: 2x) stops alternating after 4 calls."""
+        first, second = (self.times[d] for d in self.drivers)
+        if min(len(first), len(second)) < SEPARATED_AFTER:
+            return False
+        return max(first) < min(second) or max(second) < min(first)
 
     def describe(self) -> str:
         """`local-sync (median 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for messages."""
