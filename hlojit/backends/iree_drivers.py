@@ -2,16 +2,16 @@
 
 Why race: the same vmfb runs on both drivers with identical results (the dispatches and their workgroups are
 the same; only which thread runs a workgroup differs), and which is faster depends on the moment, not only on
-the program. On 2 idle vCPUs local-task's two workers run the MLP 784-512-512-10 forward (b256) in ~2.1 ms
-against local-sync's 3.5; with the VM shared by other jobs (load 6-9) its fork-join per dispatch (workers
-waking, waiting for each other) costs more than the second core gives, and local-sync wins: that forward 4.3
-against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also burnt 1.5x the CPU
-time (benchmarks of 2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so a
-function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first 10 calls
-(4 where every call on one driver was faster than every call on the other), then runs on the one with the lower
-median of its recent calls, and gives the other one call in PROBE_EVERY to
-notice when the machine's load changes. Timing a call costs two clock reads (~0.1 us) on calls of 100 us and
-more. `hj.jit(f, driver=...)` pins a driver and races nothing.
+the program. When both vCPUs are free, local-task's two workers run the MLP 784-512-512-10 forward (b256) in
+~2.1 ms against local-sync's 3.5 (fastest calls); with the VM shared by other jobs (load 6-9) its fork-join per
+dispatch (workers waking, waiting for each other) costs more than the second core gives, and local-sync wins:
+that forward 4.3 against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also
+burnt 1.5x the CPU time (2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so
+a function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first 10
+calls (4 where every call on one driver was faster than every call on the other), then runs on the one with
+the lower median of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's
+load changes. Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
+`hj.jit(f, driver=...)` pins a driver and races nothing.
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class DriverRace:
 
     def _separated(self) -> bool:
         """Every call on one driver faster than every call on the other, with SEPARATED_AFTER calls or more each:
-        a big program whose drivers differ by much (ResNet-18's forward: 2x) stops alternating after 4 calls."""
+        a program whose drivers differ by much stops alternating after 4 calls."""
         first, second = (self.times[d] for d in self.drivers)
         if min(len(first), len(second)) < SEPARATED_AFTER:
             return False
