@@ -5,7 +5,7 @@ import numpy as np
 
 import hlojit as hj
 from hlojit.backends import iree
-from hlojit.backends.iree_drivers import PROBE_EVERY, SEPARATED_AFTER, WINDOW, DriverRace
+from hlojit.backends.iree_drivers import MAX_PROBE_EVERY, PROBE_EVERY, SEPARATED_AFTER, WINDOW, DriverRace
 from hlojit.pipeline import targets
 
 BIG = 1 << 20   # elements: above iree.SMALL_WORK, so the default driver is local-task, raced
@@ -22,14 +22,16 @@ def test_the_race_alternates_then_keeps_the_faster_and_probes_the_other():
         race.record(driver, seconds[driver] + next(noise))
     assert warm_up.count("local-task") == warm_up.count("local-sync") == WINDOW
     assert race.chosen == "local-sync"
-    picks = []
-    for _ in range(2 * PROBE_EVERY):
+    probes = []
+    for _ in range(600):
         driver = race.next()
-        picks.append(driver)
+        if driver == "local-task":
+            probes.append(race.calls)
         race.record(driver, seconds[driver])
-    assert picks.count("local-task") == 2 and picks.count("local-sync") == 2 * PROBE_EVERY - 2
+    gaps = [b - a for a, b in zip(probes, probes[1:])]
+    assert gaps[:4] == [32, 64, 128, 128] and set(gaps[4:]) == {MAX_PROBE_EVERY}   # each losing probe: twice as far
     seconds = {"local-task": 0.002, "local-sync": 0.004}   # the machine went idle: the probes notice
-    for _ in range(WINDOW * PROBE_EVERY):
+    for _ in range(MAX_PROBE_EVERY + 3 * PROBE_EVERY):
         driver = race.next()
         race.record(driver, seconds[driver])
     assert race.chosen == "local-task"
@@ -40,12 +42,12 @@ def test_the_warm_up_ends_early_where_the_drivers_differ_clearly():
     race = DriverRace(("local-task", "local-sync"))
     seconds = {"local-task": 0.002, "local-sync": 0.004}
     picks = []
-    for _ in range(3 * PROBE_EVERY):
+    for _ in range(4 + 3 * PROBE_EVERY + 1):
         driver = race.next()
         picks.append(driver)
         race.record(driver, seconds[driver])
     assert picks[:4].count("local-sync") == 2 and not race.warming and race.chosen == "local-task"
-    assert picks[4:].count("local-sync") == 3   # only the probes: calls 16, 32 and 48
+    assert [i + 1 for i, d in enumerate(picks[4:]) if d == "local-sync"] == [17, 49]   # probes: 16 calls on, then 32
 
 
 def test_a_raced_call_runs_on_both_drivers_with_identical_results():

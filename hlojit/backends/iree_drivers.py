@@ -10,7 +10,8 @@ burnt 1.5x the CPU time (2026-12-01 evening, interleaved, medians). No fixed cho
 a function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first 10
 calls (4 where every call on one driver was faster than every call on the other), then runs on the one with
 the lower median of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's
-load changes. Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
+load changes (an interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver
+costs under 1% of the calls). Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
 `hj.jit(f, driver=...)` pins a driver and races nothing.
 """
 from __future__ import annotations
@@ -21,7 +22,8 @@ import threading
 import time
 
 WINDOW = 5          # recent wall times kept per driver; the decision compares their medians
-PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen
+PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen ...
+MAX_PROBE_EVERY = 128  # ... an interval that doubles each time a probe loses, up to this (a probe's cost is bounded)
 SEPARATED_AFTER = 2  # the warm-up ends early once this many calls each have every call of one driver faster
 
 
@@ -34,29 +36,41 @@ class DriverRace:
         self.chosen = drivers[0]
         self.calls = 0
         self.warming = True   # alternating: until 2 * WINDOW calls, or until the drivers' times separate
+        self.probe_every = PROBE_EVERY
+        self.next_probe = 0   # the call that probes the driver not chosen next (set when the warm-up ends)
         self._lock = threading.Lock()   # calls from several threads (each waits at the executable's gate)
 
     def next(self) -> str:
         """Alternating while warming up (the first 2 * WINDOW calls, fewer where the drivers' times separate early),
-        then the chosen driver, the other one every PROBE_EVERY calls."""
+        then the chosen driver, and the other one every `probe_every` calls."""
         with self._lock:
             self.calls += 1
             calls = self.calls
-            warming = self.warming = self.warming and calls <= 2 * WINDOW
-        if warming:
-            return self.drivers[calls % 2]
-        if calls % PROBE_EVERY == 0:
-            return self.other()
-        return self.chosen
+            self.warming = self.warming and calls <= 2 * WINDOW
+            if self.warming:
+                return self.drivers[calls % 2]
+            if not self.next_probe:
+                self.next_probe = calls + self.probe_every
+            return self.chosen if calls < self.next_probe else self.other()   # record() sets the next probe
 
     def other(self) -> str:
         return self.drivers[1] if self.chosen == self.drivers[0] else self.drivers[0]
 
     def record(self, driver: str, seconds: float):
+        """A probe that beat the chosen driver's median brings the next probe near (PROBE_EVERY); one that lost
+        doubles the interval (to MAX_PROBE_EVERY); so does a change of choice reset it."""
         with self._lock:
+            probe, before = not self.warming and driver != self.chosen, self.chosen
+            if probe:
+                won = seconds < statistics.median(self.times[before])
+                self.probe_every = PROBE_EVERY if won else min(2 * self.probe_every, MAX_PROBE_EVERY)
             self.times[driver].append(seconds)
             if all(self.times.values()):
                 self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
+            if self.chosen != before:
+                self.probe_every = PROBE_EVERY
+            if probe or self.chosen != before:
+                self.next_probe = self.calls + self.probe_every
             if self.warming and self._separated():
                 self.warming = False
 
