@@ -7,9 +7,12 @@ contender makes one call, so a busy moment of the machine lands on all of them; 
 
 Two things keep one contender's threads from taxing the next one's call. The order rotates each round, so no
 contender always follows the same other one. And PyTorch's OpenMP workers are made to sleep when idle
-(OMP_WAIT_POLICY=PASSIVE, unless set already; set before torch loads): by default they spin after each call,
-and on 2 vCPUs the call after PyTorch's ran 3-4x slower (MLP forward, hlojit 20-28 ms after a torch call
-against 6-7 ms after another hlojit call, JAX 13 against 4.6; with PASSIVE 7.8 and 4.2, 2026-12-01, load ~7).
+(OMP_WAIT_POLICY=PASSIVE, unless set already; set before torch loads): by default they spin after each call, and
+on 2 shared vCPUs that taxed every call in the process, PyTorch's own too. MLP forward, 2026-12-01, load 5-7:
+hlojit 20-28 ms right after a torch call against 6-7 ms otherwise (JAX 13 against 4.6); models.py --only mlp
+without PASSIVE: hlojit 9.8 ms, JAX 7.0, PyTorch eager 82, torch.compile 66; with it, minutes apart: 4.2, 5.9,
+5.7, 5.8. PyTorch alone in a process (medians, three runs each way, alternating): with PASSIVE 2.59 ms against
+2.77 and 7.20 against 7.62 (no cost), and once 4.30 against 2.64 (1.6x).
 """
 import dataclasses
 import os
