@@ -4,8 +4,18 @@ A contender is a zero-argument callable that runs one call (or one training step
 back) to completion and returns host numpy values to check. `compare` times each contender's first call
 (trace + compile) apart, checks every output against hlojit's, then runs `rounds` rounds in which every
 contender makes one call, so a busy moment of the machine lands on all of them; figures are the medians.
+
+Two things keep one contender's threads from taxing the next one's call. The order rotates each round, so no
+contender always follows the same other one. And PyTorch's OpenMP workers are made to sleep when idle
+(OMP_WAIT_POLICY=PASSIVE, unless set already; set before torch loads): by default they spin after each call, and
+on 2 shared vCPUs that taxed every call in the process, PyTorch's own too. MLP forward, 2026-12-01, load 5-7:
+hlojit 20-28 ms right after a torch call against 6-7 ms otherwise (JAX 13 against 4.6); models.py --only mlp
+without PASSIVE: hlojit 9.8 ms, JAX 7.0, PyTorch eager 82, torch.compile 66; with it, minutes apart: 4.2, 5.9,
+5.7, 5.8. PyTorch alone in a process (medians, three runs each way, alternating): with PASSIVE 2.59 ms against
+2.77 and 7.20 against 7.62 (no cost), and once 4.30 against 2.64 (1.6x).
 """
 import dataclasses
+import os
 import statistics
 import time
 from typing import Callable, Optional
@@ -32,6 +42,7 @@ class Row:
 
 def load_torch():
     """torch, or None where it is not installed (`pip install -e '.[bench-torch]'`). One thread pool each side."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # see the module doc: read when torch loads libgomp
     try:
         import torch
     except ImportError:
@@ -82,10 +93,12 @@ def compare(name: str, contenders: dict, notes: list, check, rounds: int) -> Row
     contenders = dict(contenders)
     first_s = first_calls(contenders, check, notes)
     times = {who: [] for who in contenders}
-    for _ in range(rounds):
-        for who, contender in contenders.items():
+    order = list(contenders)
+    for round_ in range(rounds):
+        shift = round_ % len(order)
+        for who in order[shift:] + order[:shift]:   # rotated: see the module doc
             start = time.perf_counter()
-            contender.call()
+            contenders[who].call()
             times[who].append(time.perf_counter() - start)
     return Row(name, {who: statistics.median(t) * 1e3 for who, t in times.items()}, first_s, notes)
 

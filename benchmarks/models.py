@@ -5,9 +5,11 @@ hlojit iree:cpu against jax.jit and PyTorch (where installed) in the same run, f
 
 ResNet-18 is `samples/resnet18.py`'s (channels first, as torchvision's); the JAX one below computes the same
 function with `lax.conv_general_dilated`, PyTorch's with `torch.nn.functional` on channels-last tensors
-(oneDNN's fast layout) in eager mode, and with torch.compile where it builds. Every output is checked against
-hlojit's before timing; the rounds interleave the contenders (benchmarks/harness.py), figures are medians,
-the first call (trace + compile) apart. A contender that is not installed is skipped with a note.
+(oneDNN's fast layout) in eager mode, and with torch.compile where it builds. Parameters are on each
+side's device before timing (hj.device_put, jnp.asarray, torch tensors); the input batch is numpy each call.
+Every output is checked against hlojit's before timing; the rounds interleave the contenders
+(benchmarks/harness.py), figures are medians, the first call (trace + compile) apart. A contender that is
+not installed is skipped with a note.
 """
 import argparse
 import os
@@ -121,7 +123,9 @@ def torch_contenders(torch, forward, params, inputs, quick, channels_last=False)
 def contenders(hlojit_fn, jax_fn, torch_fn, params, inputs, quick, channels_last=False):
     """who -> Contender for one forward pass, and notes on the contenders that are absent."""
     jax, torch = load_jax(), harness.load_torch()
-    found = {harness.HLOJIT: harness.hlojit_contender(hj.jit(hlojit_fn), (params, *inputs), np.asarray)}
+    # parameters device-resident on both sides (hj.device_put, as jnp.asarray is for JAX); inputs numpy
+    resident = hj.tree_util.tree_map(hj.device_put, params)
+    found = {harness.HLOJIT: harness.hlojit_contender(hj.jit(hlojit_fn), (resident, *inputs), np.asarray)}
     notes = []
     if jax is None:
         notes.append("JAX not installed (pip install -e '.[bench]'): skipped")

@@ -175,7 +175,8 @@ def contenders(autotune: bool, quick: bool):
 
     def host(tree):
         return [np.asarray(leaf) for leaf in hj.tree.leaves(tree)]
-    forward = {harness.HLOJIT: harness.hlojit_contender(hj.jit(hlojit_block, autotune=autotune), (params, x), host)}
+    resident = hj.tree_util.tree_map(hj.device_put, params)   # as jnp.asarray's are for JAX's forward
+    forward = {harness.HLOJIT: harness.hlojit_contender(hj.jit(hlojit_block, autotune=autotune), (resident, x), host)}
     step = {harness.HLOJIT: _stepping(hlojit_step(autotune), params, x, target, host)}
     notes = []
     jax, torch = models.load_jax(), harness.load_torch()

@@ -5,8 +5,9 @@ freed: a buffer freed after its device segfaults, and Python's exit frees global
 (teardown.py, which also stops daemon threads' calls at exit). On the CPU each executable picks its driver
 by the work it does: `local-sync` runs inline (p50 3-4 us per call, steady) and wins for small functions;
 `local-task` uses every core and is ~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs
-(../shared/IREE_NOTES.md).
-`hj.jit(f, driver=...)` overrides that choice; local-task's thread count is process-wide (set_cpu_threads).
+(../shared/IREE_NOTES.md), and loses to local-sync on a loaded machine, so big functions race the two per
+call (iree_drivers.py). `hj.jit(f, driver=...)` pins a driver; local-task's thread count is process-wide
+(set_cpu_threads).
 
 Calls are synchronous: IREE 3.13 can return early (functions compiled with
 `--iree-execution-model=async-external` take wait/signal fences, and `invoke` returns at once on
@@ -26,7 +27,7 @@ import iree.runtime as rt
 from ..dialects import registry
 from ..dialects.types import conv_labels
 from ..errors import BackendError
-from . import check_donations, cpu_threads
+from . import check_donations, cpu_threads, iree_drivers
 from .teardown import COMPILING, Gate, keep_until_process_end
 from ..pipeline import Compiled, Program, Target, compile_cached, targets, tiered, tuning
 from .array import Array
@@ -156,7 +157,8 @@ def work_estimate(program: Program) -> int:
 
 
 def choose_driver(target: Target, work: int) -> str:
-    """local-sync for small CPU work (steady, inline), the target's driver otherwise."""
+    """local-sync for small CPU work (steady, inline), the target's driver otherwise (which `load` races against
+    local-sync per call on the CPU: iree_drivers.py)."""
     return "local-sync" if target.driver == "local-task" and work < SMALL_WORK else target.driver
 
 
@@ -165,26 +167,37 @@ class Executable:
     order: IREE would take a big-endian array's bytes as they are)."""
 
     def __init__(self, compiled: Compiled, inputs, outputs, driver: str, function: str = "main",
-                 donated=(), aliases=None, name: str = "main", copies_arrays: bool = False):
+                 donated=(), aliases=None, name: str = "main", copies_arrays: bool = False, race: bool = False):
+        """`race`: `driver` is local-task and each call may run on local-sync instead, whichever the recent calls
+        ran faster on (iree_drivers.py)."""
         self.compiled = compiled
         self.pending = None   # a quick build's tiered.Background, compiling the optimised build that replaces it
         self.copies_arrays = copies_arrays   # IREE may write into the arguments: Arrays go in as copies
         self.donated, self.aliases, self.name = tuple(donated), dict(aliases or {}), name
         self._inputs = [(tuple(shape), np.dtype(dtype), _ELEMENT_TYPES[np.dtype(dtype)]) for shape, dtype in inputs]
         self._outputs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in outputs]
-        self.driver = driver
-        self.device = device(driver)
+        self._driver = driver
+        drivers = (driver, "local-sync") if race and driver == "local-task" else (driver,)
         # CPU drivers share host memory, so their buffers pass between them as they are
         self._shares_memory_with = _LOCAL_DRIVERS if driver in _LOCAL_DRIVERS else frozenset({driver})
         self._module = rt.VmModule.copy_buffer(instance(), self.compiled.vmfb)
-        self._context = rt.VmContext(instance(), modules=[_HAL_MODULES[driver], self._module])
         self._function = self._module.lookup_function(function)
         if self._function is None:
             raise BackendError(f"the vmfb has no function {function!r}")
-        self._invoke = self._context.invoke
         self._gate = Gate()  # one call at a time: a VM context is not re-entrant across threads
-        self.call = self._make_call(single=False)
-        self.call_single = self._make_call(single=True) if len(self._outputs) == 1 else None
+        calls = {d: self._make_call(d, single=False) for d in drivers}
+        singles = {d: self._make_call(d, single=True) for d in drivers} if len(self._outputs) == 1 else None
+        self.race = iree_drivers.DriverRace(drivers) if len(drivers) > 1 else None
+        if self.race is None:
+            self.call, self.call_single = calls[driver], singles[driver] if singles else None
+        else:
+            self.call = iree_drivers.raced(self.race, calls)
+            self.call_single = iree_drivers.raced(self.race, singles) if singles else None
+
+    @property
+    def driver(self) -> str:
+        """The driver calls run on (a raced executable: the one its recent calls ran fastest on, now)."""
+        return self.race.chosen if self.race is not None else self._driver
 
     @property
     def vmfb(self) -> bytes:
@@ -198,16 +211,18 @@ class Executable:
     def __call__(self, leaves) -> list[Array]:
         return self.call(leaves)
 
-    def _make_call(self, single: bool):
+    def _make_call(self, driver: str, single: bool):
         """Generate the per-call path for this signature: unrolled over the arguments, every name a
         local. When the whole call is a few microseconds, each attribute lookup and loop saved counts.
         `single`: return the only result itself rather than a list of one. The whole call holds the gate:
-        uploads and `invoke` both release the GIL (teardown.py)."""
+        uploads and `invoke` both release the GIL (teardown.py). Each driver has its own VM context."""
+        dev = device(driver)
+        context = rt.VmContext(instance(), modules=[_HAL_MODULES[driver], self._module])
         namespace = {
             "VmVariantList": rt.VmVariantList, "asarray": np.asarray,
             "Array": Array, "shares": self._shares_memory_with,
-            "driver": self.driver, "invoke": self._invoke, "function": self._function, "name": self.name,
-            "alloc": self.device.allocator.allocate_buffer_copy, "device": self.device,
+            "driver": driver, "invoke": context.invoke, "function": self._function, "name": self.name,
+            "alloc": dev.allocator.allocate_buffer_copy, "device": dev,
             "LOCAL": rt.MemoryType.DEVICE_LOCAL, "USAGE": rt.BufferUsage.DEFAULT, "direct": _DIRECT_TYPES,
             "check_donations": check_donations, "donated": self.donated,
             "same_buffer": _same_buffer, "shared": _mark_shared,
@@ -241,7 +256,7 @@ class Executable:
         lines += self._donation_check()
         lines += ["    acquire()", "    try:", *[f"        {line}" for line in body],
                   "    finally:", "        release()"]
-        exec(compile("\n".join(lines) + "\n", f"<hlojit call {self.driver}>", "exec"), namespace)
+        exec(compile("\n".join(lines) + "\n", f"<hlojit call {driver}>", "exec"), namespace)
         return namespace["call"]
 
     def _donation_check(self) -> list[str]:
@@ -365,6 +380,7 @@ class IreeBackend:
         background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             target = self.target
+            race = driver is None   # not pinned: big CPU work races local-task against local-sync
             driver = driver or choose_driver(target, work_estimate(program))
             if autotune and target.name == "cpu":
                 compiled = tuning.autotune(program, target, call_timer)
@@ -374,7 +390,7 @@ class IreeBackend:
                 compiled = compile_cached(program, target)
             make = functools.partial(Executable, inputs=program.inputs, outputs=program.outputs, driver=driver,
                                      donated=program.donated, aliases=program.aliases, name=program.name,
-                                     copies_arrays=writes_arguments(program))
+                                     copies_arrays=writes_arguments(program), race=race)
         executable = make(compiled)
         if background is not None:
             executable.pending = background

@@ -1,0 +1,108 @@
+"""Which CPU driver runs a big function's next call: local-task or local-sync, raced on the calls themselves.
+
+Why race: the same vmfb runs on both drivers with identical results (the dispatches and their workgroups are
+the same; only which thread runs a workgroup differs), and which is faster depends on the moment, not only on
+the program. When both vCPUs are free, local-task's two workers run the MLP 784-512-512-10 forward (b256) in
+~2.1 ms against local-sync's 3.5 (fastest calls); with the VM shared by other jobs (load 6-9) its fork-join per
+dispatch (workers waking, waiting for each other) costs more than the second core gives, and local-sync wins:
+that forward 4.3 against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also
+burnt 1.5x the CPU time (2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so
+a function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first 10
+calls (4 where every call on one driver was faster than every call on the other), then runs on the one with
+the lower median of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's
+load changes (an interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver
+costs under 1% of the calls). Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
+`hj.jit(f, driver=...)` pins a driver and races nothing.
+"""
+from __future__ import annotations
+
+import collections
+import statistics
+import threading
+import time
+
+WINDOW = 5          # recent wall times kept per driver; the decision compares their medians
+PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen ...
+MAX_PROBE_EVERY = 128  # ... an interval that doubles each time a probe loses, up to this (a probe's cost is bounded)
+SEPARATED_AFTER = 2  # the warm-up ends early once this many calls each have every call of one driver faster
+
+
+class DriverRace:
+    """The driver for each call of one executable (`next`), from the wall times of its calls (`record`)."""
+
+    def __init__(self, drivers: tuple[str, str]):
+        self.drivers = drivers
+        self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
+        self.chosen = drivers[0]
+        self.calls = 0
+        self.warming = True   # alternating: until 2 * WINDOW calls, or until the drivers' times separate
+        self.probe_every = PROBE_EVERY
+        self.next_probe = 0   # the call that probes the driver not chosen next (set when the warm-up ends)
+        self._lock = threading.Lock()   # calls from several threads (each waits at the executable's gate)
+
+    def next(self) -> str:
+        """Alternating while warming up (the first 2 * WINDOW calls, fewer where the drivers' times separate early),
+        then the chosen driver, and the other one every `probe_every` calls."""
+        with self._lock:
+            self.calls += 1
+            calls = self.calls
+            self.warming = self.warming and calls <= 2 * WINDOW
+            if self.warming:
+                return self.drivers[calls % 2]
+            if not self.next_probe:
+                self.next_probe = calls + self.probe_every
+            return self.chosen if calls < self.next_probe else self.other()   # record() sets the next probe
+
+    def other(self) -> str:
+        return self.drivers[1] if self.chosen == self.drivers[0] else self.drivers[0]
+
+    def record(self, driver: str, seconds: float):
+        """A probe that beat the chosen driver's median brings the next probe near (PROBE_EVERY); one that lost
+        doubles the interval (to MAX_PROBE_EVERY); so does a change of choice reset it."""
+        with self._lock:
+            probe, before = not self.warming and driver != self.chosen, self.chosen
+            if probe:
+                won = seconds < statistics.median(self.times[before])
+                self.probe_every = PROBE_EVERY if won else min(2 * self.probe_every, MAX_PROBE_EVERY)
+            self.times[driver].append(seconds)
+            if all(self.times.values()):
+                self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
+            if self.chosen != before:
+                self.probe_every = PROBE_EVERY
+            if probe or self.chosen != before:
+                self.next_probe = self.calls + self.probe_every
+            if self.warming and self._separated():
+                self.warming = False
+
+    def _separated(self) -> bool:
+        """Every call on one driver faster than every call on the other, with SEPARATED_AFTER calls or more each:
+        a program whose drivers differ by much stops alternating after 4 calls."""
+        first, second = (self.times[d] for d in self.drivers)
+        if min(len(first), len(second)) < SEPARATED_AFTER:
+            return False
+        return max(first) < min(second) or max(second) < min(first)
+
+    def describe(self) -> str:
+        """`local-sync (median 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for messages."""
+        with self._lock:
+            return self._describe()
+
+    def _describe(self) -> str:
+        if not all(self.times.values()):
+            return f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet)"
+        other = self.other()
+        return (f"{self.chosen} (median {statistics.median(self.times[self.chosen]) * 1e3:.2f} ms; {other} "
+                f"{statistics.median(self.times[other]) * 1e3:.2f} ms over its last {len(self.times[other])} calls)")
+
+
+def raced(race: DriverRace, calls: dict):
+    """One call function over `calls` (driver -> call): each call runs on the race's pick and is timed for it."""
+    clock, pick, record = time.perf_counter, race.next, race.record
+
+    def call(leaves):
+        driver = pick()
+        start = clock()
+        result = calls[driver](leaves)
+        record(driver, clock() - start)
+        return result
+    return call

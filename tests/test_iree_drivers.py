@@ -1,0 +1,97 @@
+"""Big CPU functions race local-task against local-sync per call (backends/iree_drivers.py)."""
+import threading
+
+import numpy as np
+
+import hlojit as hj
+from hlojit.backends import iree
+from hlojit.backends.iree_drivers import MAX_PROBE_EVERY, PROBE_EVERY, SEPARATED_AFTER, WINDOW, DriverRace
+from hlojit.pipeline import targets
+
+BIG = 1 << 20   # elements: above iree.SMALL_WORK, so the default driver is local-task, raced
+
+
+def test_the_race_alternates_then_keeps_the_faster_and_probes_the_other():
+    race = DriverRace(("local-task", "local-sync"))
+    noise = iter([0.0, 0.003, 0.0, -0.003] * 100)   # the drivers' times overlap: the whole warm-up alternates
+    seconds = {"local-task": 0.006, "local-sync": 0.004}
+    warm_up = []
+    for _ in range(2 * WINDOW):
+        driver = race.next()
+        warm_up.append(driver)
+        race.record(driver, seconds[driver] + next(noise))
+    assert warm_up.count("local-task") == warm_up.count("local-sync") == WINDOW
+    assert race.chosen == "local-sync"
+    probes = []
+    for _ in range(600):
+        driver = race.next()
+        if driver == "local-task":
+            probes.append(race.calls)
+        race.record(driver, seconds[driver])
+    gaps = [b - a for a, b in zip(probes, probes[1:])]
+    assert gaps[:4] == [32, 64, 128, 128] and set(gaps[4:]) == {MAX_PROBE_EVERY}   # each losing probe: twice as far
+    seconds = {"local-task": 0.002, "local-sync": 0.004}   # the machine went idle: the probes notice
+    for _ in range(MAX_PROBE_EVERY + 3 * PROBE_EVERY):
+        driver = race.next()
+        race.record(driver, seconds[driver])
+    assert race.chosen == "local-task"
+    assert "local-task (median 2.00 ms; local-sync 4.00 ms" in race.describe()
+
+
+def test_the_warm_up_ends_early_where_the_drivers_differ_clearly():
+    race = DriverRace(("local-task", "local-sync"))
+    seconds = {"local-task": 0.002, "local-sync": 0.004}
+    picks = []
+    for _ in range(4 + 3 * PROBE_EVERY + 1):
+        driver = race.next()
+        picks.append(driver)
+        race.record(driver, seconds[driver])
+    assert picks[:4].count("local-sync") == 2 and not race.warming and race.chosen == "local-task"
+    assert [i + 1 for i, d in enumerate(picks[4:]) if d == "local-sync"] == [17, 49]   # probes: 16 calls on, then 32
+
+
+def test_a_raced_call_runs_on_both_drivers_with_identical_results():
+    x = np.linspace(-1, 1, BIG, dtype=np.float32)
+    f = hj.jit(lambda x: hj.ops.tanh(x * 3.0) + x)
+    outs = [np.asarray(f(x)) for _ in range(2 * WINDOW + 2)]
+    race = f.compile(x).race
+    assert race is not None and all(len(t) >= SEPARATED_AFTER for t in race.times.values())   # both drivers ran
+    for out in outs:
+        np.testing.assert_array_equal(out, outs[0])
+    np.testing.assert_allclose(outs[0], np.tanh(x * 3.0) + x, rtol=1e-6, atol=1e-6)
+    assert f.compile(x).driver in ("local-task", "local-sync")
+
+
+def test_raced_calls_from_two_threads():
+    x = np.arange(BIG, dtype=np.float32)
+    f = hj.jit(lambda x: x * 2.0 + 1.0)
+    results = []
+
+    def calls():
+        results.extend(np.asarray(f(x))[-1] for _ in range(WINDOW + 1))
+    threads = [threading.Thread(target=calls) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [np.float32(2.0 * (BIG - 1) + 1.0)] * (2 * WINDOW + 2)
+    assert f.compile(x).race.calls == 2 * WINDOW + 2
+
+
+def test_donation_reuses_the_buffer_on_either_driver():
+    f = hj.jit(lambda p, g: p - 0.5 * g, donate_argnums=0)
+    g = np.ones(BIG, np.float32)
+    p = hj.device_put(np.zeros(BIG, np.float32))
+    drivers = set()
+    for _ in range(2 * WINDOW):
+        p = f(p, g)
+        drivers.add(p.driver)
+    assert drivers == {"local-task", "local-sync"}
+    np.testing.assert_array_equal(np.asarray(p), np.full(BIG, -0.5 * 2 * WINDOW, np.float32))
+
+
+def test_a_pinned_driver_is_not_raced():
+    x = np.ones(BIG, np.float32)
+    pinned = hj.jit(lambda x: x + 1.0, driver="local-task")
+    assert pinned.compile(x).race is None and pinned.compile(x).driver == "local-task"
+    assert iree.choose_driver(targets.cpu(), BIG) == "local-task"
