@@ -136,6 +136,17 @@ def test_max_ties_share_the_gradient():
     np.testing.assert_allclose(np.asarray(g), [0, 0.5, 0.5])
 
 
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+def test_relu_slope_is_zero_at_zero_as_jax_nn_relu(backend):
+    """jax.nn.relu's (and torch's) convention, not maximum(x, 0)'s tie rule (which gave 0.5 at 0); its second
+    derivative is 0 (a mask of constants)."""
+    x = np.array([-1.0, 0.0, -0.0, 2.0, np.inf, np.nan], np.float32)
+    g = hj.jit(hj.grad(lambda x: ops.sum(ops.relu(x))), backend=backend)(x)
+    np.testing.assert_array_equal(np.asarray(g), [0, 0, 0, 1, 1, 0])
+    h = hj.jit(hj.grad(lambda x: ops.sum(hj.grad(lambda x: ops.sum(ops.relu(x) * x))(x))), backend=backend)
+    np.testing.assert_array_equal(np.asarray(h(np.array([-1.0, 0.0, 2.0], np.float32))), [0, 0, 2])
+
+
 # --- contractions, nn, orderings -------------------------------------------------------------------
 
 def test_matmul_and_dot_general_gradients():

@@ -33,6 +33,9 @@ UNARY = {  # name -> d(name)(x) from x and y = name(x)
     "erfc": lambda x, y: (-2 / math.sqrt(math.pi)) * ops.exp(-x * x),
     "lgamma": lambda x, y: ops.digamma(x),
     "softplus": lambda x, y: ops.sigmoid(x),
+    # JAX's jax.nn.relu (and torch): slope 0 at 0, where maximum(x, 0)'s tie rule gave 0.5; the mask comes from
+    # y, which the next layer reads anyway, so the forward's matmul dispatch no longer writes x out as well
+    "relu": lambda x, y: ops.where(y > 0, 1.0, 0.0),
     "trunc": lambda x, y: ops.zeros_like(x),
 }
 
