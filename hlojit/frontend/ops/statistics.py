@@ -194,8 +194,6 @@ def _scan(op: str, combine: str, x, axis, identity) -> Tensor:
     n = x.shape[axis]
     pad_value = constant(identity(x.dtype), x.dtype)
     if 1 < n <= _WINDOW_SCAN_MAX:   # one reduce_window over everything up to each element: cheap to compile
-        if x.dtype == dtypes.bool_:   # (IREE cannot compile an i1 reduce_window): as 0/1 in int32
-            return _scan(op, combine, convert(x, dtypes.int32), axis, identity) != 0
         body = combine
         (value,) = emit(hlo.reduce_window, [x.value], [pad_value.value],
                         window=[n if i == axis else 1 for i in range(x.ndim)], strides=[1] * x.ndim,
