@@ -75,11 +75,9 @@ FRONTEND_PATTERNS = {
     "ops/linalg/lu.py::factor": _BLOCKED + " (panels concatenated: captured by the loop, cpu fails to compile them)",
     "ops/linalg/qr.py::_reflect_columns": _BLOCKED,
     "ops/linalg/triangular.py::<module>": _BLOCKED,
-    "ops/math.py::<module>": "gap: bit-level int <-> float helpers for vmvx (see whole_to_int, int_to_float)",
-    "ops/math.py::whole_to_int": "gap: f64 -> int through the bits (vmvx cannot convert f64 to any integer); exact "
-                                 "everywhere, but a vmvx rewrite would let the frontend emit stablehlo.convert",
-    "ops/math.py::int_to_float": "gap: int -> float through the bits for vmvx (quirks.narrow_int_to_f64_by_bits "
-                                 "now does i32 -> f64 for any module; the helper is exact everywhere)",
+    "ops/math.py::<module>": "note: what the helpers avoid (nothing relies on IEEE rounding of intermediates) and "
+                             "where the pipeline mends IREE's ops; half floats compute in f32 (the accuracy of one "
+                             "rounding)",
     "ops/math.py::_copysign": "meaning: copysign from the bits is its definition (the sign of -0.0 and NaN carry)",
     "ops/matmul.py::<module>": "meaning: 16-bit contractions accumulate in f32 (JAX's and XLA's semantics); the "
                                "comment adds IREE's timings",

@@ -11,6 +11,9 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   folds the two converts into one int -> bf16, which vmvx cannot lower ('arith.sitofp' (i32) -> bf16). A
   barrier keeps the converts apart. llvm-cpu and cuda compile the pair as two roundings (2**24 + 2**16 + 1
   gives 2**24, as ml_dtypes; cuda's PTX: cvt.rn.f32.s32, then cvt.rn.bf16x2.f32).
+- vmvx: f64 -> int converts ('arith.fptosi' (f64) -> i32 is illegal there): from the bits, in u64 integer ops
+  (the mantissa with its implicit bit shifted by the exponent: truncation toward zero), negated for a negative
+  x, then the int64 converted to the result's width (wrapping, as the spec's i64 -> narrower convert does).
 - cuda: a scatter whose updates are a select (hlojit's `.at[]` with traced indices: out-of-range updates made
   the identity): IREE's cuda codegen cannot fuse the select's mask of an 8-bit index into the scatter. A
   barrier on the updates keeps the select a dispatch of its own; llvm-cpu and vmvx fuse it.
@@ -24,6 +27,7 @@ from ..dialects import stablehlo as hlo
 from ..dialects.build import create, scalar_type
 from ..dialects.types import dot_dimensions, dtype_of, element_type, shape_of
 from .legalize import walk
+from .values import V, where
 
 
 def _ops_named(module: ir.Module, name: str) -> list:
@@ -114,6 +118,30 @@ def double_rounding_kept(module: ir.Module) -> int:
     return count
 
 
+def _truncated_by_bits(x: V) -> V:
+    """A finite f64 x truncated toward zero, as int64 (|x| < 2**63)."""
+    bits = x.bits()
+    exponent = ((bits >> 52) & 0x7FF).to(np.int64) - 1075        # x = mantissa * 2**exponent
+    mantissa = (bits & ((1 << 52) - 1)) | (1 << 52)               # zeros and subnormals: shifted out below
+    left = mantissa << exponent.maximum(0).minimum(63).to(np.uint64)
+    right = mantissa >> (-exponent).maximum(0).minimum(63).to(np.uint64)
+    magnitude = where(exponent >= 0, left, right).to(np.int64)
+    return where(x.signbit(), -magnitude, magnitude)
+
+
+def f64_to_int_by_bits(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.convert"):
+        target = dtype_of(op.result.type)
+        if dtype_of(op.operands[0].type) != np.float64 or target.kind not in "iu":
+            continue
+        with ir.InsertionPoint(op), op.location:
+            op.result.replace_all_uses_with(_truncated_by_bits(V(op.operands[0])).to(target).value)
+        op.erase()
+        count += 1
+    return count
+
+
 def scatter_selected_updates_apart(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.scatter"):
@@ -130,5 +158,5 @@ def scatter_selected_updates_apart(module: ir.Module) -> int:
 
 # every IREE target, before the rewrites that read dot_generals or reduce_windows
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32]
-VMVX = [double_rounding_kept]            # before vmvx's bf16 rewrites, which read the converts
+VMVX = [double_rounding_kept, f64_to_int_by_bits]    # before vmvx's bf16 and float -> int rewrites, which read converts
 CUDA = [scatter_selected_updates_apart]
