@@ -68,8 +68,7 @@ FRONTEND_PATTERNS = {
     "ops/linalg/lu.py::_factor_subpanel": _BLOCKED,
     "ops/linalg/lu.py::_gather_rows": "meaning: whole rows by a gather of slices, the natural form (also ~10x "
                                       "faster on IREE than a gather of elements)",
-    "ops/linalg/lu.py::_as_index": "gap: row numbers held in floats converted through the bits (vmvx converts no "
-                                   "f64 to an integer); a vmvx rewrite of f64 -> int converts would replace it",
+    "ops/linalg/lu.py::_as_index": "note: a plain convert (vmvx's f64 -> int is compile_rewrites.f64_to_int_by_bits)",
     "ops/linalg/lu.py::_factor_panel": _BLOCKED,
     "ops/linalg/lu.py::_unit_lower_inverse": _BLOCKED,
     "ops/linalg/lu.py::factor": _BLOCKED + " (panels concatenated: captured by the loop, cpu fails to compile them)",
