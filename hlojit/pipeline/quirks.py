@@ -197,8 +197,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-# The patterns IREE fails to compile come first (compile_rewrites.py: empty contractions, i1 windows, vmvx's
-# double rounding), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
+# The patterns IREE fails to compile come first (compile_rewrites.py: empty contractions, i1 windows, selected
+# scatter updates, vmvx's double rounding and f64 -> int), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
 # fix); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and chlo.square
 # basic ops (legalize.py), then complex values real pairs (complex_pairs.py), then the spec's meaning (legalize.py: the
 # compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
@@ -218,7 +218,7 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [comple
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
           "cuda": compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
-                  + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA + compile_rewrites.CUDA}
+                  + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:
