@@ -100,8 +100,8 @@ FRONTEND_PATTERNS = {
     "ops/trig.py::<module>": "note: sin, cos, tan, arctan2 are the spec's ops; pipeline/accurate_math.py mends IREE's",
     "ops/updates.py::_combine": "note: the spec's i1 ops; pipeline/legalize.py mends IREE's",
     "ops/updates.py::_update_scatter": "gap: the one scatter form IREE lowers for every index (indexed axes in "
-                                       "front, whole axes as windows); pipeline/scatter_rewrites.py legalises other "
-                                       "forms for from_mlir modules, by points (slower)",
+                                       "front, whole axes as windows); pipeline/scatter_rewrites.py legalises the "
+                                       "other forms (partial windows, batching), by points (slower)",
     "ops/updates.py::_without_dropped": "meaning: JAX drops out-of-range updates; the spec leaves them to the "
                                         "implementation",
     "batching/rules_elementwise.py::<module>": "meaning: the batching rule of the spec's optimization_barrier",
