@@ -9,6 +9,7 @@ import pytest
 from iree.compiler import ir
 
 import hlojit as hj
+from hlojit import ops
 from hlojit.pipeline import legalize, linalg_rewrites, quirks, scatter_rewrites, targets, vmvx_rewrites
 
 from test_legalize import on_target_and_reference, rewritten
@@ -44,11 +45,19 @@ LEFT_TO_IREE = _scatter("tensor<2x5xi32>", "tensor<2x3x1xi32>", "tensor<2x3xi32>
 ONE_SCATTER_DIM = _scatter("tensor<5x2xi32>", "tensor<3x1xi32>", "tensor<3x2xi32>",
                            "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
                            "index_vector_dim = 1")
+# windows shorter than their operand dimension (IREE: "shape of update value dim#1 must match original value"):
+# rows 3 long out of 5; and the gradient of x[i, 1:3], whose starts index the window's dimension too
+PARTIAL_WINDOW = _scatter("tensor<4x5xi32>", "tensor<2x1xi32>", "tensor<2x3xi32>",
+                          "update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
+                          "index_vector_dim = 1")
+WINDOW_WITH_A_START = _scatter("tensor<4x5xi32>", "tensor<2x2xi32>", "tensor<2x2xi32>",
+                               "update_window_dims = [1], inserted_window_dims = [0], "
+                               "scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1")
 _RNG = np.random.default_rng(3)
 
 
 def test_scatters_iree_cannot_lower_become_scatters_of_elements_golden():
-    for text in (TWO_SCATTER_DIMS, BATCHING, IMPLICIT):
+    for text in (TWO_SCATTER_DIMS, BATCHING, IMPLICIT, PARTIAL_WINDOW, WINDOW_WITH_A_START):
         count, out = rewritten(text, scatter_rewrites.scatter_by_points)
         assert count == 1, out
         assert "input_batching_dims" not in out and "stablehlo.pad" in out and "stablehlo.iota" in out
@@ -102,6 +111,9 @@ SCATTERS = [
     (IMPLICIT, [np.zeros((2, 5), np.int32), np.int32([[4, 0, 4], [1, 7, 3]]), np.int32([[3, 8, 5], [2, 6, 1]])]),
     (LEFT_TO_IREE, [np.zeros((2, 5), np.int32), np.int32([[[4], [0], [2]], [[1], [3], [2]]]),
                     np.int32([[3, 8, 5], [2, 6, 1]])]),
+    (PARTIAL_WINDOW, [np.zeros((4, 5), np.int32), np.int32([[1], [3]]), np.int32([[1, 2, 3], [4, 5, 6]])]),
+    (WINDOW_WITH_A_START, [np.ones((4, 5), np.int32), np.int32([[1, 1], [3, 4]]),     # (3, 5) lands outside
+                           np.int32([[1, 2], [3, 4]])]),
 ]
 # vmvx gave true for NaN == NaN where IREE merged two equal NaN constants into one value
 NAN_CONSTANTS = """func.func @main(%c: tensor<2xf32>) -> (tensor<i1>, tensor<i1>, tensor<i1>, tensor<i1>, tensor<2xi1>) {
@@ -232,3 +244,14 @@ def test_float_rewrites_wrap_the_op_golden():
 def test_scatters_of_single_elements_with_the_index_vector_last_are_left_to_iree():
     """hlojit's own vmap of dynamic_update_slice emits these (batching dims, no window): IREE lowers them."""
     assert rewritten(LEFT_TO_IREE, scatter_rewrites.scatter_by_points)[0] == 0    # its numbers: SCATTERS
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
+def test_gradient_of_a_gather_with_a_partial_window_compiles(backend):
+    """grad of x[i, 1:3] is a scatter-add of 2-long rows into rows of 5, started at (i, 1): IREE lowered no such
+    scatter ("expected indices to be equal to batch rank or batch rank + 1"); scatter_by_points now takes it."""
+    x, i = np.arange(20, dtype=np.float32).reshape(4, 5), np.int32([1, 3])
+    grad = hj.grad(lambda x, i: ops.sum(x[i, 1:3] ** 2))
+    expected = np.zeros_like(x)
+    expected[[1, 3], 1:3] = 2 * x[[1, 3], 1:3]
+    np.testing.assert_array_equal(np.asarray(hj.jit(grad, backend=backend)(x, i)), expected)

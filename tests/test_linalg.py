@@ -282,8 +282,8 @@ ON_IREE = {"cholesky", "cholesky-not-pd-nan", "solve_triangular-upper-trans-unit
 # blocked substitutions of both triangles), QR (householder and form_q, tall; the wide 70 x 100 case pads to
 # the same 128 x 128 panels). det-70, solve_triangular-70-upper and qr-complete-70x100 add no blocked path
 # (det's parity, solve_triangular's own inverses and QR's complete mode run in the small groups): reference only.
-# vmvx runs what it lowers differently from cpu, in one module: f64 (it converts no f64 to an int: lu._as_index's
-# other path; an f64 case of each algorithm: cholesky, LU solve, Jacobi eigh, Jacobi svd with its QR completion,
+# vmvx runs what it lowers differently from cpu, in one module: f64 (it converts no f64 to an int: a pipeline
+# rewrite; an f64 case of each algorithm: cholesky, LU solve, Jacobi eigh, Jacobi svd with its QR completion,
 # expm) and a determinant's sign (_util.sign: vmvx cannot compile stablehlo.sign's copysign). The f32 cases (the
 # same StableHLO in another dtype) and the blocked paths (the same ops in longer unrolled loops) run on cpu only:
 # vmvx's three modules of them took 71 s of CPU (146 s wall on the loaded 2 cores).

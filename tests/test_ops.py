@@ -636,9 +636,9 @@ KNOWN_COMPILE_FAILURES = [
     (("iree:vmvx",), lambda g, c: c.id == "matmul-bool-3,3x4",
      "IREE vmvx: a bool vector-matrix product fuses the i1->i32 convert into linalg.vecmat and fails "
      "('linalg.vecmat' op expected type of bb argument #0 ('i1') to match element type ('i8'))"),
-    (("iree:vmvx",), lambda g, c: c.op == "astype" and c.args[0].dtype == F64 and c.dtype in (F32, I8, U8, I32),
-     "IREE vmvx cannot convert f64 to f32 or to an integer: failed to legalize 'arith.truncf' (f64) -> f32, "
-     "'arith.fptosi' (f64) -> i32"),
+    (("iree:vmvx",), lambda g, c: c.op == "astype" and c.args[0].dtype == F64 and c.dtype == F32,
+     "IREE vmvx cannot convert f64 to f32: failed to legalize 'arith.truncf' (f64) -> f32 (f64 -> int is a "
+     "pipeline rewrite, compile_rewrites.f64_to_int_by_bits)"),
 ]
 
 # Cases that kill the Python process (IREE's compiler once died with SIGFPE on a 0-long contraction; hlojit

@@ -11,7 +11,8 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import accurate_math, layout, legalize, linalg_rewrites, scatter_rewrites, vmvx_rewrites
+from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrites, scatter_rewrites, sort_rewrites,
+               vmvx_rewrites)
 from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
@@ -196,8 +197,10 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-# f64 FFTs become real matrix products first (fft_rewrites.py: IREE lowers none) and chlo.square basic ops
-# (legalize.py), then complex values real pairs (complex_pairs.py), then the spec's meaning (legalize.py: the
+# The patterns IREE fails to compile come first (compile_rewrites.py: empty contractions, i1 windows, selected
+# scatter updates, vmvx's double rounding and f64 -> int), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
+# fix); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and chlo.square
+# basic ops (legalize.py), then complex values real pairs (complex_pairs.py), then the spec's meaning (legalize.py: the
 # compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
@@ -205,15 +208,17 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
-_FIRST = [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
-QUIRKS = {"vmvx": _FIRST + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC + vmvx_rewrites.AFTER_SPEC + [
+_FIRST = (compile_rewrites.ALL_TARGETS + sort_rewrites.CPU + [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS
+          + linalg_rewrites.ALL_TARGETS)
+QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC
+              + vmvx_rewrites.AFTER_SPEC + [
               fmod_from_ieee_remainder, truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
               vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares,
               narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
-          "cuda": legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS + accurate_math.CUDA
-                  + legalize.ALL_TARGETS + legalize.CUDA}
+          "cuda": compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
+                  + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:

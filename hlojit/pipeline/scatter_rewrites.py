@@ -1,6 +1,8 @@
 """Target rewrite of the scatters IREE 3.13 cannot lower: those with batching dimensions or with more than one
 scatter (batch) dimension in their indices, unless they already scatter single elements with the index vector
-last ("'iree_linalg_ext.scatter' op expected indices to be equal to batch rank or batch rank + 1"). Each
+last ("'iree_linalg_ext.scatter' op expected indices to be equal to batch rank or batch rank + 1"), and those
+with a window shorter than its operand dimension (the gradient of x[i, 1:3]: "shape of update value dim#1 must
+match original value at dim#1"). Each
 becomes a scatter of single elements, the form IREE lowers for any operand: indices
 [N, rank] holding every update element's full operand coordinate (start + batching index + window index, the
 spec's `full_start_index + full_window_index`), updates [N], every operand dimension inserted.
@@ -20,6 +22,16 @@ from ..dialects.types import dimension_numbers, dtype_of, shape_of
 from .legalize import walk
 
 
+def _partial_window(op, dn: dict) -> bool:
+    """Whether an update window is shorter than its operand dimension (IREE: "shape of update value dim#1 must
+    match original value at dim#1")."""
+    n = (len(op.operands) - 1) // 2
+    operand_shape, update_shape = shape_of(op.operands[0].type), shape_of(op.operands[n + 1].type)
+    dropped = set(dn["inserted_window_dims"]) | set(dn["input_batching_dims"])
+    window_axes = [d for d in range(len(operand_shape)) if d not in dropped]
+    return any(update_shape[u] != operand_shape[d] for u, d in zip(dn["update_window_dims"], window_axes))
+
+
 def _needs_points(op) -> bool:
     dn = dimension_numbers(str(op.attributes["scatter_dimension_numbers"]))
     indices_rank = len(shape_of(op.operands[(len(op.operands) - 1) // 2].type))
@@ -27,7 +39,8 @@ def _needs_points(op) -> bool:
     operand_rank = len(shape_of(op.operands[0].type))
     # IREE lowers scatters of single elements with the index vector last (hlojit's vmap of dynamic_update_slice)
     lowered = not dn["update_window_dims"] and dn["index_vector_dim"] == indices_rank - 1
-    return operand_rank > 0 and (bool(dn["input_batching_dims"]) or scatter_dims > 1) and not lowered
+    unlowered = bool(dn["input_batching_dims"]) or scatter_dims > 1 or _partial_window(op, dn)
+    return operand_rank > 0 and unlowered and not lowered
 
 
 def _splat(value, shape) -> ir.Value:

@@ -16,7 +16,7 @@ from ...dialects import stablehlo as hlo
 from ...errors import DTypeError
 from .. import dtypes
 from ..tensor import Tensor
-from ._core import as_tensor, barrier, broadcast_all, constant, convert, describe, emit, fail, promote, wrap
+from ._core import as_tensor, broadcast_all, constant, convert, describe, emit, fail, promote, wrap
 
 
 class Elementwise(NamedTuple):
@@ -377,7 +377,7 @@ def astype(x, dtype) -> Tensor:
     if dtype == dtypes.bool_ and x.dtype != dtypes.bool_:
         return compare("not_equal", x, 0)  # StableHLO convert to i1 is nonzero-is-true too; be explicit
     if dtype == dtypes.bfloat16 and _kind(x.dtype) in "biu":
-        # through f32, as ml_dtypes converts (IREE's llvm-cpu cannot link a direct int -> bf16 convert, and
-        # folds two converts back into one: the barrier keeps them apart)
-        return convert(barrier(convert(x, dtypes.float32)), dtype)
+        # through f32 (rounded twice), as ml_dtypes converts (pipeline/compile_rewrites.py keeps the two
+        # converts apart where a target would fold them into one)
+        return convert(convert(x, dtypes.float32), dtype)
     return convert(x, dtype)

@@ -9,8 +9,8 @@ exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gel
 sin, cos, tan, arctan2, cbrt, expm1, log1p are StableHLO's own ops; where IREE computes them wrongly or cannot
 link them, the pipeline rewrites them per target (pipeline/accurate_math.py). Half floats compute in f32 here
 (vmvx has no f16 arithmetic) and round once at the end. Nothing here relies on IEEE rounding of an intermediate result
-(vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma), and float -> int and
-int -> f64 go through the bits (vmvx converts neither f64 to ints nor i32 to f64).
+(vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma). Float <-> int are plain converts
+(vmvx's f64 -> int and i32 -> f64 are pipeline rewrites: compile_rewrites.py, quirks.py).
 """
 from __future__ import annotations
 
@@ -114,23 +114,6 @@ def ldexp(y: Tensor, n: Tensor) -> Tensor:
     return y * _power_of_two(half, y.dtype) * _power_of_two(n - half, y.dtype)
 
 
-def whole_to_int(n: Tensor) -> Tensor:
-    """A whole-valued float (|n| < 2**(mantissa - 1)) as the signed int of its width, through its bits:
-    n + 1.5 * 2**mantissa holds n in its low mantissa bits (vmvx cannot convert f64 to any integer)."""
-    fmt = FORMATS[n.dtype]
-    magic = 1.5 * 2.0 ** fmt.mantissa
-    return bitcast(_bits(n + magic) - int(np.asarray(magic, n.dtype).view(fmt.uint)), fmt.int)
-
-
-def int_to_float(n: Tensor, dtype) -> Tensor:
-    """An integer (|n| < 2**(mantissa - 1)) as a float, through the bits of 1.5 * 2**mantissa + n: vmvx
-    cannot convert i32 to f64, and IREE folds i32 -> i64 -> f64 back into that."""
-    fmt = FORMATS[dtype]
-    magic = 1.5 * 2.0 ** fmt.mantissa
-    bits = convert(n, fmt.int) + int(np.asarray(magic, dtype).view(fmt.int))
-    return bitcast(bits, dtype) - magic
-
-
 def frexp(x: Tensor) -> tuple[Tensor, Tensor]:
     """(m, e) with x = m * 2**e, m in [1, 2), e int32, for finite x > 0 (subnormals too)."""
     fmt = FORMATS[x.dtype]
@@ -177,7 +160,7 @@ def _exp2(x):
     clipped = ew.binary("minimum", ew.binary("maximum", x, -limit), limit)
     n = _unary("round", clipped)
     f = clipped - n
-    y = ldexp(_unary("exp", f * float(np.log(2))), whole_to_int(n))
+    y = ldexp(_unary("exp", f * float(np.log(2))), convert(n, fmt.int))
     return ew.where(_unary("isnan", x), x, y)
 
 
@@ -187,7 +170,7 @@ def _log2_parts(x):
     big = m > float(np.sqrt(2))
     m = ew.where(big, m * 0.5, m)
     e = ew.where(big, e + 1, e)
-    return int_to_float(e, x.dtype), _unary("log", m)
+    return convert(e, x.dtype), _unary("log", m)
 
 
 def _log_specials(x, y):

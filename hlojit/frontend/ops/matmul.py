@@ -31,9 +31,6 @@ def dot_general(x, y, contracting, batch=((), ()), dtype=None) -> Tensor:
     free_x = [d for i, d in enumerate(x.shape) if i not in (*xc, *xb)]
     free_y = [d for i, d in enumerate(y.shape) if i not in (*yc, *yb)]
     shape = tuple([x.shape[i] for i in xb] + free_x + free_y)
-    if any(x.shape[a] == 0 for a in xc):  # empty sums: IREE's compiler dies (SIGFPE) on a 0-long contraction
-        zeros = _core.broadcast_to(_core.constant(0, out), shape, "dot_general")
-        return wrap(zeros.value, shape, out, weak)
     accumulator = computation_dtype(out)
     value = emit(hlo.dot_general, x.value, y.value, lhs_batch=xb, rhs_batch=yb, lhs_contract=xc,
                  rhs_contract=yc, dtype=accumulator)

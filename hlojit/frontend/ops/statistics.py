@@ -9,8 +9,10 @@ sums/products/extrema, sort, argsort, top_k.
   (Hillis-Steele): log2(n) rounds of "combine with the copy shifted by 1, 2, 4 ..." (a stablehlo.pad
   that crops), O(n log n) work, each round a dispatch of its own on IREE. Float sums round in a
   different order than numpy's left-to-right loop.
-- sort/argsort/top_k are stablehlo.sort with a comparator that puts NaNs last (numpy's order) and breaks
-  ties by position, so the result is stable on every target (IREE's sort ignores is_stable).
+- sort/argsort/top_k are stablehlo.sort with a comparator that puts NaNs last (numpy's order); argsort's and
+  top_k's break ties by position themselves (a total order: the sort need not be stable, so it is not asked to
+  be, and no target rewrite adds positions to it). sort's ties are equal values (-0.0 and 0.0, NaNs), in any
+  order, as numpy's default sort.
 - var/std, logsumexp/softmax/log_softmax and cumsum/cumprod of 16-bit floats are computed in f32 and
   rounded once (reductions.computation_dtype). softmax/log_softmax subtract the plain max, as JAX does:
   an inf in a slice makes it NaN; logsumexp takes out only a finite max (an inf gives inf).
@@ -214,8 +216,6 @@ def _scan(op: str, combine: str, x, axis, identity) -> Tensor:
     n = x.shape[axis]
     pad_value = constant(identity(x.dtype), x.dtype)
     if 1 < n <= _WINDOW_SCAN_MAX:   # one reduce_window over everything up to each element: cheap to compile
-        if x.dtype == dtypes.bool_:   # (IREE cannot compile an i1 reduce_window): as 0/1 in int32
-            return _scan(op, combine, convert(x, dtypes.int32), axis, identity) != 0
         body = combine
         (value,) = emit(hlo.reduce_window, [x.value], [pad_value.value],
                         window=[n if i == axis else 1 for i in range(x.ndim)], strides=[1] * x.ndim,
@@ -267,7 +267,7 @@ def _before(dtype, descending: bool):
 
 
 def _sort(op: str, x: Tensor, axis: int, descending: bool, with_indices: bool):
-    """(values, int32 indices or None) of x sorted along axis, stable."""
+    """(values, int32 indices or None) of x sorted along axis; with indices, equal keys in their order."""
     before = _before(x.dtype, descending)
     index_dtype = dtypes.DEFAULT_INT
     operands = [x.value]
@@ -282,7 +282,7 @@ def _sort(op: str, x: Tensor, axis: int, descending: bool, with_indices: bool):
             first = first | (~before(b, a) & (ia < ib))
         return first.value
 
-    results = emit(hlo.sort, operands, axis, comparator, is_stable=True)
+    results = emit(hlo.sort, operands, axis, comparator, is_stable=False)   # ties: by index, or equal values
     values = wrap(results[0], x.shape, x.dtype, x.weak)
     return values, (wrap(results[1], x.shape, index_dtype) if with_indices else None)
 
@@ -330,7 +330,7 @@ def _packed_sort(x: Tensor, axis: int, descending: bool) -> tuple[Tensor, Tensor
         key = key ^ 0xFFFFFFFF
     position = convert(iota(dtypes.int32, x.shape, axis), dtypes.uint64)
     packed = (convert(key, dtypes.uint64) << 32) | position
-    (result,) = emit(hlo.sort, [packed.value], axis, lambda a, b: hlo.compare(a, b, "LT"), is_stable=True)
+    (result,) = emit(hlo.sort, [packed.value], axis, lambda a, b: hlo.compare(a, b, "LT"))   # keys all differ
     result = wrap(result, x.shape, dtypes.uint64)
     indices = convert(result & 0xFFFFFFFF, dtypes.int32)
     key = convert(result >> 32, dtypes.uint32)

@@ -96,8 +96,6 @@ def _update_scatter(x: Tensor, entries, advanced: bool, adjacent: bool, batch: t
     valid = _in_range(x, indexed, grid, batch)
     if valid is not None:
         indices, updates = _without_dropped(mode, operand, indices, updates, reshape_to(valid, (n,)))
-        # IREE 3.13's cuda codegen cannot fuse the mask of an 8-bit index into the scatter's updates
-        updates = _core.barrier(updates)
     body = _combine(mode, x.dtype) or (lambda current, update: [update])
     k = len(indexed)
     value = emit(hlo.scatter, operand.value, indices.value, updates.value, body,

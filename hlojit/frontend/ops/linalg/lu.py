@@ -84,13 +84,9 @@ def _gather_rows(x, order):
 
 
 def _as_index(x):
-    """Row numbers (..., size) held as floats, as int32: f32 by conversion; others (vmvx converts no f64 to an
-    int or to f32) matched against the row numbers, size x size compares."""
-    if x.dtype == dtypes.float32:
-        return x.astype(dtypes.int32)
-    size = x.shape[-1]
-    numbers = iota(x.dtype, (1, size), 1)
-    return ops.sum(ops.where(x[..., None] == numbers, _util.index((1, size), 1), 0), axis=-1)
+    """Row numbers (..., size) held as floats (whole, exact), as int32 (vmvx's f64 -> int is a pipeline rewrite:
+    compile_rewrites.f64_to_int_by_bits)."""
+    return x.astype(dtypes.int32)
 
 
 def _factor_panel(a, start: int, block: int):

@@ -1,0 +1,163 @@
+"""Target rewrites of StableHLO patterns IREE 3.13 fails to compile, dies on or folds into something else: the
+frontend used to avoid each pattern in the graphs it traced, which left `hj.from_mlir` modules without the fix
+and gave every target a workaround only one needed. StableHLO -> StableHLO, listed per target in quirks.py.
+
+- dot_general with an empty contraction (a dimension of length 0 summed over): IREE's compiler dies of SIGFPE,
+  taking the Python process with it (llvm-cpu, vmvx, cuda). Every element of the result is an empty sum: zeros.
+- reduce_window of i1 (a cumulative any/all): every target fails ("'arith.ori' op requires the same type for
+  all operands and results"). The window runs on 0/1 in int32, the body's op on those (the spec's i1 add and
+  multiply are OR and AND), and the result is `!= 0`.
+- vmvx: int -> float -> narrower float (numpy's and ml_dtypes' int -> bfloat16 goes through float32): IREE
+  folds the two converts into one int -> bf16, which vmvx cannot lower ('arith.sitofp' (i32) -> bf16). A
+  barrier keeps the converts apart. llvm-cpu and cuda compile the pair as two roundings (2**24 + 2**16 + 1
+  gives 2**24, as ml_dtypes; cuda's PTX: cvt.rn.f32.s32, then cvt.rn.bf16x2.f32).
+- vmvx: f64 -> int converts ('arith.fptosi' (f64) -> i32 is illegal there): from the bits, in u64 integer ops
+  (the mantissa with its implicit bit shifted by the exponent: truncation toward zero), negated for a negative
+  x, then the int64 converted to the result's width (wrapping, as the spec's i64 -> narrower convert does).
+- a scatter whose updates are a select (hlojit's `.at[]` with traced indices: out-of-range updates made the
+  identity): IREE's cuda codegen cannot fuse the select's mask of an 8-bit index into the scatter, and llvm-cpu
+  fused it into a scatter that looked slower (2**20 traced indices, scatter-add, medians of 120 calls: 6-8 ms
+  apart against 12-15 ms fused in 5 of 6 interleaved runs; noisy, 2 loaded cores). A barrier on the updates
+  keeps the select a dispatch of its own, on every target, as the frontend had it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..dialects import stablehlo as hlo
+from ..dialects.build import create, scalar_type
+from ..dialects.types import dot_dimensions, dtype_of, element_type, shape_of
+from .legalize import walk
+from .values import V, where
+
+
+def _ops_named(module: ir.Module, name: str) -> list:
+    """The module's ops of this name, listed first: the rewrites erase what they replace."""
+    return [op for op in walk(module.operation) if op.name == name]
+
+
+def _producer(value: ir.Value):
+    """The op that defines `value` (None for a block argument)."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def _zeros(value_type) -> ir.Value:
+    shape, dtype = shape_of(value_type), dtype_of(value_type)
+    return hlo.broadcast_in_dim(hlo.constant(np.zeros((), dtype)), shape, [])
+
+
+def empty_contractions_as_zeros(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.dot_general"):
+        lhs_contract = dot_dimensions(op)[2]
+        if not any(shape_of(op.operands[0].type)[d] == 0 for d in lhs_contract):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            op.result.replace_all_uses_with(_zeros(op.result.type))
+        op.erase()
+        count += 1
+    return count
+
+
+# the body's op on i1 -> the same op on 0/1 in int32 (or/and/xor/max/min stay in {0, 1})
+_BOOL_BODY_IN_INT32 = {"stablehlo.or": "or", "stablehlo.and": "and", "stablehlo.xor": "xor",
+                       "stablehlo.add": "or", "stablehlo.multiply": "and",
+                       "stablehlo.maximum": "maximum", "stablehlo.minimum": "minimum"}
+
+
+def _single_op_body(op) -> str | None:
+    """The int32 op of a reduce_window body that applies one binary op to its two arguments, else None."""
+    block = op.regions[0].blocks[0]
+    ops = [inner.operation for inner in block.operations]
+    if len(ops) != 2 or ops[0].name not in _BOOL_BODY_IN_INT32 or ops[1].name != "stablehlo.return":
+        return None
+    if {v for v in ops[0].operands} != set(block.arguments) or ops[1].operands[0] != ops[0].result:
+        return None
+    return _BOOL_BODY_IN_INT32[ops[0].name]
+
+
+def bool_reduce_window_in_int32(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.reduce_window"):
+        if len(op.operands) != 2 or dtype_of(op.operands[0].type) != np.bool_:
+            continue
+        body = _single_op_body(op)
+        if body is None:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            x, init = (hlo.convert(v, np.int32) for v in op.operands)
+            result = ir.RankedTensorType.get(shape_of(op.result.type), element_type(np.int32))
+            attributes = {name: op.attributes[name] for name in op.attributes}
+            window = create("stablehlo.reduce_window", [result], [x, init], attributes, regions=1)
+            block = window.regions[0].blocks.append(scalar_type(init), scalar_type(init))
+            with ir.InsertionPoint(block):
+                create("stablehlo.return", [], [hlo.binary(body, *block.arguments)])
+            op.result.replace_all_uses_with(hlo.compare(window.result, _zeros(result), "NE"))
+        op.erase()
+        count += 1
+    return count
+
+
+def _is_float(dtype) -> bool:
+    return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
+def double_rounding_kept(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.convert"):
+        middle = op.operands[0]
+        source = _producer(middle)
+        if source is None or source.name != "stablehlo.convert":
+            continue
+        start, via, end = (dtype_of(v.type) for v in (source.operands[0], middle, op.result))
+        if start.kind not in "iub" or not (_is_float(via) and _is_float(end)) or end.itemsize >= via.itemsize:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            op.operands[0] = hlo.optimization_barrier([middle])[0]
+        count += 1
+    return count
+
+
+def _truncated_by_bits(x: V) -> V:
+    """A finite f64 x truncated toward zero, as int64 (|x| < 2**63)."""
+    bits = x.bits()
+    exponent = ((bits >> 52) & 0x7FF).to(np.int64) - 1075        # x = mantissa * 2**exponent
+    mantissa = (bits & ((1 << 52) - 1)) | (1 << 52)               # zeros and subnormals: shifted out below
+    left = mantissa << exponent.maximum(0).minimum(63).to(np.uint64)
+    right = mantissa >> (-exponent).maximum(0).minimum(63).to(np.uint64)
+    magnitude = where(exponent >= 0, left, right).to(np.int64)
+    return where(x.signbit(), -magnitude, magnitude)
+
+
+def f64_to_int_by_bits(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.convert"):
+        target = dtype_of(op.result.type)
+        if dtype_of(op.operands[0].type) != np.float64 or target.kind not in "iu":
+            continue
+        with ir.InsertionPoint(op), op.location:
+            op.result.replace_all_uses_with(_truncated_by_bits(V(op.operands[0])).to(target).value)
+        op.erase()
+        count += 1
+    return count
+
+
+def scatter_selected_updates_apart(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.scatter"):
+        inputs = (len(op.operands) - 1) // 2
+        for k in range(inputs + 1, len(op.operands)):
+            updates = op.operands[k]
+            producer = _producer(updates)
+            if producer is not None and producer.name == "stablehlo.select":
+                with ir.InsertionPoint(op), op.location:
+                    op.operands[k] = hlo.optimization_barrier([updates])[0]
+                count += 1
+    return count
+
+
+# every IREE target, before the rewrites that read dot_generals, reduce_windows or scatters
+ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart]
+VMVX = [double_rounding_kept, f64_to_int_by_bits]    # before vmvx's bf16 and float -> int rewrites, which read converts

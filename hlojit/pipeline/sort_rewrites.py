@@ -1,0 +1,84 @@
+"""Target rewrite of stable sorts for IREE 3.13's llvm-cpu and vmvx, which ignore `is_stable = true`: elements the
+comparator finds equal came back in any order (keys 0..4 with a payload of positions, 1000 along the axis: the
+payloads out of order), where the spec keeps them in their order. StableHLO -> StableHLO, listed in quirks.py.
+
+A stable sort becomes an unstable one of one more operand, the positions along the sort dimension (an iota), with
+the comparator made a total order: a before b where the comparator says so, or where it says neither and a's
+position is the smaller. The comparator's ops are built twice (a, b and b, a); one whose body holds an op with a
+region is left alone. The frontend's own sorts need none of this: their comparators break ties by position
+already, so they are emitted unstable.
+
+cuda gets no such rewrite: IREE 3.13's cuda codegen cannot bufferize a sort of two operands along more than ~32
+elements (the reason hlojit's argsort packs value and position into one u64 key), so the extra operand would
+stop one-operand stable sorts compiling there.
+"""
+from __future__ import annotations
+
+import numpy as np
+from iree.compiler import ir
+
+from ..dialects import stablehlo as hlo
+from ..dialects.build import create, scalar_type
+from ..dialects.types import shape_of
+from .legalize import walk
+
+
+class _HasRegions(Exception):
+    """A comparator op with a region of its own: not rebuilt here."""
+
+
+def _rebuilt(block: ir.Block, arguments: list[ir.Value]) -> ir.Value:
+    """The comparator `block`'s ops built again at the insertion point, on `arguments`; the value it returns."""
+    mapping = {arg: value for arg, value in zip(block.arguments, arguments)}
+    for inner in block.operations:
+        op = inner.operation
+        operands = [mapping.get(v, v) for v in op.operands]    # a value from outside the block is itself
+        if op.name == "stablehlo.return":
+            return operands[0]
+        if len(op.regions):
+            raise _HasRegions(op.name)
+        attributes = {name: op.attributes[name] for name in op.attributes}
+        new = create(op.name, [r.type for r in op.results], operands, attributes)
+        mapping.update(zip(op.results, new.results))
+    raise ValueError("a sort comparator without stablehlo.return")
+
+
+def _is_stable(op) -> bool:
+    return "is_stable" in op.attributes and ir.BoolAttr(op.attributes["is_stable"]).value
+
+
+def _stable_by_position(op) -> bool:
+    dimension = ir.IntegerAttr(op.attributes["dimension"]).value
+    shape = shape_of(op.operands[0].type)
+    position_dtype = np.int32 if shape[dimension] < 2**31 else np.int64
+    old = op.regions[0].blocks[0]
+    with ir.InsertionPoint(op), op.location:
+        position = hlo.iota(shape, dimension, position_dtype)
+        operands = [*op.operands, position]
+        attributes = {"dimension": op.attributes["dimension"], "is_stable": ir.BoolAttr.get(False)}
+        new = create("stablehlo.sort", [v.type for v in operands], operands, attributes, regions=1)
+        block = new.regions[0].blocks.append(*(t for v in operands for t in (scalar_type(v), scalar_type(v))))
+        args = list(block.arguments)
+        swapped = [args[k + 1 - k % 2 * 2] for k in range(len(args))]    # (b0, a0, b1, a1, ...)
+        try:
+            with ir.InsertionPoint(block):
+                before = _rebuilt(old, args[:-2])
+                after = _rebuilt(old, swapped[:-2])
+                tie = hlo.binary("and", hlo.unary("not", after), hlo.compare(args[-2], args[-1], "LT"))
+                create("stablehlo.return", [], [hlo.binary("or", before, tie)])
+        except _HasRegions:
+            new.erase()
+            position.owner.erase()
+            return False
+    for result, value in zip(op.results, new.results):
+        result.replace_all_uses_with(value)
+    op.erase()
+    return True
+
+
+def stable_sort_by_position(module: ir.Module) -> int:
+    sorts = [op for op in walk(module.operation) if op.name == "stablehlo.sort" and _is_stable(op)]
+    return sum(_stable_by_position(op) for op in sorts)
+
+
+CPU = [stable_sort_by_position]     # llvm-cpu and vmvx
