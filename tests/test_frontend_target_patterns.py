@@ -29,7 +29,6 @@ _BLOCKED = "gap: the blocked factorizations are built from matmuls (IREE has no 
            "IREE compiles each loop once; moving the blocked algorithms to the pipeline is a speed project"
 _CONV_GRAD = "gap: speed (coordinate with the speed issue): IREE 3.13 runs the natural gradient convolution many " \
              "times slower; the rewrite belongs with pipeline/layout.py and winograd.py"
-_OTHER_HELPER = "(statistics.py's softmax/top_k and autodiff/ are another helper's this session)"
 
 FRONTEND_PATTERNS = {
     "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gaps fft_plan.py::_const and "
@@ -96,7 +95,13 @@ FRONTEND_PATTERNS = {
     "ops/statistics.py::_wide_var": "meaning: total * inf is numpy's total / 0 (inf, NaN for 0/0); vmvx rejects a "
                                     "division by a constant 0",
     "ops/statistics.py::top_k": "gap: a barrier after the sort keeps IREE from rewriting sort-then-slice into its "
-                                "own top-k (which orders NaN as the smallest) " + _OTHER_HELPER,
+                                "own top-k (which orders NaN as the smallest)",
+    "ops/linalg/jacobi.py::_rotate_rows": "note: speed on every target: a Jacobi round as one elementwise pass "
+                                          "(reverses of the pair view), not concatenated halves",
+    "ops/linalg/jacobi.py::_permute": "note: speed on every target: static slices, not a gather by a constant "
+                                      "permutation",
+    "ops/math.py::_gelu_backward": "gap: the tanh form's slope reads x through a barrier, so that IREE does not merge "
+                                   "it with the forward's tanh (the forward's dispatch would write them out)",
     "ops/trig.py::<module>": "note: sin, cos, tan, arctan2 are the spec's ops; pipeline/accurate_math.py mends IREE's",
     "ops/updates.py::_combine": "note: the spec's i1 ops; pipeline/legalize.py mends IREE's",
     "ops/updates.py::_update_scatter": "gap: the one scatter form IREE lowers for every index (indexed axes in "
@@ -108,14 +113,10 @@ FRONTEND_PATTERNS = {
     "batching/rules_elementwise.py::_barrier": "meaning: the batching rule of the spec's optimization_barrier",
     "batching/rules_shape.py::_dynamic_update_slice": "gap: a batched dynamic_update_slice scatters single elements "
                                                       "(IREE lowers windows only along dimensions not indexed)",
-    "autodiff/closed_forms.py::<module>": "note: recomputation instead of saved intermediates (memory)",
-    "autodiff/closed_forms.py::gelu": "gap: a barrier keeps IREE from merging the slope's x*x and tanh with the "
-                                      "forward's " + _OTHER_HELPER,
     "autodiff/conv_phases.py::<module>": _CONV_GRAD,
     "autodiff/conv_phases.py::_tap_products": _CONV_GRAD,
     "autodiff/conv_phases.py::shifted_sum": _CONV_GRAD,
     "autodiff/core.py::<module>": "note: forward and backward in one module",
-    "autodiff/core.py::identity": "note: a reshape to its own shape, a handle",
     "autodiff/rules_elementwise.py::_barrier": "meaning: the VJP of the spec's optimization_barrier",
     "autodiff/rules_reduce.py::_operand_cotangent": "gap: speed: the weight gradient's operand order (IREE fuses no "
                                                     "transpose into a matmul); a layout rewrite's business",
