@@ -128,41 +128,43 @@ def _sweeps(body, state, converged, dtype):
     return while_loop(keep_going, lambda carry: (carry[0] + 1, body(carry[1])), (ops.zeros((), dtypes.int32), state))
 
 
-def symmetric_eigen(a):
-    """(w, v) of symmetric a (..., n, n): a = v diag(w) v^T, w ascending."""
-    return eigen_sweeps(a)[:2]
+def symmetric_eigen(a, vectors: bool = True):
+    """(w, v) of symmetric a (..., n, n): a = v diag(w) v^T, w ascending; v is None unless `vectors` (then no
+    rotation of v is computed: a third of a round's work)."""
+    return eigen_sweeps(a, vectors)[:2]
 
 
-def eigen_sweeps(a):
+def eigen_sweeps(a, vectors: bool = True):
     """(w, v, sweeps): symmetric_eigen's result and how many sweeps it took (a test checks they stop)."""
     n = a.shape[-1]
     if n == 1:
-        return ops.diagonal(a, 0, -2, -1), ops.ones(a.shape, a.dtype), ops.zeros((), dtypes.int32)
+        v = ops.ones(a.shape, a.dtype) if vectors else None
+        return ops.diagonal(a, 0, -2, -1), v, ops.zeros((), dtypes.int32)
     a = _pad_even(a, True)
     size = a.shape[-1]
     half = size // 2
     first, move = _layouts(size)
     first, move = as_tensor(first, "eigh"), _runs(move)     # first: once, reversed half and all (a gather)
     b = ops.take(ops.take(a, first, axis=-2), first, axis=-1)       # a in round 0's pair layout
-    vt = ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), a.shape)
+    vt = [ops.broadcast_to(ops.take(_util.eye(size, a.dtype), first, axis=-2), a.shape)] if vectors else []
     tolerance = _util.eps(a.dtype)
     off_mask = _util.index((size, size), 0) != _util.index((size, size), 1)
 
     def one_round(r, carry):
-        b, vt = carry
+        b, *vt = carry
         d = ops.diagonal(b, 0, -2, -1)
         apq = ops.diagonal(b[..., :half, half:], 0, -2, -1)               # b[k, k + n/2]
         c, s = _rotation(d[..., :half], d[..., half:], apq)
         b = _permute(_permute(_rotate_both(b, c, s), move, -2), move, -1)
-        return b, _permute(_rotate_rows(vt, c, s), move, -2)
+        return (b, *(_permute(_rotate_rows(v, c, s), move, -2) for v in vt))
 
     def off_diagonal(b):
         return ops.sum(ops.where(off_mask, b * b, 0), axis=(-2, -1))
 
     def sweep(state):
-        b, vt, _, off = state
-        b, vt = fori_loop(0, size - 1, one_round, (b, vt))
-        return b, vt, off, off_diagonal(b)
+        matrices, _, off = state
+        matrices = fori_loop(0, size - 1, one_round, matrices)
+        return matrices, off, off_diagonal(matrices[0])
 
     total = ops.sum(b * b, axis=(-2, -1))      # rotations keep it
 
@@ -170,13 +172,15 @@ def eigen_sweeps(a):
         # Done when the off-diagonal part is negligible, or once a sweep no longer shrinks it: rounding keeps
         # it near sqrt(n) eps |a| (at n = 256 in f32 the eps |a| test never passed, and every call ran all
         # MAX_SWEEPS: 20 where 8 reach the floor). A sweep before that floor divides off^2 by e or more.
-        _, _, before, off = state
+        _, before, off = state
         return ops.all((off <= (tolerance * tolerance) * total) | (off > STALLED * before))
-    start = (b, vt, ops.full(total.shape, np.inf, a.dtype), off_diagonal(b))
-    sweeps, (b, vt, _, _) = _sweeps(sweep, start, converged, a.dtype)
+    start = ((b, *vt), ops.full(total.shape, np.inf, a.dtype), off_diagonal(b))
+    sweeps, ((b, *vt), _, _) = _sweeps(sweep, start, converged, a.dtype)
     w = _drop_padding(ops.diagonal(b, 0, -2, -1), n, -1)
-    v = _drop_padding(mT(vt)[..., :n, :], n, -1)
     order = ops.argsort(w, axis=-1)
+    if not vectors:
+        return sort_by(w, order), None, sweeps
+    v = _drop_padding(mT(vt[0])[..., :n, :], n, -1)
     v = ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape), axis=-1)
     return sort_by(w, order), v, sweeps
 

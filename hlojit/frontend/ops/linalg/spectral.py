@@ -57,7 +57,7 @@ def eigh(a, UPLO: str = "L"):
 
 def eigvalsh(a, UPLO: str = "L"):
     """numpy.linalg.eigvalsh: the eigenvalues of eigh, ascending."""
-    return symmetric_eigen(_from_triangle("eigvalsh", a, UPLO))[0]
+    return symmetric_eigen(_from_triangle("eigvalsh", a, UPLO), vectors=False)[0]
 
 
 def _orthonormal_basis(u, columns: int):
