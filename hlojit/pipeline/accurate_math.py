@@ -18,7 +18,8 @@ at x = 100, garbage beyond 1e7), cbrt is 8-16 ulp off and NaN at +-inf. cuda cal
 - cbrt: exp(log|x| / 3) and a Newton step. f64 expm1, log1p: llvm-cpu's are exp(x) - 1 and log(1 + x)
   (expm1(1e-20) = 0): their series near 0.
 - tanh (f64): tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)).
-- remainder (f64): C's fmod as a - trunc(a/b) * b (exact while the quotient fits the mantissa).
+- remainder (f64): C's fmod, exact for any quotient, in integers on the mantissas (a while loop shifts the
+  dividend's extra exponent in, 11 bits a step).
 f16/bf16 operands compute in f32 and round once. Nothing here relies on IEEE rounding of an intermediate
 (vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma).
 """
@@ -30,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 from iree.compiler import ir
 
+from ..dialects import stablehlo as hlo
 from ..dialects.types import dtype_of
 from .legalize import walk
 from .values import V, where
@@ -290,11 +292,66 @@ def tanh(x: V) -> V:
     return where(x < 0, -t, t)
 
 
+I64 = np.dtype(np.int64)
+_INT = {F32: I32, F64: I64}        # a signed int as wide as the float: converts exactly from m < 2**53 (2**24)
+
+
+def _integer_remainder(x: V, y: V) -> V:
+    return V(hlo.binary("remainder", x.value, y.value))
+
+
+def _largest(x: V) -> V:
+    """The largest element of x, 0-d."""
+    if not x.shape:
+        return x
+    return V(hlo.reduce([x.value], [hlo.constant(0, x.dtype)], list(range(len(x.shape))), "maximum")[0])
+
+
+def _shifted_remainder(m: V, divisor: V, shift: V, step: int) -> V:
+    """(m * 2**shift) mod divisor for m < divisor < 2**(64 - step) (u64), `step` bits of the shift at a time: a
+    while loop that runs until every element's shift is spent (no step at all for quotients below 2**step)."""
+    def more(m, shift):
+        return [(_largest(V(shift)) > 0).value]
+
+    def next_step(m, shift):
+        m, shift = V(m), V(shift)
+        bits = shift.minimum(step)
+        return [_integer_remainder(m << bits, divisor).value, (shift - bits).value]
+    return V(hlo.while_([m.value, shift.value], more, next_step)[0])
+
+
+def _scaled(m: V, exponent: V, dtype: np.dtype) -> V:
+    """The bits (u64) of m * 2**(exponent - bias - mantissa bits) in dtype, for m below 2**(mantissa bits + 1)
+    and exponent >= 1 (fmod's result, which is representable): a normal result takes m's own float bits with the
+    exponent field moved, a subnormal one is m shifted into place. Integers only: no float op meets a subnormal
+    (llvm-cpu flushes some, vmvx's f32 remainder by a subnormal gave nan)."""
+    mantissa_bits, bias = _FORMAT[dtype]
+    fm = m.to(_INT[dtype]).to(dtype).bits().to(I64)        # exact: m fits the mantissa
+    field = (fm >> mantissa_bits) + (exponent.to(I64) - (bias + mantissa_bits))
+    normal = (fm & ((1 << mantissa_bits) - 1)) | (field << mantissa_bits)
+    subnormal = m.to(I64) << (exponent.to(I64) - 1)       # m == 0 lands here too: +0
+    return where((field >= 1) & (m != 0), normal, subnormal).to(U64)
+
+
 def fmod(a: V, b: V) -> V:
-    """C's fmod (the dividend's sign), as a - trunc(a/b) * b; fmod(finite, +-inf) is the finite operand."""
-    q = a / b
-    trunc = where(q < 0, q.unary("ceil"), q.unary("floor"))
-    return where((b.abs() == np.inf) & a.is_finite(), a, a - trunc * b)
+    """C's fmod (the dividend's sign) of f32 or f64, exact for every quotient, as the C library computes it (IREE
+    cannot link f64 fmod; a - trunc(a/b) * b is off in the last bits from |a/b| ~ 1 on and loses every digit past
+    2**53). |a| = ma 2**ea and |b| = mb 2**eb in integers (subnormals: exponent 1, no implicit bit); the
+    remainder is (ma 2**(ea - eb)) mod mb, times 2**eb. numpy's special cases: nan for a nan operand, an infinite
+    a or a zero b; a itself when |a| < |b| (b infinite included); zeros keep a's sign. Compares on the bits: no
+    NaN compare for vmvx to get wrong."""
+    mantissa_bits, _ = _FORMAT[a.dtype]
+    sign = 1 << (8 * a.dtype.itemsize - 1)
+    ua, ub = ((x.bits() & (sign - 1)).to(U64) for x in (a, b))
+    invalid = (ua >= sign - (1 << mantissa_bits)) | (ub > sign - (1 << mantissa_bits)) | (ub == 0)  # inf's bits
+    small = ua < ub
+    regular = ~(invalid | small)
+    ea, eb = ((u >> mantissa_bits).maximum(1) for u in (ua, ub))
+    ma = ua - ((ea - 1) << mantissa_bits)                    # the implicit bit where the number is normal
+    mb = where(regular, ub - ((eb - 1) << mantissa_bits), 1)
+    m = _shifted_remainder(_integer_remainder(ma, mb), mb, where(regular, ea - eb, 0), 63 - mantissa_bits)
+    bits = _scaled(m, eb, a.dtype).to(a.bits().dtype) | (a.bits() & sign)
+    return where(invalid, np.nan, where(small, a, V(hlo.bitcast_convert(bits.value, a.dtype))))
 
 
 # --- the rewrites -----------------------------------------------------------------------------------------
@@ -344,5 +401,9 @@ f64_by_basic_ops = by_basic_ops("f64_by_basic_ops", F64_ONLY, ("float64",))
 # approximations, as on llvm-cpu
 trig_below_f64_by_exact_reduction = by_basic_ops("trig_below_f64_by_exact_reduction", TRIG, _NOT_F64)
 cbrt_below_f64_by_exp_log = by_basic_ops("cbrt_below_f64_by_exp_log", ("stablehlo.cbrt",), _NOT_F64)
+# vmvx: its float remainder below f64 is IEEE 754's (the quotient rounded to nearest: remainder(-1.93, 2.43) gave
+# 0.5, fmod's is -1.93) and nan for a subnormal divisor (1 % 1e-45 in f32): the exact fmod (f16/bf16 in f32)
+remainder_exactly_below_f64 = by_basic_ops("remainder_exactly_below_f64", ("stablehlo.remainder",), _NOT_F64)
 CPU = [trig_by_exact_reduction, cbrt_by_exp_log, f64_by_basic_ops]
+VMVX = [remainder_exactly_below_f64]
 CUDA = [trig_below_f64_by_exact_reduction, cbrt_below_f64_by_exp_log]
