@@ -79,6 +79,32 @@ def test_from_mlir_remainder_is_exact_fmod(backend):
     _assert_fmod(out[1], *F32)
 
 
+def _map_module(n: int) -> str:
+    """A remainder in the body of a stablehlo.map per float width: scalar code in IREE, where no while goes."""
+    maps = []
+    for k, t in enumerate(("f64", "f32")):
+        maps.append(f"""  %{k} = "stablehlo.map"(%a{k}, %b{k}) ({{
+  ^bb0(%x: tensor<{t}>, %y: tensor<{t}>):
+    %r = stablehlo.remainder %x, %y : tensor<{t}>
+    stablehlo.return %r : tensor<{t}>
+  }}) {{dimensions = array<i64: 0>}} : (tensor<{n}x{t}>, tensor<{n}x{t}>) -> tensor<{n}x{t}>""")
+    return (f"func.func @main(%a0: tensor<{n}xf64>, %b0: tensor<{n}xf64>, %a1: tensor<{n}xf32>, %b1: tensor<{n}xf32>)"
+            f" -> (tensor<{n}xf64>, tensor<{n}xf32>) {{\n" + "\n".join(maps)
+            + f"\n  return %0, %1 : tensor<{n}xf64>, tensor<{n}xf32>\n}}")
+
+
+@pytest.mark.parametrize("backend", IREE)
+def test_remainder_in_a_body_is_exact_fmod_without_a_loop(backend):
+    """In a map (reduce, scatter ...) body the integer fmod takes the largest shift's steps unrolled (a while there
+    failed to compile: 'tensor.from_elements' op failed to verify)."""
+    n = 12
+    picks = np.r_[0:8, len(F64[0]) - 4:len(F64[0])]              # huge quotients, subnormals, random
+    f64, f32 = [x[picks] for x in F64], [x[picks] for x in F32]
+    out = hj.from_mlir(_map_module(n), backend=backend)(*f64, *f32)
+    _assert_fmod(out[0], *f64)
+    _assert_fmod(out[1], *f32)
+
+
 HALF = [(np.float16, "f16"), (ml_dtypes.bfloat16, "bf16")]
 
 

@@ -18,13 +18,14 @@ at x = 100, garbage beyond 1e7), cbrt is 8-16 ulp off and NaN at +-inf. cuda cal
 - cbrt: exp(log|x| / 3) and a Newton step. f64 expm1, log1p: llvm-cpu's are exp(x) - 1 and log(1 + x)
   (expm1(1e-20) = 0): their series near 0.
 - tanh (f64): tanh|x| = -expm1(-2|x|) / (2 + expm1(-2|x|)).
-- remainder (f64): C's fmod, exact for any quotient, in integers on the mantissas (a while loop shifts the
-  dividend's extra exponent in, 11 bits a step).
+- remainder (f64; on vmvx every float, whose own is IEEE's remainder and nan for a subnormal divisor): C's fmod,
+  exact for any quotient, in integers on the mantissas (a while loop shifts the dividend's extra exponent in).
 f16/bf16 operands compute in f32 and round once. Nothing here relies on IEEE rounding of an intermediate
 (vmvx folds (x + 1) - 1 into x; llvm-cpu contracts a * b + c into an fma).
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -249,7 +250,7 @@ def atan2(y: V, x: V) -> V:
     return where(y.signbit(), -r, r)
 
 
-# --- cbrt; expm1, log1p, tanh and fmod (f64) --------------------------------------------------------------
+# --- cbrt; expm1, log1p, tanh (f64); fmod --------------------------------------------------------------
 
 def cbrt(x: V) -> V:
     """exp(log|x|/3) refined by one Newton step (error squared: a few ulp to ~1 ulp), subnormals scaled into
@@ -307,6 +308,11 @@ def _largest(x: V) -> V:
     return V(hlo.reduce([x.value], [hlo.constant(0, x.dtype)], list(range(len(x.shape))), "maximum")[0])
 
 
+def _shift_step(m: V, divisor: V, shift: V, step: int) -> tuple[V, V]:
+    bits = shift.minimum(step)
+    return _integer_remainder(m << bits, divisor), shift - bits
+
+
 def _shifted_remainder(m: V, divisor: V, shift: V, step: int) -> V:
     """(m * 2**shift) mod divisor for m < divisor < 2**(64 - step) (u64), `step` bits of the shift at a time: a
     while loop that runs until every element's shift is spent (no step at all for quotients below 2**step)."""
@@ -314,10 +320,16 @@ def _shifted_remainder(m: V, divisor: V, shift: V, step: int) -> V:
         return [(_largest(V(shift)) > 0).value]
 
     def next_step(m, shift):
-        m, shift = V(m), V(shift)
-        bits = shift.minimum(step)
-        return [_integer_remainder(m << bits, divisor).value, (shift - bits).value]
+        return [v.value for v in _shift_step(V(m), divisor, V(shift), step)]
     return V(hlo.while_([m.value, shift.value], more, next_step)[0])
+
+
+def _shifted_remainder_unrolled(m: V, divisor: V, shift: V, step: int, largest_shift: int) -> V:
+    """As _shifted_remainder, in the steps the largest possible shift needs (f64: 186, f32: 7), for the bodies of
+    reduce, sort, scatter ...: IREE lowers no while there (their ops become a linalg region's scalar code)."""
+    for _ in range(-(-largest_shift // step)):
+        m, shift = _shift_step(m, divisor, shift, step)
+    return m
 
 
 def _scaled(m: V, exponent: V, dtype: np.dtype) -> V:
@@ -333,14 +345,14 @@ def _scaled(m: V, exponent: V, dtype: np.dtype) -> V:
     return where((field >= 1) & (m != 0), normal, subnormal).to(U64)
 
 
-def fmod(a: V, b: V) -> V:
+def fmod(a: V, b: V, in_body: bool = False) -> V:
     """C's fmod (the dividend's sign) of f32 or f64, exact for every quotient, as the C library computes it (IREE
     cannot link f64 fmod; a - trunc(a/b) * b is off in the last bits from |a/b| ~ 1 on and loses every digit past
     2**53). |a| = ma 2**ea and |b| = mb 2**eb in integers (subnormals: exponent 1, no implicit bit); the
     remainder is (ma 2**(ea - eb)) mod mb, times 2**eb. numpy's special cases: nan for a nan operand, an infinite
     a or a zero b; a itself when |a| < |b| (b infinite included); zeros keep a's sign. Compares on the bits: no
-    NaN compare for vmvx to get wrong."""
-    mantissa_bits, _ = _FORMAT[a.dtype]
+    NaN compare for vmvx to get wrong. `in_body`: the op is in a body that IREE lowers to scalar code (no while)."""
+    mantissa_bits, bias = _FORMAT[a.dtype]
     sign = 1 << (8 * a.dtype.itemsize - 1)
     ua, ub = ((x.bits() & (sign - 1)).to(U64) for x in (a, b))
     invalid = (ua >= sign - (1 << mantissa_bits)) | (ub > sign - (1 << mantissa_bits)) | (ub == 0)  # inf's bits
@@ -349,7 +361,11 @@ def fmod(a: V, b: V) -> V:
     ea, eb = ((u >> mantissa_bits).maximum(1) for u in (ua, ub))
     ma = ua - ((ea - 1) << mantissa_bits)                    # the implicit bit where the number is normal
     mb = where(regular, ub - ((eb - 1) << mantissa_bits), 1)
-    m = _shifted_remainder(_integer_remainder(ma, mb), mb, where(regular, ea - eb, 0), 63 - mantissa_bits)
+    m, shift, step = _integer_remainder(ma, mb), where(regular, ea - eb, 0), 63 - mantissa_bits
+    if in_body:        # the largest shift: the largest finite exponent field (2 bias) less the smallest (1)
+        m = _shifted_remainder_unrolled(m, mb, shift, step, 2 * bias - 1)
+    else:
+        m = _shifted_remainder(m, mb, shift, step)
     bits = _scaled(m, eb, a.dtype).to(a.bits().dtype) | (a.bits() & sign)
     return where(invalid, np.nan, where(small, a, V(hlo.bitcast_convert(bits.value, a.dtype))))
 
@@ -359,6 +375,21 @@ def fmod(a: V, b: V) -> V:
 _BUILD = {"stablehlo.sine": sine, "stablehlo.cosine": cosine, "stablehlo.tan": tan, "stablehlo.atan2": atan2,
           "stablehlo.cbrt": cbrt, "stablehlo.tanh": tanh, "stablehlo.remainder": fmod,
           "stablehlo.exponential_minus_one": expm1, "stablehlo.log_plus_one": log1p}
+
+
+_BUILD_IN_BODY = {"stablehlo.remainder": functools.partial(fmod, in_body=True)}
+_TENSOR_REGIONS = ("func.func", "stablehlo.while", "stablehlo.if", "stablehlo.case")
+
+
+def _in_scalar_body(op) -> bool:
+    """Whether op is in the body of a reduce, sort, scatter, map ... (at any depth): IREE lowers those bodies to
+    the scalar code of a linalg region, where a while cannot go."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name not in _TENSOR_REGIONS:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _in_float32_at_least(build, operands: list[V]) -> V:
@@ -378,7 +409,8 @@ def by_basic_ops(name: str, names: tuple[str, ...], dtype_names: tuple[str, ...]
             if op.name not in names or dtype_of(op.results[0].type).name not in dtype_names:
                 continue
             with ir.InsertionPoint(op), op.location:
-                new = _in_float32_at_least(_BUILD[op.name], [V(x) for x in op.operands])
+                build = _BUILD_IN_BODY.get(op.name, _BUILD[op.name]) if _in_scalar_body(op) else _BUILD[op.name]
+                new = _in_float32_at_least(build, [V(x) for x in op.operands])
             op.result.replace_all_uses_with(new.value)
             op.erase()
             count += 1
