@@ -308,31 +308,35 @@ def _largest(x: V) -> V:
     return V(hlo.reduce([x.value], [hlo.constant(0, x.dtype)], list(range(len(x.shape))), "maximum")[0])
 
 
-def _shift_step(m: V, divisor: V, shift: V, step: int) -> tuple[V, V]:
-    bits = shift.minimum(step)
-    return _integer_remainder(m << bits, divisor), shift - bits
+def _shift_step(m: V, divisor: V, shift: V, done: V | int, step: int) -> V:
+    """m's next step of (m * 2**shift) mod divisor, `done` bits of the shift shifted in already."""
+    bits = (shift - shift.minimum(done)).minimum(step)
+    return _integer_remainder(m << bits, divisor)
 
 
 def _shifted_remainder(m: V, divisor: V, shift: V, step: int) -> V:
     """(m * 2**shift) mod divisor for m < divisor < 2**(64 - step) (u64), `step` bits of the shift at a time: a
-    while loop over a 0-d count of the steps the largest shift needs (none for quotients below 2**step). The
-    count is taken once, before the loop: a reduction in the loop's condition cost ~100 ms per 2**20 elements."""
+    while loop over a 0-d count of the steps the largest shift needs (none for quotients below 2**step), which
+    carries m alone. The count is taken once, before the loop: a reduction in the loop's condition cost
+    ~100 ms per 2**20 elements."""
     most = _largest(shift) + (step - 1)
     steps = V(hlo.binary("divide", most.value, most.splat(step).value))
 
-    def more(i, m, shift):
+    def more(i, m):
         return [(V(i) < steps).value]
 
-    def next_step(i, m, shift):
-        return [(V(i) + 1).value] + [v.value for v in _shift_step(V(m), divisor, V(shift), step)]
-    return V(hlo.while_([steps.splat(0).value, m.value, shift.value], more, next_step)[1])
+    def next_step(i, m):
+        i = V(i)
+        done = V(hlo.broadcast_in_dim((i * step).value, shift.shape, []))
+        return [(i + 1).value, _shift_step(V(m), divisor, shift, done, step).value]
+    return V(hlo.while_([steps.splat(0).value, m.value], more, next_step)[1])
 
 
 def _shifted_remainder_unrolled(m: V, divisor: V, shift: V, step: int, largest_shift: int) -> V:
     """As _shifted_remainder, in the steps the largest possible shift needs (f64: 186, f32: 7), for the bodies of
     reduce, sort, scatter ...: IREE lowers no while there (their ops become a linalg region's scalar code)."""
-    for _ in range(-(-largest_shift // step)):
-        m, shift = _shift_step(m, divisor, shift, step)
+    for k in range(-(-largest_shift // step)):
+        m = _shift_step(m, divisor, shift, k * step, step)
     return m
 
 
