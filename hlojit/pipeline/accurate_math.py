@@ -380,8 +380,8 @@ def fmod(a: V, b: V, in_body: bool = False) -> V:
     2**53). |a| = ma 2**ea and |b| = mb 2**eb in integers (subnormals: exponent 1, no implicit bit); the
     remainder is (ma 2**(ea - eb)) mod mb, times 2**eb. The result is assembled from a and b behind a barrier: IREE
     would merge those ops with the ones before the loop and keep each of their tensors across it (2**20 f64
-    elements: 190 ms, 25 ms without). `in_body` (a body IREE lowers to scalar code, where no while goes): the
-    steps of the largest shift unrolled."""
+    elements that need no step: 190 ms, 40 ms behind it; the trunc formula took 10). `in_body` (a body IREE
+    lowers to scalar code, where no while goes): the steps of the largest shift unrolled."""
     mantissa_bits, bias = _FORMAT[a.dtype]
     ua, ub, ea, eb, regular = _fields(a, b)
     ma = ua - ((ea - 1) << mantissa_bits)                    # the implicit bit where the number is normal
