@@ -645,15 +645,9 @@ KNOWN_COMPILE_FAILURES = [
 # now emits zeros for it): each runs in a subprocess, so the crash fails its test, not the session. None now.
 KNOWN_CRASHES: list = []
 
-# Wrong answers.
-KNOWN_WRONG = [
-    (("iree:cpu", "iree:vmvx"), lambda g, c: c.id in ("remainder-f64-huge-quotient",),
-     "IREE cannot link f64 fmod: the pipeline computes it as a - trunc(a/b)*b (accurate_math.py), which loses "
-     "every digit once a/b is past 2**53: 1e30 % 2.5 gives 0 (numpy, exact fmod: 1.0)"),
-    (("iree:vmvx",), lambda g, c: c.id in ("floor_divide-u8-high-bit", "remainder-u8-high-bit", "right_shift-u8-high-bit"),
-     "IREE vmvx: uint8 division, remainder and logical right shift are wrong for values >= 128 (sign-extended): "
-     "156 // 14 gives 139, 252 >> 7 gives 255"),
-]
+# Wrong answers (f64 fmod past 2**53, vmvx's ui8 division and shifts were: pipeline/accurate_math.py,
+# vmvx_rewrites.py). None now.
+KNOWN_WRONG: list = []
 
 
 def _known(table, backend, group, case):

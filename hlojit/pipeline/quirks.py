@@ -17,7 +17,6 @@ from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
-from .values import V, where
 from .winograd import requested_winograd
 
 
@@ -140,26 +139,6 @@ def narrow_int_to_f64_by_bits(module: ir.Module) -> int:
     return count
 
 
-def fmod_from_ieee_remainder(module: ir.Module) -> int:
-    """vmvx's float remainder below f64 is IEEE 754's (the quotient rounded to nearest: remainder(-1.93, 2.43)
-    gave 0.5), the spec's is C's fmod (truncated: -1.93). Where IEEE's result r has the other sign than the
-    dividend x, fmod is r + sign(x) |y|, which is exact (fmod's value is representable, so the add rounds to
-    it). f64 remainder is rewritten before this (accurate_math.f64_by_basic_ops)."""
-    count = 0
-    for op in list(_walk(module.operation)):
-        if op.name != "stablehlo.remainder" or not _is_float(dtype_of(op.results[0].type)):
-            continue
-        with ir.InsertionPoint(op), op.location:
-            x, y = (V(v) for v in op.operands)
-            r = V(hlo.binary("remainder", x.value, y.value))
-            other_sign = (r != 0) & ((r < 0) != (x < 0))
-            new = where(other_sign, r + where(x < 0, -y.abs(), y.abs()), r)
-        op.result.replace_all_uses_with(new.value)
-        op.erase()
-        count += 1
-    return count
-
-
 def vector_products_as_reductions(module: ir.Module) -> int:
     """llvm-cpu's inner-tiled matmuls (the cpu target's flags) cannot compile a dot_general one of whose
     operands has no free dimension longer than 1 (a vector times a matrix: "'iree_codegen.inner_tiled' op
@@ -211,10 +190,10 @@ _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TA
 _FIRST = (compile_rewrites.ALL_TARGETS + sort_rewrites.CPU + [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS
           + linalg_rewrites.ALL_TARGETS)
 QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC
-              + vmvx_rewrites.AFTER_SPEC + [
-              fmod_from_ieee_remainder, truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
-              vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares,
-              narrow_int_to_f64_by_bits],
+                  + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
+                  truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
+                  vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares,
+                  narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
           "cuda": compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS

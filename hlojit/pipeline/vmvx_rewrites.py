@@ -10,6 +10,8 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
 - count_leading_zeros below 32 bits: vmvx counts in 32 bits (ui8 1 gave 31): the count of the value widened
   with zeros to 32 bits, minus the extra bits.
+- ui8/ui16 divide, remainder, shift_right_logical: vmvx sign-extends the operands (ui8 252 >> 7 gave 255): in i32
+  on the operands widened with zeros.
 - bf16 arithmetic: vmvx keeps bf16 in i32 and emits f32 instructions on it ('vm.add.f32' op operand #0 must
   be 32-bit float, but got 'i32'): the op computes in f32 and its result is rounded to bf16 once, which is
   the correctly rounded bf16 result for + - * / and sqrt (f32 holds more than twice bf16's 8 bits); so do
@@ -98,6 +100,30 @@ def narrow_count_leading_zeros_in_i32(module: ir.Module) -> int:
             wide = _zero_extended(x).to(np.int32)
             zeros = V(hlo.unary("count_leading_zeros", wide.value)) - (32 - 8 * x.dtype.itemsize)
             count += _replace(op, zeros.to(x.dtype))
+    return count
+
+
+_UNSIGNED_IN_I32 = ("stablehlo.divide", "stablehlo.remainder", "stablehlo.shift_right_logical")
+
+
+def narrow_unsigned_in_i32(module: ir.Module) -> int:
+    """divide, remainder and shift_right_logical of ui8/ui16 in i32 on the operands zero-extended, the result
+    truncated back: vmvx computes them on the operands sign-extended (ui8 156 / 14 gave 139, 252 >> 7 gave 255).
+    A shift by the width or more is 0 (the spec's): the amount is clamped to the width first, which shifts every
+    bit out of the widened value as well."""
+    count = 0
+    for op in list(walk(module.operation)):
+        if op.name not in _UNSIGNED_IN_I32:
+            continue
+        dtype = dtype_of(op.results[0].type)
+        if dtype.kind != "u" or dtype.itemsize > 2:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            x, y = (_zero_extended(V(v)).to(np.int32) for v in op.operands)
+            if op.name == "stablehlo.shift_right_logical":
+                y = y.minimum(8 * dtype.itemsize)
+            wide = V(hlo.binary(op.name.removeprefix("stablehlo."), x.value, y.value))
+            count += _replace(op, wide.to(dtype))
     return count
 
 
@@ -257,4 +283,4 @@ def f16_converts_by_bits(module: ir.Module) -> int:
 
 
 FIRST = [chlo_as_stablehlo]
-AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32]
+AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32, narrow_unsigned_in_i32]
