@@ -1,12 +1,12 @@
 """Elementwise math that StableHLO has no op for, or whose IREE lowering is wrong, built from basic ops.
 
 The rows live in elementwise.py's UNARY/BINARY tables (name, kinds, numpy reference); their composites
-live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), each
-declaring at its definition its derivative (`derivatives.derivative`: the textbook one, where its own ops have
-none worth having) and whether half floats compute in f32, and are registered into elementwise's composite
-tables at the bottom of this file. Also here: the float
-bit-level helpers they share (signbit, frexp, ldexp by integer arithmetic on the bits, which IREE runs
-exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gelu, elu, leaky_relu).
+live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), and
+are registered into elementwise's composite tables at the bottom of this file. Each declares at its
+definition whether half floats compute in f32 and, where its own ops have no derivative worth having, its
+textbook one (`derivatives.derivative`). Also here: the float bit-level helpers they share (signbit, frexp,
+ldexp by integer arithmetic on the bits, which IREE runs exactly), `bitcast`, `clip`, `nan_to_num` and the
+parameterised activations (gelu, elu, leaky_relu).
 
 sin, cos, tan, arctan2, cbrt, expm1, log1p are StableHLO's own ops; where IREE computes them wrongly or cannot
 link them, the pipeline rewrites them per target (pipeline/accurate_math.py). Half floats compute in f32 here
