@@ -1,11 +1,12 @@
-"""Derivative regions: composites that carry a derivative of their own, and `closed_form`, with which an op
-declares its backward pass where it is defined.
+"""Derivative regions: composites that carry a derivative of their own, declared where each is defined:
+`closed_form` (an op's whole backward pass), `derivative` and `no_derivative` (an elementwise composite's
+slopes, or why it has none).
 
 A `Region` records the values that went into a composite and came out of it, and a function that maps the
 outputs' cotangents to the inputs' (autodiff/core.py applies it when its walk meets the outputs; the ops
 inside never receive a cotangent). This module sits below both the op library and autodiff, and imports
-neither: an op module (ops/statistics.py, ops/math.py) declares its closed form with `@closed_form` at the
-definition, and autodiff finds the region in the trace's table, with no module patching another's.
+neither: an op module (ops/statistics.py, ops/math.py, ops/elementwise.py ...) decorates its op or composite
+at the definition, and autodiff finds the region in the trace's table, with no module patching another's.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import functools
 from typing import Callable, NamedTuple
 
 from ..dialects import stablehlo as hlo
+from ..errors import DifferentiationError
 from . import dtypes, trace as _trace
 from .tensor import Tensor
 
@@ -72,4 +74,53 @@ def closed_form(backward: Callable, keep="output"):
                               lambda residuals, cts: [backward(like, residuals[0], cts[0], *args, **kwargs)]))
             return (held, *out[1:]) if several else held
         return op
+    return decorate
+
+
+def derivative(slopes: Callable):
+    """`@derivative(slopes)` on an elementwise composite fn(*xs) -> y (operands of y's shape and dtype) whose own
+    ops have no derivative worth having (exact argument reductions run in integers, fitted polynomials, bit
+    tricks): inside a trace, a float call records a Region whose residuals are xs and y, and whose backward
+    pass gives each x the cotangent g * slope, `slopes(*xs, y)` being the one slope of a unary composite or the
+    tuple of partials of a binary one (frontend ops, so it differentiates again). The region is named after fn,
+    its leading underscore dropped; where y is an operand itself (trunc of an int), there is none."""
+    def decorate(fn):
+        name = fn.__name__.lstrip("_")
+
+        def backward(residuals, cts):
+            *xs, y = residuals
+            partials = slopes(*xs, y)
+            partials = partials if isinstance(partials, tuple) else (partials,)
+            return [(cts[0] * s).astype(x.dtype) for s, x in zip(partials, xs)]
+
+        @functools.wraps(fn)
+        def composite(*xs):
+            y = fn(*xs)
+            if _trace.current() is None or not dtypes.is_float(y.dtype) or any(y.value == x.value for x in xs):
+                return y
+            add_region(Region(name, [x.value for x in xs], [y.value], [x.value for x in xs] + [y.value], backward))
+            return y
+        return composite
+    return decorate
+
+
+def no_derivative(why: str):
+    """`@no_derivative(why)` on an elementwise composite fn(*xs) -> y whose ops would differentiate into a wrong
+    slope and whose true one is not written: reverse mode through a float call raises DifferentiationError
+    naming the composite, the user's line and `why`."""
+    def decorate(fn):
+        name = fn.__name__.lstrip("_")
+
+        @functools.wraps(fn)
+        def composite(*xs):
+            y = fn(*xs)
+            if _trace.current() is None or not dtypes.is_float(y.dtype):
+                return y
+            site = _trace.user_site()
+
+            def backward(residuals, cts):
+                raise DifferentiationError(f"reverse mode through {name} (at {site}): {why}")
+            add_region(Region(name, [x.value for x in xs], [y.value], [], backward))
+            return y
+        return composite
     return decorate

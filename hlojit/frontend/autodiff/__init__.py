@@ -2,7 +2,6 @@
 stop_gradient, custom_vjp. The rules live in one table (`core.RULES`, one entry per StableHLO op),
 filled by the rules_* modules, one per op family."""
 from . import rules_control, rules_elementwise, rules_indexing, rules_reduce, rules_shape  # noqa: F401
-from . import composites  # noqa: F401  (derivatives of the elementwise composites built from bit tricks)
 from .api import custom_vjp, grad, jvp, stop_gradient, value_and_grad, vjp
 from .core import RULES
 

@@ -3,7 +3,9 @@
 A row is the op's numpy name -> (StableHLO op, the dtype kinds it takes, whether integer inputs first
 become the default float, the numpy reference that tests compare with). Rows whose StableHLO op is None
 are composites written below the tables, with numpy's semantics where StableHLO's differ (integer
-division, remainder's sign, bool arithmetic).
+division, remainder's sign, bool arithmetic): a unary one is fn(x), a binary one fn(a, b), on operands already
+promoted and broadcast. Those whose ops have no useful derivative (bit tricks, integer argument reduction)
+declare theirs where they are defined (`derivatives.derivative`).
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import numpy as np
 from ...dialects import stablehlo as hlo
 from ...errors import DTypeError
 from .. import dtypes
+from ..derivatives import derivative
 from ..tensor import Tensor
+from .shape import broadcast_to, ones_like, zeros_like
 from ._core import as_tensor, broadcast_all, constant, convert, describe, emit, fail, promote, wrap
 
 
@@ -122,11 +126,6 @@ COMPARISONS = {  # numpy name -> StableHLO comparison direction
     "equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE", "greater": "GT", "greater_equal": "GE",
 }
 
-# Composites whose ops have no useful derivative (bit tricks, integer argument reduction), by name ->
-# wrap(composite, *operands): filled by frontend/autodiff/composites.py with each one's derivative.
-DIFFERENTIABLE: dict = {}
-
-
 def _check_kinds(name: str, row: Elementwise, operands):
     for x in operands:
         if _kind(x.dtype) not in row.kinds:
@@ -173,8 +172,6 @@ def unary(name: str, x) -> Tensor:
     (x,), dtype, weak = _prepare(name, row, x)
     if row.hlo is not None:
         return _emit_same(row.hlo, [x], dtype, weak)
-    if name in DIFFERENTIABLE:
-        return DIFFERENTIABLE[name](_COMPOSITE_UNARY[name], x)
     return _COMPOSITE_UNARY[name](x)
 
 
@@ -189,10 +186,8 @@ def binary(name: str, x, y) -> Tensor:
     if name == "power" and isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor):
         return _integer_power(as_tensor(x, name), y)
     if row.hlo is None:
-        tensors, dtype, weak = _prepare(name, row, x, y)
-        if name in DIFFERENTIABLE:
-            return DIFFERENTIABLE[name](lambda *xs: _COMPOSITE_BINARY[name](list(xs), dtype, weak), *tensors)
-        return _COMPOSITE_BINARY[name](tensors, dtype, weak)
+        tensors, _, _ = _prepare(name, row, x, y)
+        return _COMPOSITE_BINARY[name](*tensors)
     tensors, dtype, weak = _prepare(name, row, x, y)
     # the spec's float power is C99's pow and its i1 add/multiply/maximum/minimum numpy's OR/AND: IREE's
     # exp(y log x) and XOR add are the pipeline's to mend (legalize.power_by_magnitude, bool_arithmetic_as_logic)
@@ -217,7 +212,6 @@ def _is_int(y) -> bool:
 # --- composites ----------------------------------------------------------------------------------
 
 def _full_like(x: Tensor, value, dtype=None) -> Tensor:
-    from .shape import broadcast_to
     return broadcast_to(constant(value, dtype or x.dtype, x.weak), x.shape)
 
 
@@ -241,6 +235,18 @@ def _integer_power(x: Tensor, n: int) -> Tensor:
         if n:
             base = _emit_same("multiply", [base, base], x.dtype, x.weak)
     return result if result is not None else _full_like(x, 1)
+
+
+def in_float32_at_least(fn):
+    """Compute a float composite of f16/bf16 operands in f32 and round the result once."""
+    def run(*xs):
+        narrow = xs[0].dtype in (dtypes.float16, dtypes.bfloat16)
+        if not narrow:
+            return fn(*xs)
+        out = fn(*(convert(x, dtypes.float32) for x in xs))
+        return convert(out, xs[0].dtype, xs[0].weak)
+    run.__name__ = fn.__name__
+    return run
 
 
 def _abs(x):
@@ -277,6 +283,19 @@ def _is_inf(x):
     return compare("equal", _abs(x), float("inf")) if dtypes.is_float(x.dtype) else _full_like(x, False, dtypes.bool_)
 
 
+# JAX's jax.nn.relu (and torch): slope 0 at 0, where maximum(x, 0)'s tie rule gave 0.5; the mask comes from
+# y, which the next layer reads anyway, so the forward's matmul dispatch no longer writes x out as well
+@derivative(lambda x, y: where(y > 0, 1.0, 0.0))
+def _relu(x):
+    return _emit_same("maximum", [x, _full_like(x, 0)], x.dtype, x.weak)
+
+
+@derivative(lambda x, y: unary("sigmoid", x))
+def _softplus(x):
+    """max(x, 0) + log1p(exp(-|x|)): no overflow for large |x|."""
+    return binary("maximum", x, 0) + unary("log1p", unary("exp", -_abs(x)))
+
+
 _COMPOSITE_UNARY = {
     "abs": _abs,
     "sign": _sign,
@@ -289,9 +308,8 @@ _COMPOSITE_UNARY = {
     "isinf": _is_inf,
     "square": lambda x: _emit_same("multiply", [x, x], x.dtype, x.weak),
     "reciprocal": lambda x: _emit_same("divide", [_full_like(x, 1), x], x.dtype, x.weak),
-    "relu": lambda x: _emit_same("maximum", [x, _full_like(x, 0)], x.dtype, x.weak),
-    # softplus(x) = max(x, 0) + log1p(exp(-|x|)): no overflow for large |x|
-    "softplus": lambda x: binary("maximum", x, 0) + unary("log1p", unary("exp", -_abs(x))),
+    "relu": _relu,
+    "softplus": _softplus,
 }
 
 
@@ -308,9 +326,10 @@ def _fmod(a: Tensor, b: Tensor) -> Tensor:
     return _emit_same("remainder", [a, b], a.dtype, a.weak)
 
 
-def _remainder(tensors, dtype, weak):
+@derivative(lambda x, y, z: (ones_like(x), -unary("floor", x / y)))
+def _remainder(a, b):
     """numpy's remainder: the result has the divisor's sign; x % 0 is 0 for integers, nan for floats."""
-    a, b = tensors
+    dtype, weak = a.dtype, a.weak
     if dtypes.is_float(dtype):
         r = _fmod(a, b)
         fix = (r != 0) & ((r < 0) != (b < 0))
@@ -321,9 +340,10 @@ def _remainder(tensors, dtype, weak):
     return _select(b == 0, _full_like(r, 0), r)
 
 
-def _floor_divide(tensors, dtype, weak):
+@derivative(lambda x, y, z: (zeros_like(x), zeros_like(y)))
+def _floor_divide(a, b):
     """numpy's floor_divide: rounds toward -inf; x // 0 is 0 for integers, +-inf/nan for floats."""
-    a, b = tensors
+    dtype, weak = a.dtype, a.weak
     if dtypes.is_float(dtype):
         mod = _fmod(a, b)
         div = (a - mod) / b
@@ -338,15 +358,14 @@ def _floor_divide(tensors, dtype, weak):
     return _select(b == 0, _full_like(q, 0), q)
 
 
-def _right_shift(tensors, dtype, weak):
-    op = "shift_right_logical" if dtype.kind == "u" else "shift_right_arithmetic"
-    return _emit_same(op, tensors, dtype, weak)
+def _right_shift(a, b):
+    op = "shift_right_logical" if a.dtype.kind == "u" else "shift_right_arithmetic"
+    return _emit_same(op, [a, b], a.dtype, a.weak)
 
 
 def _logical(op):
-    def build(tensors, dtype, weak):
-        a, b = (_to_bool(t) for t in tensors)
-        return _emit_same(op, [a, b], dtypes.bool_, False)
+    def build(a, b):
+        return _emit_same(op, [_to_bool(a), _to_bool(b)], dtypes.bool_, False)
     return build
 
 

@@ -2,9 +2,11 @@
 
 The rows live in elementwise.py's UNARY/BINARY tables (name, kinds, numpy reference); their composites
 live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), and
-are registered into elementwise's composite tables at the bottom of this file. Also here: the float
-bit-level helpers they share (signbit, frexp, ldexp by integer arithmetic on the bits, which IREE runs
-exactly), `bitcast`, `clip`, `nan_to_num` and the parameterised activations (gelu, elu, leaky_relu).
+are registered into elementwise's composite tables at the bottom of this file. Each declares at its
+definition whether half floats compute in f32 and, where its own ops have no derivative worth having, its
+textbook one (`derivatives.derivative`). Also here: the float bit-level helpers they share (signbit, frexp,
+ldexp by integer arithmetic on the bits, which IREE runs exactly), `bitcast`, `clip`, `nan_to_num` and the
+parameterised activations (gelu, elu, leaky_relu).
 
 sin, cos, tan, arctan2, cbrt, expm1, log1p are StableHLO's own ops; where IREE computes them wrongly or cannot
 link them, the pipeline rewrites them per target (pipeline/accurate_math.py). Half floats compute in f32 here
@@ -25,11 +27,13 @@ import numpy as np
 from ...dialects import stablehlo as hlo
 from ...errors import DTypeError, ShapeError
 from .. import dtypes
-from ..derivatives import closed_form
+from ..derivatives import closed_form, derivative, no_derivative
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import _core
 from ._core import as_tensor, convert, describe, emit, fail, wrap
+from .elementwise import in_float32_at_least
+from .shape import zeros_like
 
 
 # --- float formats and their bits ------------------------------------------------------------------
@@ -127,23 +131,12 @@ def frexp(x: Tensor) -> tuple[Tensor, Tensor]:
     return m, e
 
 
-def in_float32_at_least(fn):
-    """Compute a float composite of f16/bf16 operands in f32 and round the result once."""
-    def run(*xs):
-        narrow = xs[0].dtype in (dtypes.float16, dtypes.bfloat16)
-        if not narrow:
-            return fn(*xs)
-        out = fn(*(convert(x, dtypes.float32) for x in xs))
-        return convert(out, xs[0].dtype, xs[0].weak)
-    run.__name__ = fn.__name__
-    return run
-
-
 def _binary_composite(fn):
-    """Adapt fn(a, b) to the (tensors, dtype, weak) calling convention of BINARY composites."""
-    def run(tensors, dtype, weak):
-        out = in_float32_at_least(fn)(*tensors)
-        return wrap(out.value, out.shape, out.dtype, weak)
+    """fn(a, b) as a BINARY composite: in f32 for half floats, and as weakly typed as its promoted operands."""
+    def run(a, b):
+        out = in_float32_at_least(fn)(a, b)
+        return wrap(out.value, out.shape, out.dtype, a.weak)
+    run.__name__ = fn.__name__
     return run
 
 
@@ -153,6 +146,8 @@ def _unary(name, x):
 
 # --- exponentials and logarithms -------------------------------------------------------------------
 
+@derivative(lambda x, y: y * math.log(2))
+@in_float32_at_least
 def _exp2(x):
     """2**x = 2**n * exp(f*ln2), n = round(x), |f| <= 1/2: exact for integer x, no error growth with |x|."""
     fmt = FORMATS[x.dtype]
@@ -180,6 +175,8 @@ def _log_specials(x, y):
     return ew.where((x < 0) | _unary("isnan", x), np.nan, y)
 
 
+@derivative(lambda x, y: 1 / (x * math.log(2)))
+@in_float32_at_least
 def _log2(x):
     """log2 by the exponent bits: exact at powers of two (floor(log2(8)) must be 3)."""
     e, log_m = _log2_parts(x)
@@ -199,6 +196,8 @@ def _split_log10_2(bits: int) -> tuple[float, float]:
 _LOG10_2 = {dtypes.float64: _split_log10_2(40), dtypes.float32: _split_log10_2(12)}
 
 
+@derivative(lambda x, y: 1 / (x * math.log(10)))
+@in_float32_at_least
 def _log10(x):
     e, log_m = _log2_parts(x)
     hi, lo = _LOG10_2[x.dtype]
@@ -206,6 +205,7 @@ def _log10(x):
     return _log_specials(x, y)
 
 
+@derivative(lambda x, y: zeros_like(x))
 def _trunc(x):
     if not dtypes.is_float(x.dtype):
         return x
@@ -214,6 +214,8 @@ def _trunc(x):
 
 # --- hyperbolic functions and their inverses ---------------------------------------------------------
 
+@derivative(lambda x, y: _unary("cosh", x))
+@in_float32_at_least
 def _sinh(x):
     """expm1 near 0 (no cancellation); (t/2)*t - 1/(2t^2) with t = exp(|x|/2) beyond, which overflows
     only where sinh does."""
@@ -225,6 +227,8 @@ def _sinh(x):
     return _with_sign_of(ew.where(a < 1, near, far), x)
 
 
+@derivative(lambda x, y: _unary("sinh", x))
+@in_float32_at_least
 def _cosh(x):
     t = _unary("exp", 0.5 * _unary("abs", x))
     return (0.5 * t) * t + 0.5 / (t * t)
@@ -235,6 +239,8 @@ def _large(x):
     return float(2.0 ** (FORMATS[x.dtype].mantissa // 2 + 2))
 
 
+@derivative(lambda x, y: _unary("rsqrt", x * x + 1))
+@in_float32_at_least
 def _arcsinh(x):
     a = _unary("abs", x)
     near = _unary("log1p", a + a * a / (1 + _unary("sqrt", 1 + a * a)))
@@ -242,6 +248,8 @@ def _arcsinh(x):
     return _with_sign_of(ew.where(a < _large(x), near, far), x)
 
 
+@derivative(lambda x, y: _unary("rsqrt", (x - 1) * (x + 1)))
+@in_float32_at_least
 def _arccosh(x):
     t = x - 1
     near = _unary("log1p", t + _unary("sqrt", 2 * t + t * t))
@@ -249,6 +257,8 @@ def _arccosh(x):
     return ew.where(x < 1, np.nan, ew.where(x < _large(x), near, far))
 
 
+@derivative(lambda x, y: 1 / (1 - x * x))
+@in_float32_at_least
 def _arctanh(x):
     a = _unary("abs", x)
     return _with_sign_of(0.5 * _unary("log1p", 2 * a / (1 - a)), x)
@@ -256,6 +266,8 @@ def _arctanh(x):
 
 # --- two-argument functions ---------------------------------------------------------------------------
 
+@derivative(lambda x, y, z: (x / z, y / z))
+@_binary_composite
 def _hypot(a, b):
     """max * sqrt(1 + (min/max)^2): no overflow or underflow in between; inf beats nan, as in C."""
     x, y = _unary("abs", a), _unary("abs", b)
@@ -266,6 +278,9 @@ def _hypot(a, b):
     return ew.where((x == np.inf) | (y == np.inf), np.inf, h)
 
 
+@derivative(lambda x, y, z: (ew.where(signbit(x) == signbit(y), 1.0, -1.0).astype(x.dtype),
+                             zeros_like(y)))
+@_binary_composite
 def _copysign(a, b):
     """By the bits: vmvx cannot lower f64 copysign, and the sign of -0.0 and nan must carry over."""
     fmt = FORMATS[a.dtype]
@@ -273,6 +288,8 @@ def _copysign(a, b):
     return _from_bits((_bits(a) & (sign - 1)) | (_bits(b) & sign), a.dtype)
 
 
+@no_derivative("it steps to the neighbouring float, a function of no slope")
+@_binary_composite
 def _nextafter(a, b):
     """The next float after a toward b: one step of the bits (which count magnitudes) up or down."""
     fmt = FORMATS[a.dtype]
@@ -291,10 +308,12 @@ def _relu6(x):
     return ew.binary("minimum", ew.binary("maximum", x, 0), 6)
 
 
+@in_float32_at_least
 def _silu(x):
     return x * _unary("sigmoid", x)
 
 
+@in_float32_at_least
 def _log_sigmoid(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow, no log(0) for very negative x."""
     return ew.binary("minimum", x, 0) - _unary("log1p", _unary("exp", -_unary("abs", x)))
@@ -383,17 +402,13 @@ def nan_to_num(x, nan: float = 0.0, posinf: float | None = None, neginf: float |
 
 from . import special, trig  # noqa: E402  (they use the helpers above)
 
-COMPOSITE_UNARY = {name: in_float32_at_least(fn) for name, fn in {
-    "exp2": _exp2, "log2": _log2, "log10": _log10,
+COMPOSITE_UNARY = {
+    "exp2": _exp2, "log2": _log2, "log10": _log10, "trunc": _trunc,
     "sinh": _sinh, "cosh": _cosh, "arcsinh": _arcsinh, "arccosh": _arccosh, "arctanh": _arctanh,
-    "silu": _silu, "log_sigmoid": _log_sigmoid,
+    "relu6": _relu6, "silu": _silu, "log_sigmoid": _log_sigmoid,
     "arcsin": trig.arcsin, "arccos": trig.arccos, "arctan": trig.arctan,
     "erf": special.erf, "erfc": special.erfc, "lgamma": special.lgamma, "digamma": special.digamma,
-}.items()}
-COMPOSITE_UNARY.update({"trunc": _trunc, "relu6": _relu6})
-COMPOSITE_BINARY = {
-    "hypot": _binary_composite(_hypot),
-    "copysign": _binary_composite(_copysign), "nextafter": _binary_composite(_nextafter),
 }
+COMPOSITE_BINARY = {"hypot": _hypot, "copysign": _copysign, "nextafter": _nextafter}
 ew._COMPOSITE_UNARY.update(COMPOSITE_UNARY)
 ew._COMPOSITE_BINARY.update(COMPOSITE_BINARY)

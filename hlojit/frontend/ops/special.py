@@ -16,6 +16,8 @@ takes, and the reference backend runs StableHLO only).
   around psi's positive zero x0, where that difference would cancel: there a fitted (x - x0) R(x) keeps
   the relative accuracy. x <= 0 by reflection, psi(1 - x) - pi cot(pi x), cot from the exact remainder
   x - round(x) as lgamma's sine (near the negative zeros the error is absolute, ~1 ulp of psi(1 - x)).
+A fitted polynomial's derivative is no function's: erf, erfc and lgamma carry their textbook ones
+(`derivatives.derivative`), and reverse mode through digamma is refused until trigamma is written.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import dtypes
+from ..derivatives import derivative, no_derivative
 from ..tensor import Tensor
 from . import elementwise as ew
 from .trig import cos_kernel, horner, sin_kernel
@@ -105,12 +108,16 @@ def _erfc_large(a: Tensor) -> Tensor:
     return _exp_minus_square(a) * g * t
 
 
+@derivative(lambda x, y: (2 / _pymath.sqrt(_pymath.pi)) * ew.unary("exp", -x * x))
+@ew.in_float32_at_least
 def erf(x: Tensor) -> Tensor:
     a = ew.unary("abs", x)
     large = 1 - _erfc_large(a)
     return ew.where(a < 1, _erf_small(x), ew.where(x < 0, -large, large))
 
 
+@derivative(lambda x, y: (-2 / _pymath.sqrt(_pymath.pi)) * ew.unary("exp", -x * x))
+@ew.in_float32_at_least
 def erfc(x: Tensor) -> Tensor:
     a = ew.unary("abs", x)
     e = _erfc_large(a)
@@ -181,6 +188,8 @@ def _abs_sin_pi(x: Tensor) -> Tensor:
     return ew.where(r <= 0.25, near, far)
 
 
+@derivative(lambda x, y: ew.unary("digamma", x))
+@ew.in_float32_at_least
 def lgamma(x: Tensor) -> Tensor:
     """log|Gamma(x)|; +inf at the poles (0, -1, -2 ...) and at +-inf, as math.lgamma's limits."""
     positive = x > 0
@@ -255,6 +264,8 @@ def _pi_cot_pi(r: Tensor) -> Tensor:
     return ew.where(r < 0, -cot, cot)
 
 
+@no_derivative("its derivative (trigamma) is not implemented")
+@ew.in_float32_at_least
 def digamma(x: Tensor) -> Tensor:
     """psi(x) = d lgamma(x) / dx, with scipy.special.digamma's limits: -inf at +0, +inf at -0, nan at the
     negative integers and at -inf."""
