@@ -315,7 +315,8 @@ def test_vmvx_converts_f16_constants_to_f32_constants():
         "    %cst_0 = stablehlo.constant dense<6.000000e+00> : tensor<f32>",
         "    %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<2x3xf32>",
         "    %cst_1 = stablehlo.constant dense<[1.500000e+00, -0.000000e+00, 5.960460e-08]> : tensor<3xf16>"]
-    assert lines[7] == "    %cst_2 = stablehlo.constant dense<[1.500000e+00, -0.000000e+00, 5.96046448E-8]> : tensor<3xf32>"
+    assert lines[7] == ("    %cst_2 = stablehlo.constant dense<[1.500000e+00, -0.000000e+00, 5.96046448E-8]> : "
+                        "tensor<3xf32>")
     assert lines[8] == "    %2 = stablehlo.bitcast_convert %arg0 : (tensor<2xf16>) -> tensor<2xui16>"
     assert "bitcast_convert %cst" not in text and "bitcast_convert %0 " not in text
 
