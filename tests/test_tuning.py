@@ -14,21 +14,41 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.backends.iree import IreeBackend, call_timer
 from hlojit.errors import ConfigError
-from hlojit.pipeline import cache, cpu, tuning, winograd
+from hlojit.pipeline import cache, compile_program, cpu, tuning, winograd
 from hlojit.pipeline.targets import CPU_FLAG_SETS
 
 TINY = {"matmul 8x16x8": (((8, 16), (16, 8)), "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (8, 8)),
         "conv3x3 4ch 6x6": (((1, 6, 6, 4), (3, 3, 4, 4)), tuning._CONV, (1, 6, 6, 4))}
 
 
+_COMPILED: dict = {}   # (module text, target) -> Compiled, for compiled_once
+
+
+def compiled_once(program, target):
+    """tuning's compile_program, remembered in this process: the tests measure TINY's microbenchmarks with the
+    same flag sets again and again (measured, read back, damaged and measured again ...). What they check is
+    the measuring and the records; compiling the same module with the same flags each time (~0.5 s, 16 times)
+    would check nothing more. Every vmfb used is still one IREE compiled from that module with those flags."""
+    key = (str(program.module), target)
+    if key not in _COMPILED:
+        _COMPILED[key] = compile_program(program, target)
+    return _COMPILED[key]
+
+
+# the tests measuring TINY share compiled_once's compiles: under xdist they run on one worker
+shares_tiny = pytest.mark.xdist_group("test_tuning:tiny-microbenchmarks")
+
+
 @pytest.fixture
 def fresh(tmp_path, monkeypatch):
-    """An empty cache folder, no pinned flag set, nothing remembered in this process."""
+    """An empty cache folder, no pinned flag set, nothing remembered in this process (but compiled_once's
+    compiles of the microbenchmarks)."""
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("HLOJIT_CPU_FLAGS", raising=False)
     monkeypatch.delenv("HLOJIT_CACHE", raising=False)
     monkeypatch.setattr(tuning, "_in_process", {})
     monkeypatch.setattr(tuning, "_programs_in_process", {})
+    monkeypatch.setattr(tuning, "compile_program", compiled_once)
     return tmp_path / "cache"
 
 
@@ -40,6 +60,7 @@ def records(folder):
     return sorted(folder.glob(tuning.RECORD_PREFIX + "*.json"))
 
 
+@shares_tiny
 def test_the_machine_choice_is_measured_once_and_remembered_on_disk(fresh, monkeypatch):
     chosen = tuning.machine_target(call_timer, benchmarks=TINY)
     assert chosen.flag_set in CPU_FLAG_SETS and chosen == cpu(flag_set=chosen.flag_set)
@@ -55,6 +76,7 @@ def test_the_machine_choice_is_measured_once_and_remembered_on_disk(fresh, monke
     assert tuning.machine_key("host", tuple(CPU_FLAG_SETS), TINY) != record["key"]
 
 
+@shares_tiny
 @pytest.mark.parametrize("damage", [b"{not json", b"[]", b'{"chosen": "inner-tiled"}', b"\xff\xfe"])
 def test_a_damaged_record_is_ignored_and_measured_again(fresh, monkeypatch, damage):
     candidates = ("data-tiling", "inner-tiled")
@@ -67,6 +89,7 @@ def test_a_damaged_record_is_ignored_and_measured_again(fresh, monkeypatch, dama
     assert json.loads(path.read_text())["chosen"] == again.flag_set     # rewritten whole
 
 
+@shares_tiny
 def test_cache_off_keeps_the_choice_in_this_process_only(fresh, monkeypatch):
     monkeypatch.setenv("HLOJIT_CACHE", "0")
     chosen = tuning.machine_target(call_timer, candidates=("data-tiling", "inner-tiled"), benchmarks=TINY)

@@ -26,7 +26,7 @@ from iree.compiler import ir, passmanager
 from ..dialects import registry
 from ..dialects import stablehlo as hlo
 from ..dialects.build import create
-from ..dialects.types import dtype_of, element_type, shape_of
+from ..dialects.types import constant_value, dtype_of, element_type, shape_of
 from .legalize import walk
 from .values import V, where
 
@@ -260,10 +260,32 @@ def _f32_to_f16_by_bits(x: V) -> V:
     return V(hlo.bitcast_convert((magnitude | sign).to(np.uint16).value, F16))
 
 
+def _f16_constant_as_f32(value: ir.Value) -> V | None:
+    """An f16 constant (a select's 0, relu6's 6, floor_divide's 1 ...), or a broadcast of one, as the f32 constant
+    it converts to exactly (broadcast the same way); None for any other value. Its bit ops would be a constant
+    expression, which IREE evaluates while compiling by JIT-compiling it: 1-3 s of compiler CPU for each (vmvx's
+    f16 floor_divide took 6 s to compile, bf16's 0.1 s)."""
+    owner = value.owner
+    name = getattr(owner, "name", None)
+    if name == "stablehlo.broadcast_in_dim":
+        source = _f16_constant_as_f32(owner.operands[0])
+        if source is None:
+            return None
+        dims = list(ir.DenseI64ArrayAttr(owner.attributes["broadcast_dimensions"]))
+        return V(hlo.broadcast_in_dim(source.value, shape_of(value.type), dims))
+    if name != "stablehlo.constant":
+        return None
+    wide = constant_value(owner).astype(F32)
+    bits = wide.view(np.uint32)
+    if wide.ndim and (bits == bits.flat[0]).all():   # a splat stays one: the first value, broadcast
+        return V(hlo.broadcast_in_dim(hlo.constant(wide.flat[0]), wide.shape, []))
+    return V(hlo.constant(wide))
+
+
 def f16_converts_by_bits(module: ir.Module) -> int:
     """vmvx lowers no f16 <-> f32 convert (arith.extf f16 -> f32 'explicitly marked illegal'): the rewrites that
     compute half floats in f32 (trig_below_f64_by_exact_reduction's tan) made them. Each becomes integer ops on
-    the bits; f16 to or from another type goes through f32."""
+    the bits (an f16 constant: the f32 constant); f16 to or from another type goes through f32."""
     count = 0
     for op in list(walk(module.operation)):
         if op.name != "stablehlo.convert":
@@ -274,7 +296,8 @@ def f16_converts_by_bits(module: ir.Module) -> int:
         with ir.InsertionPoint(op), op.location:
             x = V(op.operands[0])
             if source == F16:
-                wide = _f16_to_f32_by_bits(x)
+                wide = _f16_constant_as_f32(op.operands[0])
+                wide = _f16_to_f32_by_bits(x) if wide is None else wide
                 new = wide if target == F32 else wide.to(target)
             else:
                 new = _f32_to_f16_by_bits(x if source == F32 else x.to(F32))
