@@ -156,6 +156,16 @@ def test_result_types_are_ranked_tensors_of_the_right_element_type():
 
 # --- errors ----------------------------------------------------------------------------------------
 
+def test_generated_builders_check_their_operands():
+    def make(x, y):
+        with pytest.raises(TypeError, match="stablehlo.negate takes 1 operands, not 2"):
+            hlo.negate(x, y)
+        with pytest.raises(ValueError, match="stablehlo.and: operand types differ"):
+            hlo.and_(x, y)
+        return [x]
+    assert build(["3xi32", "3xi8"], make).lines == []
+
+
 def raises_without_emitting(args, make, error, match):
     """`make` raises `error` and leaves the function body empty (no half-built op)."""
     def call(*a):

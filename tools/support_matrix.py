@@ -32,6 +32,7 @@ import numpy as np  # noqa: E402
 
 import hlojit as hj  # noqa: E402
 from hlojit.errors import CompileError  # noqa: E402
+from hlojit.frontend.ops.elementwise import COMPARISONS  # noqa: E402
 from hlojit.pipeline import compile_program, targets  # noqa: E402
 import test_ops  # noqa: E402  (the op table: tests/test_ops.py)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -97,7 +98,7 @@ def lowering(cases) -> str:
         names |= set(re.findall(r'"?(?:stablehlo|chlo)\.([a-z_]+)', text))
     names = sorted(names - STRUCTURAL)
     row = test_ops.UNARY.get(cases[0].op) or test_ops.BINARY.get(cases[0].op)
-    native = "compare" if cases[0].op in test_ops.COMPARISONS else row.hlo if row is not None else None
+    native = "compare" if cases[0].op in COMPARISONS else row.hlo if row is not None else None
     if native is not None and names in ([native], []):
         return f"native `{native}`"
     if not names:
