@@ -42,6 +42,7 @@ SCRIPTS = {  # script -> what it measures (run after the table, each prints its 
     "call_overhead": "per-call overhead: x**4+1 on a scalar, 100,000 calls",
     "eager_dispatch": "eager ops outside jit (a + 1, ops.sin(a), 64x64 a @ b) against JAX's eager jax.numpy",
     "kernels": "elementwise chains on 16M float32 (GB/s), 1024²/2048² matmuls (GFLOP/s), ResNet-18 backward kernels",
+    "resnet_backward": "ResNet-18 b8 value_and_grad on each pinned CPU driver and its kernel gradients against JAX",
     "compiler_flags": "each llvm-cpu compiler flag set on matmuls, a convolution, an elementwise chain and ResNet-18",
     "compile_cache": "cold IREE compiles against the persistent compile cache (x**4+1, MLP, ResNet-18)",
     "per_example_grads": "per-example gradients of the MLP loss (vmap of grad, batch 256) against JAX",
