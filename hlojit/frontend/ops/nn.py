@@ -107,25 +107,6 @@ def conv(x, w, stride=1, padding="VALID", dilation=1, groups: int = 1, layout: s
 IM2COL_MAX_ELEMENTS = 1 << 25   # the patch matrix autodiff's kernel cotangent builds: 128 MB of float32 at most
 
 
-def im2col(x, window, strides, pads, dilations) -> Tensor:
-    """x [N, *spatial, C] -> patches [N, *out, prod(window) * C]: one strided slice of the padded input per
-    window position, side by side along the channels (window position major, channel minor). autodiff's
-    kernel cotangent of a convolution is these patches times the output's cotangent."""
-    import itertools
-    from .joining import concatenate, pad
-    if any(lo or hi for lo, hi in pads):
-        x = pad(x, ((0, 0), *pads, (0, 0)))
-    spans = [(k - 1) * d + 1 for k, d in zip(window, dilations)]
-    outputs = [(size - span) // s + 1 for size, span, s in zip(x.shape[1:-1], spans, strides)]
-    pieces = []
-    for offsets in itertools.product(*(range(k) for k in window)):
-        starts = [o * d for o, d in zip(offsets, dilations)]
-        limits = [start + (out - 1) * s + 1 for start, out, s in zip(starts, outputs, strides)]
-        value = emit(hlo.slice, x.value, [0, *starts, 0], [x.shape[0], *limits, x.shape[-1]], [1, *strides, 1])
-        pieces.append(wrap(value, (x.shape[0], *outputs, x.shape[-1]), x.dtype, x.weak))
-    return pieces[0] if len(pieces) == 1 else concatenate(pieces, axis=-1)
-
-
 def conv_transpose(x, w, stride=1, padding="VALID", dilation=1, layout: str | None = None) -> Tensor:
     """The gradient of `conv` with respect to its input (PyTorch's ConvTranspose): the kernel is
     (in_channels, out_channels, *window) for channels-first layouts, (*window, in, out) otherwise.
