@@ -94,6 +94,29 @@ def matmuls(repeats) -> list[str]:
     return lines
 
 
+def conv_gradient(rng, k: int, stride: int, c_in: int, c_out: int, size: int, wrt: str):
+    """(hlojit function, jax function, arguments) of the gradient of sum(conv(x, w) * g) with respect to x
+    (`wrt="input"`) or w ("kernel"), at batch 8, NCHW/OIHW, SAME-style padding k // 2 (ResNet-18's shapes).
+    The differentiated operand comes first in the arguments."""
+    import jax
+    from jax import lax
+    pad = k // 2
+    x = rng.standard_normal((8, c_in, size, size)).astype(np.float32)
+    w = (rng.standard_normal((c_out, c_in, k, k)) * 0.05).astype(np.float32)
+    g = rng.standard_normal((8, c_out, size // stride, size // stride)).astype(np.float32)
+
+    def ours(x, w, g):
+        return ops.sum(ops.conv(x, w, stride=stride, padding=pad) * g)
+
+    def theirs(x, w, g):
+        return (lax.conv_general_dilated(x, w, (stride, stride), [(pad, pad)] * 2,
+                                         dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()
+    if wrt == "input":
+        return hj.jit(hj.grad(ours)), jax.jit(jax.grad(theirs)), (x, w, g)
+    return (hj.jit(hj.grad(lambda w, x, g: ours(x, w, g))), jax.jit(jax.grad(lambda w, x, g: theirs(x, w, g))),
+            (w, x, g))
+
+
 def backward_kernels():
     """name -> (hlojit function, jax function, arguments): ResNet-18's (batch 8, NCHW) stride-2 convolutions'
     input gradients and its 3x3/2 max pool's backward, each as the gradient of sum(op(x) * cotangent)."""
@@ -101,16 +124,9 @@ def backward_kernels():
     from jax import lax
     rng = np.random.default_rng(0)
     rows = {}
-    for k, stride, c_in, c_out, size in ((3, 2, 64, 128, 56), (1, 2, 64, 128, 56), (3, 1, 64, 64, 56),
-                                         (3, 1, 256, 256, 14)):
-        pad = k // 2
-        x = rng.standard_normal((8, c_in, size, size)).astype(np.float32)
-        w = (rng.standard_normal((c_out, c_in, k, k)) * 0.05).astype(np.float32)
-        g = rng.standard_normal((8, c_out, size // stride, size // stride)).astype(np.float32)
-        ours = hj.jit(hj.grad(lambda x, w, g, s=stride, p=pad: ops.sum(ops.conv(x, w, stride=s, padding=p) * g)))
-        theirs = jax.jit(jax.grad(lambda x, w, g, s=stride, p=pad: (lax.conv_general_dilated(
-            x, w, (s, s), [(p, p)] * 2, dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()))
-        rows[f"conv {k}x{k}/{stride} {c_in}->{c_out} at {size}², input gradient"] = (ours, theirs, (x, w, g))
+    for shape in ((3, 2, 64, 128, 56), (1, 2, 64, 128, 56), (3, 1, 64, 64, 56), (3, 1, 256, 256, 14)):
+        k, stride, c_in, c_out, size = shape
+        rows[f"conv {k}x{k}/{stride} {c_in}->{c_out} at {size}², input gradient"] = conv_gradient(rng, *shape, "input")
     x = rng.standard_normal((8, 64, 112, 112)).astype(np.float32)
     g = rng.standard_normal((8, 64, 56, 56)).astype(np.float32)
     ours = hj.jit(hj.grad(lambda x, g: ops.sum(ops.max_pool(x, 3, 2, padding=1) * g)))

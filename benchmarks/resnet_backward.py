@@ -26,7 +26,7 @@ from hlojit import ops  # noqa: E402
 import models  # noqa: E402  (benchmarks/: the JAX ResNet-18)
 import resnet18  # noqa: E402  (samples/)
 import train_step  # noqa: E402  (benchmarks/: the losses both sides train)
-from kernels import wall_and_cpu_seconds  # noqa: E402
+from kernels import conv_gradient, wall_and_cpu_seconds  # noqa: E402
 
 HEADER = ["| what (batch 8) | hlojit ms | jax.jit ms | hlojit CPU ms | jax CPU ms | vs jax (wall) | vs jax (CPU) | "
           "max rel. difference |", "|---|---|---|---|---|---|---|---|"]
@@ -74,21 +74,14 @@ def step_rows(rounds) -> list[str]:
 
 def kernel_rows(rounds) -> list[str]:
     """The kernel gradient of each of ResNet-18's convolution shapes (channels first, as the sample's are)."""
-    import jax
-    from jax import lax
     rng = np.random.default_rng(0)
     rows = []
-    for k, stride, c_in, c_out, size in ((7, 2, 3, 64, 224), (3, 1, 64, 64, 56), (3, 1, 128, 128, 28),
-                                         (3, 1, 256, 256, 14), (3, 1, 512, 512, 7), (3, 2, 64, 128, 56)):
-        pad = k // 2
-        x = rng.standard_normal((8, c_in, size, size)).astype(np.float32)
-        w = (rng.standard_normal((c_out, c_in, k, k)) * 0.05).astype(np.float32)
-        g = rng.standard_normal((8, c_out, size // stride, size // stride)).astype(np.float32)
-        ours = hj.jit(hj.grad(lambda w, x, g, s=stride, p=pad: ops.sum(ops.conv(x, w, stride=s, padding=p) * g)))
-        theirs = jax.jit(jax.grad(lambda w, x, g, s=stride, p=pad: (lax.conv_general_dilated(
-            x, w, (s, s), [(p, p)] * 2, dimension_numbers=("NCHW", "OIHW", "NCHW")) * g).sum()))
+    for shape in ((7, 2, 3, 64, 224), (3, 1, 64, 64, 56), (3, 1, 128, 128, 28), (3, 1, 256, 256, 14),
+                  (3, 1, 512, 512, 7), (3, 2, 64, 128, 56)):
+        k, stride, c_in, c_out, size = shape
+        ours, theirs, args = conv_gradient(rng, *shape, "kernel")
         rows.append(compare(f"conv {k}x{k}/{stride} {c_in}->{c_out} at {size}², kernel gradient", ours, theirs,
-                            (w, x, g), rounds))
+                            args, rounds))
     return rows
 
 
