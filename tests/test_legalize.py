@@ -22,6 +22,11 @@ def rewritten(text: str, rewrite) -> tuple[int, str]:
         return count, str(module)
 
 
+def target_rewritten(text: str, target: str) -> tuple[dict, str]:
+    """(rewrites applied, module text) after every rewrite quirks.py lists for `target`, verified."""
+    return rewritten(text, lambda module: quirks.apply(module, targets.get(target)))
+
+
 BOOL_ADD = """func.func @main(%a: tensor<2xi1>, %b: tensor<2xi1>) -> tensor<2xi1> {
   %0 = stablehlo.add %a, %b : tensor<2xi1>
   return %0 : tensor<2xi1>
@@ -115,12 +120,7 @@ TRIG_EVERY_WIDTH = """func.func @main(%a: tensor<3xf64>, %b: tensor<3xf32>, %c: 
     ("vmvx", [("trig_by_exact_reduction", 2), ("f64_by_basic_ops", 1), ("power_by_magnitude", 1)]),
 ])
 def test_each_target_gets_only_the_rewrites_it_needs(target, expected):
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(TRIG_EVERY_WIDTH)
-        applied = quirks.apply(module, targets.get(target))
-        assert module.operation.verify()
-        text = str(module)
+    applied, text = target_rewritten(TRIG_EVERY_WIDTH, target)
     assert [(name, n) for name, n in applied.items() if name in dict(expected)] == expected
     if target == "cuda":
         assert "stablehlo.sine %arg0 : tensor<3xf64>" in text and "stablehlo.tanh" in text
@@ -346,11 +346,7 @@ VMVX_ONLY = """func.func @main(%a: tensor<3xf32>, %b: tensor<3xi32>, %c: tensor<
 
 @pytest.mark.parametrize("target", ["vmvx", "cpu", "cuda"])
 def test_vmvx_rewrites_run_for_vmvx_alone(target):
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(VMVX_ONLY)
-        applied = quirks.apply(module, targets.get(target))
-        text = str(module)
+    applied, text = target_rewritten(VMVX_ONLY, target)
     ours = {"chlo_as_stablehlo", "popcnt_by_bits", "narrow_count_leading_zeros_in_i32", "bf16_arithmetic_in_f32"}
     if target == "vmvx":
         assert ours <= set(applied) and "chlo.tan" not in text and "stablehlo.popcnt" not in text, applied

@@ -6,14 +6,13 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import ops
 from hlojit.frontend.from_mlir import parse
-from hlojit.pipeline import compile_program, compile_rewrites, cuda, quirks, sort_rewrites, targets
+from hlojit.pipeline import compile_program, compile_rewrites, cuda, sort_rewrites
 
-from test_legalize import on_target_and_reference, rewritten
+from test_legalize import on_target_and_reference, rewritten, target_rewritten
 
 EMPTY_DOT = """func.func @main(%a: tensor<3x0xf32>, %b: tensor<0x4xf32>) -> tensor<3x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
@@ -188,11 +187,7 @@ def test_from_mlir_modules_compile_for_cuda():
     ("cuda", {"empty_contractions_as_zeros": 1, "bool_reduce_window_in_int32": 6}),
 ])
 def test_each_target_gets_only_the_compile_rewrites_it_needs(target, expected):
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        module = ir.Module.parse(EVERYTHING)
-        applied = quirks.apply(module, targets.get(target))
-        assert module.operation.verify()
+    applied, _ = target_rewritten(EVERYTHING, target)
     names = {f.__name__ for f in compile_rewrites.ALL_TARGETS + compile_rewrites.VMVX}
     assert {name: n for name, n in applied.items() if name in names} == expected
 
@@ -200,9 +195,7 @@ def test_each_target_gets_only_the_compile_rewrites_it_needs(target, expected):
 def test_every_target_gets_the_scatter_barrier():
     """cuda to compile (8-bit indices), llvm-cpu for speed (the scatter with the select fused looked slower)."""
     for target, n in (("cuda", 1), ("cpu", 1), ("vmvx", 1)):
-        with ir.Context() as context:
-            context.load_all_available_dialects()
-            applied = quirks.apply(ir.Module.parse(SELECTED_SCATTER), targets.get(target))
+        applied, _ = target_rewritten(SELECTED_SCATTER, target)
         assert applied.get("scatter_selected_updates_apart") == n, (target, applied)
 
 
@@ -258,9 +251,7 @@ def test_f64_to_int_on_vmvx_matches_the_reference():
 
 def test_vmvx_alone_gets_f64_to_int_by_bits():
     for target, n in (("vmvx", 4), ("cpu", None), ("cuda", None)):
-        with ir.Context() as context:
-            context.load_all_available_dialects()
-            applied = quirks.apply(ir.Module.parse(F64_TO_INTS), targets.get(target))
+        applied, _ = target_rewritten(F64_TO_INTS, target)
         assert applied.get("f64_to_int_by_bits") == n, (target, applied)
 
 
@@ -328,9 +319,7 @@ def test_stable_sorts_keep_equal_keys_in_order(backend):
 def test_stable_sorts_are_rewritten_on_the_cpus_only(target, n):
     """cuda cannot bufferize a sort of two operands along more than ~32 elements: one more operand would stop
     one-operand stable sorts compiling there."""
-    with ir.Context() as context:
-        context.load_all_available_dialects()
-        applied = quirks.apply(ir.Module.parse(_stable_sort(8)), targets.get(target))
+    applied, _ = target_rewritten(_stable_sort(8), target)
     assert applied.get("stable_sort_by_position") == n
 
 
