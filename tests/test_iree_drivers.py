@@ -43,13 +43,21 @@ def test_the_warm_up_ends_early_where_the_drivers_differ_clearly():
     race = DriverRace(("local-task", "local-sync"), first="local-task")
     seconds = {"local-task": 0.002, "local-sync": 0.004}
     picks = []
-    for _ in range(6 + 3 * PROBE_EVERY + 1):
+    for _ in range(9 + 3 * PROBE_EVERY + 1):
         driver = race.next()
         picks.append(driver)
         race.record(driver, seconds[driver])
-    assert picks[:6] == ["local-task", "local-task", "local-sync"] * 2   # two calls in three on the started driver
+    assert picks[:9] == ["local-task", "local-task", "local-sync"] * 3   # two calls in three on the started driver
     assert not race.warming and race.chosen == "local-task"
-    assert [i + 1 for i, d in enumerate(picks[6:]) if d == "local-sync"] == [17, 49]   # probes: 16 calls on, then 32
+    assert [i + 1 for i, d in enumerate(picks[9:]) if d == "local-sync"] == [17, 49]   # probes: 16 calls on, then 32
+
+
+def test_the_first_call_on_each_driver_is_not_counted():
+    race = DriverRace(("local-task", "local-sync"), first="local-task")
+    for seconds in (0.050, 0.002, 0.090):   # local-task's first call (loading), its second, local-sync's first
+        race.record(race.next(), seconds)
+    assert list(race.times["local-task"]) == [0.002] and not race.times["local-sync"]
+    assert race.chosen == "local-task"
 
 
 def test_a_short_run_is_mostly_on_the_faster_driver_whichever_it_started_on():

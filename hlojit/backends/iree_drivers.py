@@ -7,15 +7,17 @@ the program. When both vCPUs are free, local-task's two workers run the MLP 784-
 dispatch (workers waking, waiting for each other) costs more than the second core gives, and local-sync wins:
 that forward 4.3 against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also
 burnt 1.5x the CPU time (2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so
-a function whose work is big enough for local-task (iree.SMALL_WORK) tries both for its first 10 calls (6 where
+a function whose work is big enough for local-task (iree.SMALL_WORK) tries both for its first 10 calls (9 where
 every call on one driver was faster than every call on the other), then runs on the one with the lower median
 of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's load changes (an
 interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver costs under 1% of
-the calls). The warm-up is not an even alternation: the driver the machine's load favours (`favoured_by_load`:
-local-sync where the 1-minute load average already fills the CPUs, else local-task), and after the first timed
-calls the faster so far, runs two calls in three. Why: a short run (a benchmark's 7 rounds, a script's few
-calls) is all warm-up, and alternating evenly gave it the mean of the two drivers; at load ~8 on the 2-vCPU VM
-the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x on local-task, 0.86-0.96x alternating.
+the calls). A driver's first call is not counted (it loads the executable there and touches fresh memory: ~1.5x
+the next calls' time on the MLP forward). The warm-up is not an even alternation: the driver the machine's load
+favours (`favoured_by_load`: local-sync where the 1-minute load average already fills the CPUs, else
+local-task), and after the first timed calls the faster so far, runs two calls in three. Why: a short run (a
+benchmark's 7 rounds, a script's few calls) is all warm-up, and alternating evenly gave it the mean of the two
+drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x
+on local-task, 0.86-0.96x alternating.
 Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
 `hj.jit(f, driver=...)` pins a driver and races nothing.
 """
@@ -64,6 +66,7 @@ class DriverRace:
         self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
         self.chosen = first or favoured_by_load(drivers)
         self.started_on = self.chosen
+        self.unrecorded = set(drivers)   # drivers whose first call is still to come: it is not counted
         self.calls = 0
         self.warming = True   # trying both: until 2 * WINDOW calls, or until the drivers' times separate
         self.probe_every = PROBE_EVERY
@@ -91,6 +94,9 @@ class DriverRace:
         """A probe that beat the chosen driver's median brings the next probe near (PROBE_EVERY); one that lost
         doubles the interval (to MAX_PROBE_EVERY); so does a change of choice reset it."""
         with self._lock:
+            if driver in self.unrecorded:   # its first call there: the executable loading, memory first touched
+                self.unrecorded.discard(driver)
+                return
             probe, before = not self.warming and driver != self.chosen, self.chosen
             if probe:
                 won = seconds < statistics.median(self.times[before])
@@ -107,7 +113,7 @@ class DriverRace:
 
     def _separated(self) -> bool:
         """Every call on one driver faster than every call on the other, with SEPARATED_AFTER calls or more each:
-        a program whose drivers differ by much stops trying both after 6 calls."""
+        a program whose drivers differ by much stops trying both after 9 calls (the first on each uncounted)."""
         first, second = (self.times[d] for d in self.drivers)
         if min(len(first), len(second)) < SEPARATED_AFTER:
             return False
