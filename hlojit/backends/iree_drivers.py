@@ -61,7 +61,7 @@ class DriverRace:
     """The driver for each call of one executable (`next`), from the wall times of its calls (`record`)."""
 
     def __init__(self, drivers: tuple[str, str], first: str | None = None):
-        """`first`: the driver chosen until calls are timed (default: favoured_by_load's)."""
+        """`first`: the driver chosen until calls are timed (default: the one the machine's load favours now)."""
         self.drivers = drivers
         self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
         self.chosen = first or favoured_by_load(drivers)
@@ -127,7 +127,7 @@ class DriverRace:
     def _describe(self) -> str:
         if not all(self.times.values()):
             return (f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet; started on "
-                    f"{self.started_on}, as the machine's load favoured)")
+                    f"{self.started_on})")
         other = self.other()
         return (f"{self.chosen} (median {statistics.median(self.times[self.chosen]) * 1e3:.2f} ms; {other} "
                 f"{statistics.median(self.times[other]) * 1e3:.2f} ms over its last {len(self.times[other])} calls)")
