@@ -4,6 +4,7 @@ import threading
 import numpy as np
 
 import hlojit as hj
+from hlojit import ops
 from hlojit.backends import iree
 from hlojit.backends.iree_drivers import (MAX_PROBE_EVERY, PROBE_EVERY, SEPARATED_AFTER, WINDOW, DriverRace,
                                           favoured_by_load)
@@ -121,6 +122,28 @@ def test_donation_reuses_the_buffer_on_either_driver():
         drivers.add(p.driver)
     assert drivers == {"local-task", "local-sync"}
     np.testing.assert_array_equal(np.asarray(p), np.full(BIG, -0.5 * 2 * WINDOW, np.float32))
+
+
+def test_local_task_functions_take_fences_and_their_calls_wait_for_them():
+    x = np.linspace(-2, 2, BIG, dtype=np.float32)
+    y = np.linspace(0, 1, BIG, dtype=np.float32)
+    pinned = hj.jit(lambda x, y: (ops.exp(x) * y, x - y), driver="local-task")
+    raced = hj.jit(lambda x, y: (ops.exp(x) * y, x - y))
+    inline = hj.jit(lambda x, y: (ops.exp(x) * y, x - y), driver="local-sync")
+    assert pinned.compile(x, y).fenced and raced.compile(x, y).fenced   # the vmfb serves both racing drivers
+    assert not inline.compile(x, y).fenced and "--iree-execution-model=async-external" not in \
+        inline.compile(x, y).compiled.target.flags
+    want = (np.exp(x) * y, x - y)
+    for f in (pinned, raced, inline):
+        for _ in range(2 * WINDOW):   # each call returns only once its work is done: the values are final
+            got = f(x, y)
+            np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-6)
+            np.testing.assert_array_equal(np.asarray(got[1]), want[1])
+    chained = hj.jit(lambda x: x * 2.0 + 1.0, driver="local-task")
+    z = hj.device_put(np.zeros(BIG, np.float32))
+    for _ in range(5):   # results fed back on device: each call waits for the previous one's signal
+        z = chained(z)
+    np.testing.assert_array_equal(np.asarray(z), np.full(BIG, 31.0, np.float32))
 
 
 def test_a_pinned_driver_is_not_raced():

@@ -210,6 +210,11 @@ class Executable:
         return self.race.chosen if self.race is not None else self._driver
 
     @property
+    def fenced(self) -> bool:
+        """Whether the vmfb's function takes fences (FENCED_FLAGS) and calls poll their signal fence."""
+        return self._fenced
+
+    @property
     def vmfb(self) -> bytes:
         return self.compiled.vmfb
 
