@@ -9,9 +9,13 @@ by the work it does: `local-sync` runs inline (p50 3-4 us per call, steady) and 
 call (iree_drivers.py). `hj.jit(f, driver=...)` pins a driver; local-task's thread count is process-wide
 (set_cpu_threads).
 
-Calls are synchronous: IREE 3.13 can return early (functions compiled with
-`--iree-execution-model=async-external` take wait/signal fences, and `invoke` returns at once on
-local-task), but a chain of ten 16M-element kernels ran no faster that way on 2 cores (README, Speed).
+Calls are synchronous. What runs on local-task is compiled with `--iree-execution-model=async-external`
+(FENCED_FLAGS): its functions take wait/signal fences, `invoke` returns once the work is queued, and the call
+polls the signal fence (POLL_SECONDS between looks) before it returns. Why: IREE 3.13's own wait keeps the
+calling thread busy, 2.0-2.8 ms of CPU per MLP 784-512-512-10 forward (b256) beside the workers' ~4, which on a
+shared VM takes a core's share from the workers; polled, that forward ran 4.26 ms a call against 6.72 at load
+~12 (0.68x -> 1.07x JAX), its fastest calls unchanged (README, Speed). Executables tell the ABI from the
+function's reflection (`iree.abi.model`), so sync-model vmfbs (local-sync's, tuning's) run as before.
 """
 from __future__ import annotations
 
@@ -44,6 +48,11 @@ _LOCAL_DRIVERS = frozenset({"local-sync", "local-task"})
 # Below this many elements touched (summed over all op results) a CPU function runs on local-sync:
 # measured crossover for relu(2x+1) on 2 vCPUs is between 256K (sync 56 us, task 72 us) and 1M elements.
 SMALL_WORK = 1 << 19
+
+# local-task's functions take fences (module doc); a call polls its signal fence this often. 100 us measured best
+# on the MLP forward at load ~12 (4.26 ms a call; every 20 us: 4.89, the wake-ups cost more than they save)
+FENCED_FLAGS = ("--iree-execution-model=async-external",)
+POLL_SECONDS = 1e-4
 
 _ELEMENT_TYPES = {
     np.dtype(np.bool_): rt.HalElementType.BOOL_8,
@@ -184,6 +193,7 @@ class Executable:
         self._function = self._module.lookup_function(function)
         if self._function is None:
             raise BackendError(f"the vmfb has no function {function!r}")
+        self._fenced = self._function.reflection.get("iree.abi.model") == "coarse-fences"   # FENCED_FLAGS'
         self._gate = Gate()  # one call at a time: a VM context is not re-entrant across threads
         calls = {d: self._make_call(d, single=False) for d in drivers}
         singles = {d: self._make_call(d, single=True) for d in drivers} if len(self._outputs) == 1 else None
@@ -198,6 +208,11 @@ class Executable:
     def driver(self) -> str:
         """The driver calls run on (a raced executable: the one its recent calls ran fastest on, now)."""
         return self.race.chosen if self.race is not None else self._driver
+
+    @property
+    def fenced(self) -> bool:
+        """Whether the vmfb's function takes fences (FENCED_FLAGS) and calls poll their signal fence."""
+        return self._fenced
 
     @property
     def vmfb(self) -> bytes:
@@ -226,21 +241,24 @@ class Executable:
             "LOCAL": rt.MemoryType.DEVICE_LOCAL, "USAGE": rt.BufferUsage.DEFAULT, "direct": _DIRECT_TYPES,
             "check_donations": check_donations, "donated": self.donated,
             "same_buffer": _same_buffer, "shared": _mark_shared,
+            "no_wait": rt.HalFence(1).ref, "fence_at": rt.HalFence.create_at, "sleep": time.sleep,
+            "poll_seconds": POLL_SECONDS, "timeline": [dev.create_semaphore(0), 0] if self._fenced else None,
+            "renew": _renew_timeline,
         }
         self._gate.bind(namespace)
         body = [f"args = VmVariantList({len(self._inputs)})", "push = args.push_ref"]
         for i, (_, dtype, element_type) in enumerate(self._inputs):
             namespace[f"dtype{i}"], namespace[f"element_type{i}"] = dtype, element_type
             body += self._upload_lines(i)
-        body += [f"results = VmVariantList({len(self._outputs)})"]
+        body += [f"results = VmVariantList({len(self._outputs)})"] + self._fence_lines()
+        run = self._run_lines()
         if self.aliases:  # IREE stopped mid-run: a buffer handed over for a result may be half written now
-            body += ["try:",
-                     "    invoke(function, args, results)",
+            body += ["try:", *[f"    {line}" for line in run],
                      "except BaseException:",
                      *[f"    if type(a{i}) is Array: a{i}.donate(name)" for i in self.aliases],
                      "    raise"]
         else:
-            body.append("invoke(function, args, results)")
+            body += run
         # consumed only once the call ran: a call that fails before consumes nothing
         body += [f"if type(leaves[{i}]) is Array: leaves[{i}].donate(name)" for i in self.donated]
         body.append("get = results.get_as_ref")
@@ -258,6 +276,28 @@ class Executable:
                   "    finally:", "        release()"]
         exec(compile("\n".join(lines) + "\n", f"<hlojit call {driver}>", "exec"), namespace)
         return namespace["call"]
+
+    def _fence_lines(self) -> list[str]:
+        """A fenced function's last two arguments: nothing to wait for, and its timeline's next value to signal
+        (`timeline` is [semaphore, last value])."""
+        if not self._fenced:
+            return []
+        return ["timeline[1] += 1", "signal = fence_at(timeline[0], timeline[1])", "push(no_wait)",
+                "push(signal.ref)"]
+
+    def _run_lines(self) -> list[str]:
+        """The invocation. A fenced call returns once its signal fence is reached: looked at at once (local-sync ran
+        the work inline), then every POLL_SECONDS (IREE's own wait would keep this thread busy). A failure raises
+        from `invoke` or `wait` and leaves the semaphore failed for good: the next call gets a new one."""
+        if not self._fenced:
+            return ["invoke(function, args, results)"]
+        return ["try:",
+                "    invoke(function, args, results)",
+                "    while not signal.wait(timeout=0):",
+                "        sleep(poll_seconds)",
+                "except BaseException:",
+                "    renew(timeline, device)",
+                "    raise"]
 
     def _donation_check(self) -> list[str]:
         """An Array donated and passed again is refused before anything is uploaded or consumed. For a few
@@ -322,6 +362,11 @@ def _same_buffer(ref, other) -> bool:
     return ref == other or ref.deref(rt.HalBufferView).get_buffer() == other.deref(rt.HalBufferView).get_buffer()
 
 
+def _renew_timeline(timeline: list, device):
+    """A fenced executable's [semaphore, value] after a failed call: a fresh semaphore (IREE's stays failed)."""
+    timeline[:] = [device.create_semaphore(0), 0]
+
+
 def _mark_shared(*arrays):
     """Arrays that share one buffer: map each to numpy, which makes it non-exclusive (Array.exclusive_ref)."""
     for array in arrays:
@@ -382,6 +427,8 @@ class IreeBackend:
             target = self.target
             race = driver is None   # not pinned: big CPU work races local-task against local-sync
             driver = driver or choose_driver(target, work_estimate(program))
+            if driver == "local-task" and target.name == "cpu":   # polled fences (module doc)
+                target = target.with_flags(*FENCED_FLAGS)
             if autotune and target.name == "cpu":
                 compiled = tuning.autotune(program, target, call_timer)
             elif on_upgrade is not None:

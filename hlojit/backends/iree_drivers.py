@@ -7,16 +7,24 @@ the program. When both vCPUs are free, local-task's two workers run the MLP 784-
 dispatch (workers waking, waiting for each other) costs more than the second core gives, and local-sync wins:
 that forward 4.3 against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also
 burnt 1.5x the CPU time (2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so
-a function whose work is big enough for local-task (iree.SMALL_WORK) alternates the drivers for its first 10
-calls (4 where every call on one driver was faster than every call on the other), then runs on the one with
-the lower median of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's
-load changes (an interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver
-costs under 1% of the calls). Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
+a function whose work is big enough for local-task (iree.SMALL_WORK) tries both for its first 10 calls (9 where
+every call on one driver was faster than every call on the other), then runs on the one with the lower median
+of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's load changes (an
+interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver costs under 1% of
+the calls). A driver's first call is not counted (it loads the executable there and touches fresh memory: ~1.5x
+the next calls' time on the MLP forward). The warm-up is not an even alternation: the driver the machine's load
+favours (`favoured_by_load`: local-sync where the 1-minute load average already fills the CPUs, else
+local-task), and after the first timed calls the faster so far, runs two calls in three. Why: a short run (a
+benchmark's 7 rounds, a script's few calls) is all warm-up, and alternating evenly gave it the mean of the two
+drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x
+on local-task, 0.86-0.96x alternating.
+Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
 `hj.jit(f, driver=...)` pins a driver and races nothing.
 """
 from __future__ import annotations
 
 import collections
+import os
 import statistics
 import threading
 import time
@@ -25,30 +33,56 @@ WINDOW = 5          # recent wall times kept per driver; the decision compares t
 PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen ...
 MAX_PROBE_EVERY = 128  # ... an interval that doubles each time a probe loses, up to this (a probe's cost is bounded)
 SEPARATED_AFTER = 2  # the warm-up ends early once this many calls each have every call of one driver faster
+OTHER_EVERY = 3     # in the warm-up, every third call runs on the driver not (yet) chosen
+
+
+def favoured_by_load(drivers: tuple[str, str], load: float | None = None, cpus: int | None = None) -> str:
+    """The driver a race starts on: local-sync (one thread, never waits for a preempted worker) where the machine's
+    1-minute load average is at least the CPUs this process may use, else the first (local-task, whose workers
+    have cores to run on). `load`/`cpus` default to the machine's (os.getloadavg, the CPU affinity)."""
+    if "local-sync" not in drivers:
+        return drivers[0]
+    if load is None:
+        load = _load_average()
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    busy = load is not None and load >= cpus
+    return "local-sync" if busy else next(d for d in drivers if d != "local-sync")
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):   # no load average on this platform: no prior, the first driver
+        return None
 
 
 class DriverRace:
     """The driver for each call of one executable (`next`), from the wall times of its calls (`record`)."""
 
-    def __init__(self, drivers: tuple[str, str]):
+    def __init__(self, drivers: tuple[str, str], first: str | None = None):
+        """`first`: the driver chosen until calls are timed (default: the one the machine's load favours now)."""
         self.drivers = drivers
         self.times = {driver: collections.deque(maxlen=WINDOW) for driver in drivers}
-        self.chosen = drivers[0]
+        self.chosen = first or favoured_by_load(drivers)
+        self.started_on = self.chosen
+        self.unrecorded = set(drivers)   # drivers whose first call is still to come: it is not counted
         self.calls = 0
-        self.warming = True   # alternating: until 2 * WINDOW calls, or until the drivers' times separate
+        self.warming = True   # trying both: until 2 * WINDOW calls, or until the drivers' times separate
         self.probe_every = PROBE_EVERY
         self.next_probe = 0   # the call that probes the driver not chosen next (set when the warm-up ends)
         self._lock = threading.Lock()   # calls from several threads (each waits at the executable's gate)
 
     def next(self) -> str:
-        """Alternating while warming up (the first 2 * WINDOW calls, fewer where the drivers' times separate early),
-        then the chosen driver, and the other one every `probe_every` calls."""
+        """While warming up (the first 2 * WINDOW calls, fewer where the drivers' times separate early) the chosen
+        driver except every OTHER_EVERY-th call, then the chosen driver, and the other one every `probe_every`
+        calls."""
         with self._lock:
             self.calls += 1
             calls = self.calls
             self.warming = self.warming and calls <= 2 * WINDOW
             if self.warming:
-                return self.drivers[calls % 2]
+                return self.other() if calls % OTHER_EVERY == 0 else self.chosen
             if not self.next_probe:
                 self.next_probe = calls + self.probe_every
             return self.chosen if calls < self.next_probe else self.other()   # record() sets the next probe
@@ -60,6 +94,9 @@ class DriverRace:
         """A probe that beat the chosen driver's median brings the next probe near (PROBE_EVERY); one that lost
         doubles the interval (to MAX_PROBE_EVERY); so does a change of choice reset it."""
         with self._lock:
+            if driver in self.unrecorded:   # its first call there: the executable loading, memory first touched
+                self.unrecorded.discard(driver)
+                return
             probe, before = not self.warming and driver != self.chosen, self.chosen
             if probe:
                 won = seconds < statistics.median(self.times[before])
@@ -76,7 +113,7 @@ class DriverRace:
 
     def _separated(self) -> bool:
         """Every call on one driver faster than every call on the other, with SEPARATED_AFTER calls or more each:
-        a program whose drivers differ by much stops alternating after 4 calls."""
+        a program whose drivers differ by much stops trying both after 9 calls (the first on each uncounted)."""
         first, second = (self.times[d] for d in self.drivers)
         if min(len(first), len(second)) < SEPARATED_AFTER:
             return False
@@ -89,7 +126,8 @@ class DriverRace:
 
     def _describe(self) -> str:
         if not all(self.times.values()):
-            return f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet)"
+            return (f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet; started on "
+                    f"{self.started_on})")
         other = self.other()
         return (f"{self.chosen} (median {statistics.median(self.times[self.chosen]) * 1e3:.2f} ms; {other} "
                 f"{statistics.median(self.times[other]) * 1e3:.2f} ms over its last {len(self.times[other])} calls)")
