@@ -73,6 +73,7 @@ LONGEST_FIRST = ["test_linalg", "test_ops_numpy", "test_complex_pairs", "test_vm
                  "test_random_distributions", "test_conv_grads", "test_complex", "test_fft"]
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group marks into the node ids
 def pytest_collection_modifyitems(items):
     """The op tables compile one module per (backend, group) and share it among that group's tests: under
     pytest-xdist (`--dist loadgroup`) those tests go to one worker, so no module compiles twice. A test
