@@ -150,12 +150,12 @@ def fold_constants(module: ir.Module) -> int:
     """Replace constant-only expressions by the constants they compute; the number of ops folded away."""
     folder = _Folder()
     folder.visit(module.operation)
-    folded = set(folder.folded)
-    for op in folder.folded:
-        for value in op.results:
-            if any(use.owner.operation not in folded for use in value.uses):
-                with ir.InsertionPoint(op), op.location:
-                    value.replace_all_uses_with(hlo.constant(folder.values[value]))
+    folded = set(folder.folded)   # (decided before any edit: an edit may give the ops new Python objects)
+    roots = [(op, value) for op in folder.folded for value in op.results
+             if any(use.owner.operation not in folded for use in value.uses)]
+    for op, value in roots:
+        with ir.InsertionPoint(op), op.location:
+            value.replace_all_uses_with(hlo.constant(folder.values[value]))
     for op in reversed(folder.folded):   # users first
         op.erase()
     for op in folder.constants_read:
