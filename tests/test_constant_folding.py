@@ -76,6 +76,34 @@ def test_a_big_broadcast_is_not_materialised():
     assert "stablehlo.reduce" in text and "tensor<1000000xf32>" in text.split("broadcast_in_dim")[1]
 
 
+def test_a_splat_broadcast_that_an_op_on_an_argument_reads_stays_golden():
+    """`x + 1`'s broadcast of the 1 stays (IREE folds a splat's spread for free, and fuses it): nothing counted;
+    exp(2) before such a broadcast folds, the broadcast stays on its constant."""
+    count, text = folded("""func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %c = stablehlo.constant dense<1.0> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+  %0 = stablehlo.add %x, %b : tensor<2x3xf32>
+  %t = stablehlo.constant dense<2.0> : tensor<f32>
+  %e = stablehlo.exponential %t : tensor<f32>
+  %eb = stablehlo.broadcast_in_dim %e, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+  %1 = stablehlo.multiply %x, %eb : tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}""")
+    assert count == 1
+    assert text == """module {
+  func.func @main(%arg0: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+    %1 = stablehlo.add %arg0, %0 : tensor<2x3xf32>
+    %cst_0 = stablehlo.constant dense<7.38905573> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<2x3xf32>
+    %3 = stablehlo.multiply %arg0, %2 : tensor<2x3xf32>
+    return %1, %3 : tensor<2x3xf32>, tensor<2x3xf32>
+  }
+}
+"""
+
+
 def test_ops_on_arguments_side_effects_and_barriers_are_untouched():
     text = """func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
   %c = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>

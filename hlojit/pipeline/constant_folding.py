@@ -10,7 +10,9 @@ op folded before it, it is free of side effects and nondeterminism, and every va
 small (MAX_ELEMENTS): a splat broadcast to a big shape is never materialised, nor read, and stays for IREE
 (whose const-eval leaves such expansions alone too). Block arguments (loop-carried values, a reduction's
 accumulators) are never constants, so a loop body keeps every op that depends on them; `stablehlo.while` itself
-is never folded (its trip count is unbounded). The values something unfolded still uses become constants.
+is never folded (its trip count is unbounded). The values something unfolded still uses become constants,
+except a splat that a broadcast or reshape only spreads (`x + 1`'s 1, relu's 0): IREE folds those itself, for
+free, and keeps them splats it fuses, so they stay as they were and are not counted.
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ NEVER = frozenset(f"stablehlo.{name}" for name in (
     "composite", "create_token", "custom_call", "infeed", "outfeed", "optimization_barrier", "partition_id",
     "recv", "reduce_scatter", "replica_id", "rng", "rng_bit_generator", "send", "while", "tuple",
     "get_tuple_element", "constant"))
+# Ops that only spread their operand's elements: left in place where their result is a splat something unfolded reads
+SPREADS = frozenset(("stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.reshape"))
 # Their work grows with the product of their sizes, not the sum
 CONTRACTIONS = frozenset(("stablehlo.dot", "stablehlo.dot_general", "stablehlo.convolution", "stablehlo.dynamic_conv",
                           "stablehlo.einsum", "stablehlo.unary_einsum", "stablehlo.triangular_solve",
@@ -102,10 +106,10 @@ class _Folder:
     def try_fold(self, op) -> bool:
         """Evaluate `op` when it can be folded: its results become known."""
         limit = MAX_REGION_ELEMENTS if len(op.regions) else MAX_ELEMENTS
-        if not _evaluable(op, limit):
+        if op.name in NEVER or op.name not in OPS:
             return False
-        operands = [self.value_of(v, limit) for v in op.operands]
-        if any(x is None for x in operands):
+        operands = [self.value_of(v, limit) for v in op.operands]   # first: most ops have a non-constant one
+        if any(x is None for x in operands) or not _evaluable(op, limit):
             return False
         builder = OPS[op.name]
         try:
@@ -146,19 +150,39 @@ def _affordable(op, inputs) -> bool:
     return sum(math.prod(shape_of(v.type)) for v in op.results) * biggest <= MAX_WORK
 
 
+def _is_splat(array: np.ndarray) -> bool:
+    rows = np.ascontiguousarray(array).reshape(array.size, -1).view(np.uint8)
+    return bool((rows == rows[:1]).all())
+
+
+def _members(folder: _Folder) -> list:
+    """The folded ops to take out: all but those users still read that only spread a splat (`x + 1`'s broadcast of
+    the 1, relu's of the 0): IREE folds those for free, and a splat it can fuse stays one."""
+    members = set(folder.folded)
+    for op in reversed(folder.folded):      # users before what they use: a spread left makes its operands roots
+        if op.name in SPREADS and _is_root(op, members) and all(_is_splat(folder.values[v]) for v in op.results):
+            members.discard(op)
+    return [op for op in folder.folded if op in members]
+
+
+def _is_root(op, members) -> bool:
+    return any(use.owner.operation not in members for value in op.results for use in value.uses)
+
+
 def fold_constants(module: ir.Module) -> int:
     """Replace constant-only expressions by the constants they compute; the number of ops folded away."""
     folder = _Folder()
     folder.visit(module.operation)
-    folded = set(folder.folded)   # (decided before any edit: an edit may give the ops new Python objects)
-    roots = [(op, value) for op in folder.folded for value in op.results
-             if any(use.owner.operation not in folded for use in value.uses)]
+    members = _members(folder)
+    chosen = set(members)   # (all decided before any edit: an edit may give the ops new Python objects)
+    roots = [(op, value) for op in members for value in op.results
+             if any(use.owner.operation not in chosen for use in value.uses)]
     for op, value in roots:
         with ir.InsertionPoint(op), op.location:
             value.replace_all_uses_with(hlo.constant(folder.values[value]))
-    for op in reversed(folder.folded):   # users first
+    for op in reversed(members):   # users first
         op.erase()
     for op in folder.constants_read:
         if not list(op.result.uses):
             op.erase()
-    return len(folder.folded)
+    return len(members)
