@@ -104,6 +104,21 @@ def test_a_splat_broadcast_that_an_op_on_an_argument_reads_stays_golden():
 """
 
 
+def test_an_iota_that_an_op_on_an_argument_reads_stays_and_one_a_fold_reads_goes():
+    text = """func.func @main(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %i = stablehlo.iota dim = 0 : tensor<4xi32>
+  %0 = stablehlo.add %x, %i : tensor<4xi32>
+  %j = stablehlo.iota dim = 0 : tensor<4xi32>
+  %s = stablehlo.multiply %j, %j : tensor<4xi32>
+  %1 = stablehlo.add %x, %s : tensor<4xi32>
+  return %0, %1 : tensor<4xi32>, tensor<4xi32>
+}"""
+    count, after = folded(text)
+    assert count == 2
+    assert "stablehlo.iota dim = 0 : tensor<4xi32>\n    %1 = stablehlo.add %arg0, %0" in after
+    assert "dense<[0, 1, 4, 9]> : tensor<4xi32>" in after and after.count("stablehlo.iota") == 1
+
+
 def test_ops_on_arguments_side_effects_and_barriers_are_untouched():
     text = """func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
   %c = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>

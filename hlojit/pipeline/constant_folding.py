@@ -11,8 +11,8 @@ small (MAX_ELEMENTS): a splat broadcast to a big shape is never materialised, no
 (whose const-eval leaves such expansions alone too). Block arguments (loop-carried values, a reduction's
 accumulators) are never constants, so a loop body keeps every op that depends on them; `stablehlo.while` itself
 is never folded (its trip count is unbounded). The values something unfolded still uses become constants,
-except a splat that a broadcast or reshape only spreads (`x + 1`'s 1, relu's 0): IREE folds those itself, for
-free, and keeps them splats it fuses, so they stay as they were and are not counted.
+except a splat that a broadcast or reshape only spreads (`x + 1`'s 1, relu's 0) and an iota: IREE makes those
+itself, for free, inside the dispatch that reads them, so they stay as they were and are not counted.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ NEVER = frozenset(f"stablehlo.{name}" for name in (
     "composite", "create_token", "custom_call", "infeed", "outfeed", "optimization_barrier", "partition_id",
     "recv", "reduce_scatter", "replica_id", "rng", "rng_bit_generator", "send", "while", "tuple",
     "get_tuple_element", "constant"))
-# Ops that only spread their operand's elements: left in place where their result is a splat something unfolded reads
+# Ops that only spread their operand's elements: left in place where their result is a splat that stays read
 SPREADS = frozenset(("stablehlo.broadcast_in_dim", "stablehlo.broadcast", "stablehlo.reshape"))
 # Their work grows with the product of their sizes, not the sum
 CONTRACTIONS = frozenset(("stablehlo.dot", "stablehlo.dot_general", "stablehlo.convolution", "stablehlo.dynamic_conv",
@@ -156,17 +156,30 @@ def _is_splat(array: np.ndarray) -> bool:
 
 
 def _members(folder: _Folder) -> list:
-    """The folded ops to take out: all but those users still read that only spread a splat (`x + 1`'s broadcast of
-    the 1, relu's of the 0): IREE folds those for free, and a splat it can fuse stays one."""
+    """The folded ops to take out: all but the roots IREE makes for free inside the dispatch that reads them (a
+    broadcast or reshape that only spreads a splat, as `x + 1`'s and relu's do; an iota), left as they are."""
     members = set(folder.folded)
-    for op in reversed(folder.folded):      # users before what they use: a spread left makes its operands roots
-        if op.name in SPREADS and _is_root(op, members) and all(_is_splat(folder.values[v]) for v in op.results):
+    for op in reversed(folder.folded):      # users before what they use: a root left makes its operands roots
+        if _left_in_place(op, folder.values) and _is_root(op, members):
             members.discard(op)
     return [op for op in folder.folded if op in members]
 
 
+def _left_in_place(op, values: dict) -> bool:
+    return op.name == "stablehlo.iota" or op.name in SPREADS and all(_is_splat(values[v]) for v in op.results)
+
+
 def _is_root(op, members) -> bool:
-    return any(use.owner.operation not in members for value in op.results for use in value.uses)
+    """Whether something that stays reads a result of `op` (a use inside a region of a member goes with it)."""
+    return any(_stays(use.owner.operation, members) for value in op.results for use in value.uses)
+
+
+def _stays(user, members) -> bool:
+    while user.name not in ("func.func", "builtin.module"):
+        if user in members:
+            return False
+        user = user.parent.operation
+    return True
 
 
 def fold_constants(module: ir.Module) -> int:
@@ -176,7 +189,7 @@ def fold_constants(module: ir.Module) -> int:
     members = _members(folder)
     chosen = set(members)   # (all decided before any edit: an edit may give the ops new Python objects)
     roots = [(op, value) for op in members for value in op.results
-             if any(use.owner.operation not in chosen for use in value.uses)]
+             if any(_stays(use.owner.operation, chosen) for use in value.uses)]
     for op, value in roots:
         with ir.InsertionPoint(op), op.location:
             value.replace_all_uses_with(hlo.constant(folder.values[value]))
