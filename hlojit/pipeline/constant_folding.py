@@ -93,25 +93,26 @@ class _Folder:
 
     def value_of(self, value: ir.Value, limit: int):
         """The array `value` holds when it is known and within `limit` elements, else None."""
-        if _elements(value, limit) is None:
-            return None
-        if value not in self.values:
+        known = self.values.get(value)
+        if known is None:
             owner = value.owner
-            if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.constant":
+            if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.constant" \
+                    or _elements(value, limit) is None:
                 return None
-            self.values[value] = constant_value(owner.operation)
+            known = self.values[value] = constant_value(owner.operation)
             self.constants_read.append(owner.operation)
-        return self.values[value]
+        return known if known.size <= limit else None
 
     def try_fold(self, op) -> bool:
         """Evaluate `op` when it can be folded: its results become known."""
-        limit = MAX_REGION_ELEMENTS if len(op.regions) else MAX_ELEMENTS
-        if op.name in NEVER or op.name not in OPS:
+        name = op.name
+        if name in NEVER or name not in OPS:
             return False
+        limit = MAX_REGION_ELEMENTS if len(op.regions) else MAX_ELEMENTS
         operands = [self.value_of(v, limit) for v in op.operands]   # first: most ops have a non-constant one
         if any(x is None for x in operands) or not _evaluable(op, limit):
             return False
-        builder = OPS[op.name]
+        builder = OPS[name]
         try:
             closure = builder(op, {}) if getattr(builder, "takes_functions", False) else builder(op)
         except BackendError:    # an attribute or form the reference does not evaluate: IREE's business
@@ -166,7 +167,8 @@ def _members(folder: _Folder) -> list:
 
 
 def _left_in_place(op, values: dict) -> bool:
-    return op.name == "stablehlo.iota" or op.name in SPREADS and all(_is_splat(values[v]) for v in op.results)
+    """An iota, or a spread of a splat (the operand's elements all alike: a scalar, mostly)."""
+    return op.name == "stablehlo.iota" or op.name in SPREADS and _is_splat(values[op.operands[0]])
 
 
 def _is_root(op, members) -> bool:
