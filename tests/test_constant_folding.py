@@ -63,7 +63,8 @@ BIG_BROADCAST = """func.func @main() -> (tensor<1000000xf32>, tensor<f32>) {
   %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<1000000xf32>
   %m = stablehlo.multiply %b, %b : tensor<1000000xf32>
   %z = stablehlo.constant dense<0.0> : tensor<f32>
-  %r = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [0] : (tensor<1000000xf32>, tensor<f32>) -> tensor<f32>
+  %r = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [0]
+      : (tensor<1000000xf32>, tensor<f32>) -> tensor<f32>
   return %m, %r : tensor<1000000xf32>, tensor<f32>
 }"""
 

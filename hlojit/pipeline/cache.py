@@ -107,8 +107,8 @@ def fingerprinted_modules() -> tuple:
                    fft_rewrites, layout, legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites,
                    values, vmvx_rewrites, winograd)
     return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, fft_rewrites, layout,
-            legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_rewrites, stablehlo,
-            vmvx_rewrites, winograd, *constant_folding.EVALUATOR_MODULES)
+            legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_rewrites,
+            stablehlo, vmvx_rewrites, winograd, *constant_folding.EVALUATOR_MODULES)
 
 
 @functools.cache

@@ -7,11 +7,12 @@ the oracle of StableHLO's meaning, evaluate such an expression in microseconds, 
 
 An op is folded when every operand (and every value its regions capture) is a `stablehlo.constant` or an
 op folded before it, it is free of side effects and nondeterminism, and every value it reads or makes is
-small (MAX_ELEMENTS): a splat broadcast to a big shape is never materialised, nor read, and stays for IREE. Block arguments (loop-carried values, a reduction's
-accumulators) are never constants, so a loop body keeps every op that depends on them; `stablehlo.while` itself
-is never folded (its trip count is unbounded). The values something unfolded still uses become constants,
-except a splat that a broadcast or reshape only spreads (`x + 1`'s 1, relu's 0) and an iota: IREE makes those
-itself, for free, inside the dispatch that reads them, so they stay as they were and are not counted.
+small (MAX_ELEMENTS): a splat broadcast to a big shape is never materialised, nor read, and stays for IREE.
+Block arguments (loop-carried values, a reduction's accumulators) are never constants, so a loop body keeps
+every op that depends on them; `stablehlo.while` itself is never folded (its trip count is unbounded). The
+values something unfolded still uses become constants, except a splat that a broadcast or reshape only spreads
+(`x + 1`'s 1, relu's 0) and an iota: IREE makes those itself, for free, inside the dispatch that reads them, so
+they stay as they were and are not counted.
 """
 from __future__ import annotations
 

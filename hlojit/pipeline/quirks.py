@@ -199,7 +199,8 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [comple
                   narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
-          "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
+          "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
+                  + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
