@@ -3,6 +3,7 @@ const-eval JIT-compiles them (golden text before/after), what must stay stays (b
 loop-carried values, side effects), and the folded values are the reference's, dtype for dtype, on every target."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from iree.compiler import ir
@@ -272,3 +273,37 @@ def test_every_target_folds_first_and_counts_it():
             assert next(iter(quirks.apply(module, targets.get(name)).items())) == ("fold_constants", 2)
     from hlojit.pipeline import cache
     assert set(constant_folding.EVALUATOR_MODULES) <= set(cache.fingerprinted_modules())
+
+
+EXACT = """func.func @main(%x: tensor<3xbf16>) -> (tensor<3xbf16>, tensor<2xcomplex<f64>>, tensor<3xf64>, tensor<3xui32>,
+                                          tensor<3xi64>, tensor<3xi8>) {
+  %f = stablehlo.constant dense<[0.1, 1.7, -3.3]> : tensor<3xf32>
+  %b = stablehlo.convert %f : (tensor<3xf32>) -> tensor<3xbf16>
+  %bt = stablehlo.tanh %b : tensor<3xbf16>
+  %0 = stablehlo.multiply %x, %bt : tensor<3xbf16>
+  %k = stablehlo.constant dense<[(1.5, 2.5), (3.5, 4.5)]> : tensor<2xcomplex<f64>>
+  %kt = stablehlo.tan %k : tensor<2xcomplex<f64>>
+  %d = stablehlo.convert %f : (tensor<3xf32>) -> tensor<3xf64>
+  %dl = stablehlo.log_plus_one %d : tensor<3xf64>
+  %u = stablehlo.constant dense<[4294967295, 3, 2147483648]> : tensor<3xui32>
+  %us = stablehlo.shift_right_logical %u, %u : tensor<3xui32>
+  %i = stablehlo.constant dense<[-9223372036854775807, 5, -3]> : tensor<3xi64>
+  %ir = stablehlo.remainder %i, %i : tensor<3xi64>
+  %c = stablehlo.constant dense<[127, -128, 5]> : tensor<3xi8>
+  %ca = stablehlo.add %c, %c : tensor<3xi8>
+  return %0, %kt, %dl, %us, %ir, %ca : tensor<3xbf16>, tensor<2xcomplex<f64>>, tensor<3xf64>, tensor<3xui32>,
+                                       tensor<3xi64>, tensor<3xi8>
+}"""
+
+
+def test_folded_values_are_the_references_bit_for_bit():
+    """bf16 (rounded as the reference rounds), complex128, f64, wrapping unsigned and 8-bit ints, i64 extremes:
+    the folded module and the module as written give the same bits on the reference backend."""
+    count, text = folded(EXACT)
+    assert count == 8 and text.count("stablehlo.constant") == 6
+    x = np.array([1.0, -2.0, 0.5], ml_dtypes.bfloat16)
+    unfolded = hj.from_mlir(EXACT, entry="main", backend="reference")(x)
+    refolded = hj.from_mlir(text, entry="main", backend="reference")(x)
+    for a, b in zip(unfolded, refolded):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (a, b)
