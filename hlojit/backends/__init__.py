@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import BackendError, ConfigError
 from ..pipeline import targets
 from .array import Array
+from .donations import check_donations
 
 DEFAULT = "iree:cpu"
 NAMES = ("iree:cpu", "iree:vmvx", "iree:cuda", "reference")
@@ -46,24 +47,6 @@ def device_put(x, backend: str | None = None) -> Array:
     if not array.dtype.isnative:  # big-endian data (`>f4`): the same values in the machine's byte order
         array = array.astype(array.dtype.newbyteorder("="))
     return get(backend).put(array)
-
-
-def check_donations(leaves, donated, name: str):
-    """Refuse, before anything runs (so nothing is consumed), a call that donates an hj.Array and passes the
-    same Array again (donated twice, or also undonated), as JAX does ("Attempt to use a buffer that was
-    previously donated in the same call"): the result may be written into the buffer another argument reads.
-    Every backend calls this first when a function donates; calls without donation never reach it."""
-    if len(set(map(id, leaves))) == len(leaves):  # the common case, at C speed: no object passed twice
-        return
-    for i in donated:
-        for j, other in enumerate(leaves):
-            if j != i and other is leaves[i] and type(other) is Array:
-                a = leaves[i]
-                raise BackendError(
-                    f"{name}(): the hj.Array {a.dtype}{list(a.shape)} of flat argument {i} is donated "
-                    f"(donate_argnums/donate_argnames) and passed again as flat argument {j} of the same call: a "
-                    "donated buffer may receive the result while the other argument is read from it. Pass a copy "
-                    "(hj.device_put(np.asarray(a))) for one of them, or do not donate it; nothing was consumed")
 
 
 CPU_DRIVERS = ("local-sync", "local-task")

@@ -100,14 +100,15 @@ def compiler_version() -> str:
 
 def fingerprinted_modules() -> tuple:
     """The modules whose source is part of every key: compile_program's, the quirks and every rewrite they list
-    (tests/test_legalize.py checks that each module quirks.py imports is here), and the builders they use."""
+    (tests/test_legalize.py checks that each module quirks.py imports is here), the builders they use, and the
+    reference's op tables constant folding computes with."""
     from ..dialects import stablehlo
-    from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, fft_rewrites, layout,
-                   legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites, values, vmvx_rewrites,
-                   winograd)
-    return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, fft_rewrites, layout, legalize,
-            accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_rewrites, stablehlo,
-            vmvx_rewrites, winograd)
+    from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, constant_folding,
+                   fft_rewrites, layout, legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites,
+                   values, vmvx_rewrites, winograd)
+    return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, fft_rewrites, layout,
+            legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_rewrites,
+            stablehlo, vmvx_rewrites, winograd, *constant_folding.EVALUATOR_MODULES)
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrites, scatter_rewrites, sort_rewrites,
                vmvx_rewrites)
+from .constant_folding import fold_constants
 from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
@@ -176,7 +177,9 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-# The patterns IREE fails to compile come first (compile_rewrites.py: empty contractions, i1 windows, selected
+# Constant-only expressions are folded first (constant_folding.py: by the reference's meaning of each op, before
+# IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
+# The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, vmvx's double rounding and f64 -> int), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
 # fix); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and chlo.square
 # basic ops (legalize.py), then complex values real pairs (complex_pairs.py), then the spec's meaning (legalize.py: the
@@ -187,8 +190,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
-_FIRST = (compile_rewrites.ALL_TARGETS + sort_rewrites.CPU + [fft_f64_as_real_dft] + legalize.BEFORE_COMPLEX_PAIRS
-          + linalg_rewrites.ALL_TARGETS)
+_FIRST = ([fold_constants] + compile_rewrites.ALL_TARGETS + sort_rewrites.CPU + [fft_f64_as_real_dft]
+          + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS)
 QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC
                   + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
                   truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
@@ -196,7 +199,8 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [comple
                   narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd],
-          "cuda": compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
+          "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
+                  + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...pipeline import Program
-from .. import check_donations
+from ...pipeline.program import Program
 from ..array import Array
+from ..donations import check_donations
 from . import elementwise, nn, shape, structural  # noqa: F401  (they register their ops)
 from . import control  # noqa: F401  (if, case, while)
 from . import indexing  # noqa: F401  (gather, scatter)
