@@ -103,11 +103,11 @@ def fingerprinted_modules() -> tuple:
     (tests/test_legalize.py checks that each module quirks.py imports is here), and the builders they use."""
     from ..dialects import stablehlo
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, fft_rewrites, layout,
-                   legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites, values, vmvx_rewrites,
-                   winograd)
+                   legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites, subnormal_compares, values,
+                   vmvx_rewrites, winograd)
     return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, fft_rewrites, layout, legalize,
             accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_rewrites, stablehlo,
-            vmvx_rewrites, winograd)
+            subnormal_compares, vmvx_rewrites, winograd)
 
 
 @functools.cache
