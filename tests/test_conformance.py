@@ -34,19 +34,17 @@ CASES = _cases()
 # (backend, case) -> what IREE 3.13 does wrong with a module that hlojit did not trace and no pipeline rewrite
 # mends yet (f64 trig, tanh and fmod, cholesky and triangular_solve have theirs: pipeline/accurate_math.py,
 # linalg_rewrites.py)
-_F64_LINK = "IREE 3.13's llvm-cpu cannot link f64 {} (undefined symbol)"
 KNOWN_IREE_FAILURES: dict = {
     (backend, case): reason for backend in ("iree:cpu", "iree:vmvx") for case, reason in {
-        "chlo_broadcast_zeta_polygamma_f64": _F64_LINK.format("sin and cos (CHLO polygamma's digamma reflection, "
-                                                              "which IREE expands after hlojit's rewrites ran)"),
+        "chlo_broadcast_zeta_polygamma_f64": "CHLO's own f64 polygamma (the expansion of chlo-legalize-to-stablehlo, "
+                                             "which hlojit runs first on llvm-cpu and vmvx) is 4-9 ulps off; the "
+                                             "reference backend running that expansion gives the same values; the "
+                                             "case asks 3",
         "chlo_zeta_negative_q_whole_x": "IREE 3.13's CHLO zeta gives nan for q < 0 with a whole x (the sum of "
                                         "(q+k)^-x is finite there: scipy and the reference agree)",
     }.items()}
-# what vmvx gets wrong on values it computes at run time (the cases' constants pass through barriers); its sign,
-# popcnt, clz, bf16 and CHLO rewrites are in pipeline/vmvx_rewrites.py
-KNOWN_IREE_FAILURES[("iree:vmvx", "chlo_broadcast_zeta_polygamma_f64")] = (
-    "CHLO's own f64 polygamma (the expansion of chlo-legalize-to-stablehlo, which hlojit runs first on vmvx) is 4-9 "
-    "ulps off even when the reference backend evaluates it exactly; the case asks 3")
+# what vmvx gets wrong on values it computes at run time (the cases' constants pass through barriers) has its
+# rewrites: sign, popcnt, clz, bf16 in pipeline/vmvx_rewrites.py, CHLO expanded first in pipeline/legalize.py
 
 
 @functools.lru_cache(maxsize=None)

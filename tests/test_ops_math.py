@@ -580,3 +580,14 @@ def test_half_gradients_accumulate_in_f32(backend):
     assert np.asarray(value).dtype == np.float16 and float(value) == 4096 * 2 * 3 + 8192
     np.testing.assert_array_equal(np.asarray(gw), np.full((2, 3), 4096, np.float16))
     np.testing.assert_array_equal(np.asarray(gx), np.full((4096, 2), 3 + 1, np.float16))
+
+
+def test_each_row_without_a_stablehlo_op_has_one_composite_registered_at_its_definition():
+    """elementwise.composite registers each (math.py, trig.py and special.py once patched elementwise's tables at
+    import); a second registration, or one for a row with its own StableHLO op, is refused."""
+    from hlojit.frontend.ops import elementwise as ew
+    for rows, table in ((ew.UNARY, ew._COMPOSITE_UNARY), (ew.BINARY, ew._COMPOSITE_BINARY)):
+        assert set(table) == {name for name, row in rows.items() if row.hlo is None}
+    for name in ("exp2", "exp", "hypot"):
+        with pytest.raises(ValueError, match="registered once"):
+            ew.composite(name)

@@ -11,6 +11,7 @@ before compiling, on the compiler's copy of the module.
 - reduce_precision: IREE's gets zero mantissa bits wrong; this is XLA's algorithm in integer ops.
 - gather: the spec clamps each start so the slice fits in the operand; IREE reads out of bounds: the starts
   are clamped before the gather.
+- CHLO ops on llvm-cpu and vmvx: expanded into StableHLO before every other rewrite (IREE expands them after).
 - chlo.square (what hj.from_mlir makes of a newer module's stablehlo.square): x * x, and on complex numbers
   ((re - im)(re + im), 2 re im) from the parts, before complex_pairs.py (IREE's own complex<f64> lowering of it
   kills the compiler with SIGFPE, and its x * x overflows where the spec's real part does not).
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-from iree.compiler import ir
+from iree.compiler import ir, passmanager
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dimension_numbers, dtype_of, shape_of
@@ -67,6 +68,21 @@ def _splat(value, dtype, shape) -> ir.Value:
 
 def _is_float(dtype) -> bool:
     return dtype.name in _UNSIGNED
+
+
+def _chlo_ops(module: ir.Module) -> int:
+    return sum(op.name.startswith("chlo.") for op in walk(module.operation))
+
+
+def chlo_as_stablehlo(module: ir.Module) -> int:
+    """Every CHLO op the pass expands (tan, bessel_i1e, zeta, polygamma, erf, broadcast_* ...) as StableHLO, by the
+    pass IREE runs itself (chlo-legalize-to-stablehlo), but before the other rewrites: IREE expands them after,
+    so their expansions' ops missed every fix (on llvm-cpu f64 polygamma's sin and cos did not link, f32
+    polygamma(2, -1.5) was NaN; on vmvx bessel_i1e's sign, tan, polygamma's remainder and sine were wrong)."""
+    before = _chlo_ops(module)
+    if before:
+        passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
+    return before - _chlo_ops(module)
 
 
 def bool_arithmetic_as_logic(module: ir.Module) -> int:
@@ -321,6 +337,9 @@ ALL_TARGETS = [bool_arithmetic_as_logic, reduce_precision_by_bits, gather_clampe
 CPU = [floor_ceil_of_subnormals, power_by_magnitude, float_sign_by_bits]
 CUDA = [power_by_magnitude]     # cuda's pow is exp(y log x) in f32 and f64 alike (no __nv_pow)
 BEFORE_COMPLEX_PAIRS = [chlo_square_by_parts]
+# llvm-cpu and vmvx, after chlo.square's own rewrite (whose complex form IREE's expansion would overflow) and before
+# complex numbers become pairs (the CHLO expansions of complex ops are complex ops)
+CHLO_FIRST = [chlo_as_stablehlo]
 # llvm-cpu and vmvx, before the rewrites that build their remainders (accurate_math's f64 fmod, vmvx's fmod)
 # (their complex parts are then carried by complex_pairs.py)
 CPU_FIRST = [float_remainder_sign_and_small_dividends, subnormal_arguments_pass_through, cbrt_of_subnormals]

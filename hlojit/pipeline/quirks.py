@@ -16,6 +16,7 @@ from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrite
 from .constant_folding import fold_constants
 from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
+from .subnormal_compares import float_compares_by_bits
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
 from .targets import Target
 from .winograd import requested_winograd
@@ -186,19 +187,22 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
-# fix) and vmvx's own (their compares get its NaN fix). vmvx expands CHLO first (vmvx_rewrites.py), so the ops of
+# fix) and vmvx's own (their compares get its NaN fix). llvm-cpu and vmvx expand CHLO first (legalize.py), so the ops of
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
+# Float compares by bits (subnormal_compares.py) come after every rewrite that builds compares, bf16's and f16's
+# widening included (so vmvx's NaN fix finds no float compare it would still have to mend).
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = ([fold_constants] + compile_rewrites.ALL_TARGETS + sort_rewrites.CPU + [fft_f64_as_real_dft]
           + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS)
-QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + vmvx_rewrites.FIRST + [complex_as_real_pairs] + _CPU_SPEC
+QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + [complex_as_real_pairs] + _CPU_SPEC
                   + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
                   truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
-                  vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, nan_aware_float_compares,
+                  vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
+                  nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
-              vector_products_as_reductions, layout.channels_last, requested_winograd],
+          "cpu": _FIRST + legalize.CHLO_FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
+              float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd],
           "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
                   + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}

@@ -2,9 +2,8 @@
 StableHLO -> StableHLO, listed for vmvx in quirks.py (llvm-cpu and cuda lower these ops themselves).
 
 Found by the conformance cases (tests/data/stablehlo) once their constants stopped folding on the host:
-- CHLO ops: IREE expands them into StableHLO after hlojit's rewrites ran, so the ops they expand into never
-  got vmvx's fixes (bessel_i1e's sign, tan, polygamma's remainder and sine). They are expanded here first, by
-  the same pass IREE runs (chlo-legalize-to-stablehlo), and every later rewrite sees their StableHLO.
+- CHLO ops: expanded first (legalize.chlo_as_stablehlo, on llvm-cpu too), so the ops they expand into get
+  vmvx's fixes (bessel_i1e's sign, tan, polygamma's remainder and sine).
 - float sign: lowered to math.copysign, which vmvx cannot lower: legalize.float_sign_by_bits (llvm-cpu's
   flushes subnormals) builds it from the bits for both.
 - popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
@@ -21,7 +20,7 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 from __future__ import annotations
 
 import numpy as np
-from iree.compiler import ir, passmanager
+from iree.compiler import ir
 
 from ..dialects import registry
 from ..dialects import stablehlo as hlo
@@ -35,18 +34,6 @@ def _replace(op, new: V) -> int:
     op.result.replace_all_uses_with(new.value)
     op.erase()
     return 1
-
-
-def _chlo_ops(module: ir.Module) -> int:
-    return sum(op.name.startswith("chlo.") for op in walk(module.operation))
-
-
-def chlo_as_stablehlo(module: ir.Module) -> int:
-    """Every CHLO op the pass expands (tan, bessel_i1e, zeta, polygamma, erf, broadcast_* ...) as StableHLO."""
-    before = _chlo_ops(module)
-    if before:
-        passmanager.PassManager.parse("builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
-    return before - _chlo_ops(module)
 
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -231,9 +218,6 @@ def f16_arithmetic_in_f32(module: ir.Module) -> int:
     return _narrow_arithmetic_in_f32(module, F16)
 
 
-# quirks.py runs FIRST after chlo.square's own rewrite (whose complex form IREE's expansion would overflow) and
-# before complex numbers become pairs (the CHLO expansions of complex ops are complex ops); AFTER_SPEC after the
-# rewrites of every cpu-like target (accurate_math's, legalize's) and before vmvx's NaN-aware compares
 def _f16_to_f32_by_bits(x: V) -> V:
     """Exact: the exponent rebiased (inf and NaN kept), subnormals m 2**-24 as (2**-14 (1 + m / 1024)) - 2**-14."""
     h = x.bits().to(np.uint32)
@@ -305,5 +289,6 @@ def f16_converts_by_bits(module: ir.Module) -> int:
     return count
 
 
-FIRST = [chlo_as_stablehlo]
+# quirks.py runs AFTER_SPEC after the rewrites of every cpu-like target (accurate_math's, legalize's) and before
+# vmvx's NaN-aware compares
 AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32, narrow_unsigned_in_i32]

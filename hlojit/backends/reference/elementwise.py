@@ -27,6 +27,19 @@ def _shift_right_logical(a, b):
     return np.right_shift(a.view(unsigned) if a.ndim else a.astype(unsigned), b.astype(unsigned)).astype(a.dtype)
 
 
+def _shift_right_arithmetic(a, b):
+    """The spec shifts the bit pattern, replicating its top bit, for unsigned types too (numpy's right_shift of
+    an unsigned is logical): shift the pattern as the signed type of its width. numpy's signed shift already
+    gives the spec's rule for amounts at or past the width, taken as unsigned (all copies of the sign bit).
+    A 1-bit bool is its own sign bit: every shift leaves it."""
+    if a.dtype == np.bool_:
+        return a
+    if a.dtype.kind != "u":
+        return np.right_shift(a, b)
+    signed = np.dtype(f"i{a.dtype.itemsize}")
+    return np.right_shift(np.asarray(a).view(signed), np.asarray(b).view(signed)).view(a.dtype)
+
+
 def _power(a, b):
     """Integer powers as StableHLO defines them for negative exponents (numpy raises): 1 ** -n is 1,
     (-1) ** -n is +-1, any other base gives 0 (the truncated reciprocal); 0 ** -n is 0 too."""
@@ -74,7 +87,7 @@ _UNARY = {
 _BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
     "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-    "atan2": np.arctan2, "shift_left": np.left_shift, "shift_right_arithmetic": np.right_shift,
+    "atan2": np.arctan2, "shift_left": np.left_shift, "shift_right_arithmetic": _shift_right_arithmetic,
     "shift_right_logical": _shift_right_logical, "power": _power,
     "divide": lambda a, b: _int_divide(a, b) if a.dtype.kind in "iu" else np.true_divide(a, b),
     "remainder": np.fmod,

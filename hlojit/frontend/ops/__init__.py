@@ -18,7 +18,7 @@ from .shape import (diagonal, eye, flip, fliplr, flipud, linspace, moveaxis, rav
 from .joining import array_split, concat, concatenate, pad, repeat, roll, split, stack, tile
 from . import updates  # x.at[index].set(v) ...: Tensor.at
 from .indexing import dynamic_slice, dynamic_update_slice, getitem, one_hot, take, take_along_axis
-from . import math as _math  # noqa: F401  (registers the composites of the math family's table rows)
+from . import math as _math, special as _special, trig as _trig  # noqa: F401  (their @composite rows)
 from . import fft  # numpy.fft's namespace: ops.fft.fft, ops.fft.rfft2 ...
 from .complex_math import angle, complex, iscomplex, iscomplexobj, isreal, isrealobj  # complex operands' composites
 from .math import bitcast, clip, elu, gelu, leaky_relu, nan_to_num, signbit

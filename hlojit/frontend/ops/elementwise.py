@@ -2,7 +2,8 @@
 
 A row is the op's numpy name -> (StableHLO op, the dtype kinds it takes, whether integer inputs first
 become the default float, the numpy reference that tests compare with). Rows whose StableHLO op is None
-are composites written below the tables, with numpy's semantics where StableHLO's differ (integer
+are composites, each registered where it is defined by `@composite(name)` (below the tables, and in math.py,
+trig.py, special.py), with numpy's semantics where StableHLO's differ (integer
 division, remainder's sign, bool arithmetic): a unary one is fn(x), a binary one fn(a, b), on operands already
 promoted and broadcast. Those whose ops have no useful derivative (bit tricks, integer argument reduction)
 declare theirs where they are defined (`derivatives.derivative`).
@@ -125,6 +126,25 @@ BINARY = {
 COMPARISONS = {  # numpy name -> StableHLO comparison direction
     "equal": "EQ", "not_equal": "NE", "less": "LT", "less_equal": "LE", "greater": "GT", "greater_equal": "GE",
 }
+
+# name -> the function computing a UNARY (BINARY) row that has no StableHLO op of its own, from other ops; each is
+# registered where it is defined, by @composite (here, and in math.py, trig.py, special.py)
+_COMPOSITE_UNARY: dict = {}
+_COMPOSITE_BINARY: dict = {}
+
+
+def composite(name: str):
+    """Register the decorated function as the composite of the UNARY or BINARY row `name` (one without a StableHLO
+    op: row.hlo is None), once."""
+    row, table = (UNARY[name], _COMPOSITE_UNARY) if name in UNARY else (BINARY[name], _COMPOSITE_BINARY)
+    if row.hlo is not None or name in table:
+        raise ValueError(f"{name}: a composite is only for a row without a StableHLO op, registered once")
+
+    def register(fn):
+        table[name] = fn
+        return fn
+    return register
+
 
 def _check_kinds(name: str, row: Elementwise, operands):
     for x in operands:
@@ -249,10 +269,12 @@ def in_float32_at_least(fn):
     return run
 
 
+@composite("abs")
 def _abs(x):
     return x if x.dtype.kind in "bu" else _emit_same("abs", [x], x.dtype, x.weak)
 
 
+@composite("sign")
 def _sign(x):
     if x.dtype.kind == "u":
         return convert(x != 0, x.dtype, x.weak)
@@ -269,48 +291,56 @@ def _to_bool(x: Tensor) -> Tensor:
     return x if x.dtype == dtypes.bool_ else compare("not_equal", x, 0)
 
 
+@composite("isfinite")
 def _is_finite(x):
     if not dtypes.is_float(x.dtype):
         return _full_like(x, True, dtypes.bool_)
     return wrap(emit(hlo.is_finite, x.value), x.shape, dtypes.bool_)
 
 
+@composite("isnan")
 def _is_nan(x):
     return compare("not_equal", x, x) if dtypes.is_float(x.dtype) else _full_like(x, False, dtypes.bool_)
 
 
+@composite("isinf")
 def _is_inf(x):
     return compare("equal", _abs(x), float("inf")) if dtypes.is_float(x.dtype) else _full_like(x, False, dtypes.bool_)
 
 
 # JAX's jax.nn.relu (and torch): slope 0 at 0, where maximum(x, 0)'s tie rule gave 0.5; the mask comes from
 # y, which the next layer reads anyway, so the forward's matmul dispatch no longer writes x out as well
+@composite("relu")
 @derivative(lambda x, y: where(y > 0, 1.0, 0.0))
 def _relu(x):
     return _emit_same("maximum", [x, _full_like(x, 0)], x.dtype, x.weak)
 
 
+@composite("softplus")
 @derivative(lambda x, y: unary("sigmoid", x))
 def _softplus(x):
     """max(x, 0) + log1p(exp(-|x|)): no overflow for large |x|."""
     return binary("maximum", x, 0) + unary("log1p", unary("exp", -_abs(x)))
 
 
-_COMPOSITE_UNARY = {
-    "abs": _abs,
-    "sign": _sign,
-    "floor": _rounding("floor"),
-    "ceil": _rounding("ceil"),
-    "round": _rounding("round_nearest_even"),  # numpy rounds half to even
-    "logical_not": lambda x: _emit_same("not", [_to_bool(x)], dtypes.bool_, False),
-    "isfinite": _is_finite,
-    "isnan": _is_nan,
-    "isinf": _is_inf,
-    "square": lambda x: _emit_same("multiply", [x, x], x.dtype, x.weak),
-    "reciprocal": lambda x: _emit_same("divide", [_full_like(x, 1), x], x.dtype, x.weak),
-    "relu": _relu,
-    "softplus": _softplus,
-}
+composite("floor")(_rounding("floor"))
+composite("ceil")(_rounding("ceil"))
+composite("round")(_rounding("round_nearest_even"))  # numpy rounds half to even
+
+
+@composite("logical_not")
+def _logical_not(x):
+    return _emit_same("not", [_to_bool(x)], dtypes.bool_, False)
+
+
+@composite("square")
+def _square(x):
+    return _emit_same("multiply", [x, x], x.dtype, x.weak)
+
+
+@composite("reciprocal")
+def _reciprocal(x):
+    return _emit_same("divide", [_full_like(x, 1), x], x.dtype, x.weak)
 
 
 def _safe_divisor(a: Tensor, b: Tensor) -> Tensor:
@@ -326,6 +356,7 @@ def _fmod(a: Tensor, b: Tensor) -> Tensor:
     return _emit_same("remainder", [a, b], a.dtype, a.weak)
 
 
+@composite("remainder")
 @derivative(lambda x, y, z: (ones_like(x), -unary("floor", x / y)))
 def _remainder(a, b):
     """numpy's remainder: the result has the divisor's sign; x % 0 is 0 for integers, nan for floats."""
@@ -340,6 +371,7 @@ def _remainder(a, b):
     return _select(b == 0, _full_like(r, 0), r)
 
 
+@composite("floor_divide")
 @derivative(lambda x, y, z: (zeros_like(x), zeros_like(y)))
 def _floor_divide(a, b):
     """numpy's floor_divide: rounds toward -inf; x // 0 is 0 for integers, +-inf/nan for floats."""
@@ -358,6 +390,7 @@ def _floor_divide(a, b):
     return _select(b == 0, _full_like(q, 0), q)
 
 
+@composite("right_shift")
 def _right_shift(a, b):
     op = "shift_right_logical" if a.dtype.kind == "u" else "shift_right_arithmetic"
     return _emit_same(op, [a, b], a.dtype, a.weak)
@@ -369,14 +402,9 @@ def _logical(op):
     return build
 
 
-_COMPOSITE_BINARY = {
-    "floor_divide": _floor_divide,
-    "remainder": _remainder,
-    "right_shift": _right_shift,
-    "logical_and": _logical("and"),
-    "logical_or": _logical("or"),
-    "logical_xor": _logical("xor"),
-}
+composite("logical_and")(_logical("and"))
+composite("logical_or")(_logical("or"))
+composite("logical_xor")(_logical("xor"))
 
 
 def where(condition, x, y) -> Tensor:

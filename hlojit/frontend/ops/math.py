@@ -1,8 +1,8 @@
 """Elementwise math that StableHLO has no op for, or whose IREE lowering is wrong, built from basic ops.
 
 The rows live in elementwise.py's UNARY/BINARY tables (name, kinds, numpy reference); their composites
-live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), and
-are registered into elementwise's composite tables at the bottom of this file. Each declares at its
+live here, in trig.py (the inverse trig functions) and in special.py (erf erfc lgamma digamma), each registered
+into elementwise's composite tables at its definition (`@ew.composite(name)`). Each declares at its
 definition whether half floats compute in f32 and, where its own ops have no derivative worth having, its
 textbook one (`derivatives.derivative`). Also here: the float bit-level helpers they share (signbit, frexp,
 ldexp by integer arithmetic on the bits, which IREE runs exactly), `bitcast`, `clip`, `nan_to_num` and the
@@ -146,6 +146,7 @@ def _unary(name, x):
 
 # --- exponentials and logarithms -------------------------------------------------------------------
 
+@ew.composite("exp2")
 @derivative(lambda x, y: y * math.log(2))
 @in_float32_at_least
 def _exp2(x):
@@ -175,6 +176,7 @@ def _log_specials(x, y):
     return ew.where((x < 0) | _unary("isnan", x), np.nan, y)
 
 
+@ew.composite("log2")
 @derivative(lambda x, y: 1 / (x * math.log(2)))
 @in_float32_at_least
 def _log2(x):
@@ -196,6 +198,7 @@ def _split_log10_2(bits: int) -> tuple[float, float]:
 _LOG10_2 = {dtypes.float64: _split_log10_2(40), dtypes.float32: _split_log10_2(12)}
 
 
+@ew.composite("log10")
 @derivative(lambda x, y: 1 / (x * math.log(10)))
 @in_float32_at_least
 def _log10(x):
@@ -205,6 +208,7 @@ def _log10(x):
     return _log_specials(x, y)
 
 
+@ew.composite("trunc")
 @derivative(lambda x, y: zeros_like(x))
 def _trunc(x):
     if not dtypes.is_float(x.dtype):
@@ -214,6 +218,7 @@ def _trunc(x):
 
 # --- hyperbolic functions and their inverses ---------------------------------------------------------
 
+@ew.composite("sinh")
 @derivative(lambda x, y: _unary("cosh", x))
 @in_float32_at_least
 def _sinh(x):
@@ -227,6 +232,7 @@ def _sinh(x):
     return _with_sign_of(ew.where(a < 1, near, far), x)
 
 
+@ew.composite("cosh")
 @derivative(lambda x, y: _unary("sinh", x))
 @in_float32_at_least
 def _cosh(x):
@@ -239,6 +245,7 @@ def _large(x):
     return float(2.0 ** (FORMATS[x.dtype].mantissa // 2 + 2))
 
 
+@ew.composite("arcsinh")
 @derivative(lambda x, y: _unary("rsqrt", x * x + 1))
 @in_float32_at_least
 def _arcsinh(x):
@@ -248,6 +255,7 @@ def _arcsinh(x):
     return _with_sign_of(ew.where(a < _large(x), near, far), x)
 
 
+@ew.composite("arccosh")
 @derivative(lambda x, y: _unary("rsqrt", (x - 1) * (x + 1)))
 @in_float32_at_least
 def _arccosh(x):
@@ -257,6 +265,7 @@ def _arccosh(x):
     return ew.where(x < 1, np.nan, ew.where(x < _large(x), near, far))
 
 
+@ew.composite("arctanh")
 @derivative(lambda x, y: 1 / (1 - x * x))
 @in_float32_at_least
 def _arctanh(x):
@@ -266,6 +275,7 @@ def _arctanh(x):
 
 # --- two-argument functions ---------------------------------------------------------------------------
 
+@ew.composite("hypot")
 @derivative(lambda x, y, z: (x / z, y / z))
 @_binary_composite
 def _hypot(a, b):
@@ -278,6 +288,7 @@ def _hypot(a, b):
     return ew.where((x == np.inf) | (y == np.inf), np.inf, h)
 
 
+@ew.composite("copysign")
 @derivative(lambda x, y, z: (ew.where(signbit(x) == signbit(y), 1.0, -1.0).astype(x.dtype),
                              zeros_like(y)))
 @_binary_composite
@@ -288,6 +299,7 @@ def _copysign(a, b):
     return _from_bits((_bits(a) & (sign - 1)) | (_bits(b) & sign), a.dtype)
 
 
+@ew.composite("nextafter")
 @no_derivative("it steps to the neighbouring float, a function of no slope")
 @_binary_composite
 def _nextafter(a, b):
@@ -304,15 +316,18 @@ def _nextafter(a, b):
 
 # --- activations ----------------------------------------------------------------------------------
 
+@ew.composite("relu6")
 def _relu6(x):
     return ew.binary("minimum", ew.binary("maximum", x, 0), 6)
 
 
+@ew.composite("silu")
 @in_float32_at_least
 def _silu(x):
     return x * _unary("sigmoid", x)
 
 
+@ew.composite("log_sigmoid")
 @in_float32_at_least
 def _log_sigmoid(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow, no log(0) for very negative x."""
@@ -396,19 +411,3 @@ def nan_to_num(x, nan: float = 0.0, posinf: float | None = None, neginf: float |
     y = ew.where(x == np.inf, posinf, x)
     y = ew.where(x == -np.inf, neginf, y)
     return ew.where(_unary("isnan", x), float(nan), y)
-
-
-# --- registration into elementwise's tables -----------------------------------------------------------
-
-from . import special, trig  # noqa: E402  (they use the helpers above)
-
-COMPOSITE_UNARY = {
-    "exp2": _exp2, "log2": _log2, "log10": _log10, "trunc": _trunc,
-    "sinh": _sinh, "cosh": _cosh, "arcsinh": _arcsinh, "arccosh": _arccosh, "arctanh": _arctanh,
-    "relu6": _relu6, "silu": _silu, "log_sigmoid": _log_sigmoid,
-    "arcsin": trig.arcsin, "arccos": trig.arccos, "arctan": trig.arctan,
-    "erf": special.erf, "erfc": special.erfc, "lgamma": special.lgamma, "digamma": special.digamma,
-}
-COMPOSITE_BINARY = {"hypot": _hypot, "copysign": _copysign, "nextafter": _nextafter}
-ew._COMPOSITE_UNARY.update(COMPOSITE_UNARY)
-ew._COMPOSITE_BINARY.update(COMPOSITE_BINARY)

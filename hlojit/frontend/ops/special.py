@@ -108,6 +108,7 @@ def _erfc_large(a: Tensor) -> Tensor:
     return _exp_minus_square(a) * g * t
 
 
+@ew.composite("erf")
 @derivative(lambda x, y: (2 / _pymath.sqrt(_pymath.pi)) * ew.unary("exp", -x * x))
 @ew.in_float32_at_least
 def erf(x: Tensor) -> Tensor:
@@ -116,6 +117,7 @@ def erf(x: Tensor) -> Tensor:
     return ew.where(a < 1, _erf_small(x), ew.where(x < 0, -large, large))
 
 
+@ew.composite("erfc")
 @derivative(lambda x, y: (-2 / _pymath.sqrt(_pymath.pi)) * ew.unary("exp", -x * x))
 @ew.in_float32_at_least
 def erfc(x: Tensor) -> Tensor:
@@ -188,6 +190,7 @@ def _abs_sin_pi(x: Tensor) -> Tensor:
     return ew.where(r <= 0.25, near, far)
 
 
+@ew.composite("lgamma")
 @derivative(lambda x, y: ew.unary("digamma", x))
 @ew.in_float32_at_least
 def lgamma(x: Tensor) -> Tensor:
@@ -264,6 +267,7 @@ def _pi_cot_pi(r: Tensor) -> Tensor:
     return ew.where(r < 0, -cot, cot)
 
 
+@ew.composite("digamma")
 @no_derivative("its derivative (trigamma) is not implemented")
 @ew.in_float32_at_least
 def digamma(x: Tensor) -> Tensor:

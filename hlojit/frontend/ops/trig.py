@@ -14,18 +14,21 @@ from ..tensor import Tensor
 from . import elementwise as ew
 
 
+@ew.composite("arctan")
 @derivative(lambda x, y: 1 / (1 + x * x))
 @ew.in_float32_at_least
 def arctan(x: Tensor) -> Tensor:
     return ew.binary("arctan2", x, 1.0)
 
 
+@ew.composite("arcsin")
 @derivative(lambda x, y: ew.unary("rsqrt", 1 - x * x))
 @ew.in_float32_at_least
 def arcsin(x: Tensor) -> Tensor:
     return ew.binary("arctan2", x, ew.unary("sqrt", (1 - x) * (1 + x)))
 
 
+@ew.composite("arccos")
 @derivative(lambda x, y: -ew.unary("rsqrt", 1 - x * x))
 @ew.in_float32_at_least
 def arccos(x: Tensor) -> Tensor:
