@@ -154,6 +154,8 @@ def _affordable(op, inputs) -> bool:
 
 
 def _is_splat(array: np.ndarray) -> bool:
+    if array.size <= 1:     # a scalar, or nothing at all (an empty array has no rows to compare)
+        return True
     rows = np.ascontiguousarray(array).reshape(array.size, -1).view(np.uint8)
     return bool((rows == rows[:1]).all())
 
