@@ -11,7 +11,7 @@ import pytest
 
 import hlojit as hj
 from hlojit.pipeline import subnormal_compares
-from tests.test_legalize import rewritten, target_rewritten
+from test_legalize import rewritten, target_rewritten
 
 DIRECTIONS = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater,
               "GE": np.greater_equal}
