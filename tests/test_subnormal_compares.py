@@ -4,6 +4,7 @@ and every direction on every pair of special values against numpy, on every targ
 from __future__ import annotations
 
 import itertools
+import tracemalloc
 
 import ml_dtypes
 import numpy as np
@@ -152,3 +153,23 @@ def test_compares_inside_while_loops_are_left_to_iree():
     """IREE 3.13's compiler crashed (SIGSEGV) on llvm-cpu compiling eigh's Jacobi loops with them rewritten."""
     count, text = rewritten(WHILE, subnormal_compares.float_compares_by_bits)
     assert count == 1 and text.count("FLOAT") == 1, text
+
+
+def test_a_broadcast_constant_is_not_materialised():
+    """x > c for a subnormal splat c broadcast to an activation's shape: the keys are splats again, and the rewrite
+    reads the one element (it built the broadcast's whole array in numpy, and a float64 copy: 48 MB here)."""
+    n = 1 << 22
+    text = f"""func.func @main(%a: tensor<{n}xf32>) -> tensor<{n}xi1> {{
+  %c = stablehlo.constant dense<1.0e-40> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<{n}xf32>
+  %0 = stablehlo.compare GT, %a, %b, FLOAT : (tensor<{n}xf32>, tensor<{n}xf32>) -> tensor<{n}xi1>
+  return %0 : tensor<{n}xi1>
+}}"""
+    tracemalloc.start()
+    try:
+        count, out = rewritten(text, subnormal_compares.float_compares_by_bits)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert count == 1 and "stablehlo.bitcast_convert" in out
+    assert peak < 4 << 20, f"{peak / 2**20:.1f} MB traced"

@@ -42,14 +42,16 @@ def _is_total_order(op) -> bool:
 
 
 def _constant(value: ir.Value) -> np.ndarray | None:
-    """The array a constant operand holds (a stablehlo.constant, or a broadcast of a splat one); None otherwise."""
+    """The elements a constant operand holds (a stablehlo.constant, or a broadcast of a splat one: then its one
+    element, not an array of the broadcast's shape, which may be an activation's millions); None otherwise. Every
+    use here reads the elements only (each splat key is rebuilt at the compare's shape by _constant_tensor)."""
     owner = value.owner
     name = getattr(owner, "name", None)
     if name == "stablehlo.broadcast_in_dim":
         source = _constant(owner.operands[0])
         if source is None or not source.size or not (source == source.flat[0]).all():
             return None
-        return np.full(shape_of(value.type), source.flat[0], source.dtype)
+        return source.reshape(-1)[:1]
     return constant_value(owner) if name == "stablehlo.constant" else None
 
 
