@@ -13,7 +13,7 @@ from ...dialects.types import dtype_of, shape_of
 from .complex import _complex
 from .elementwise import _BINARY, _COMPARE
 from .interpreter import OPS, attr_ints, enum_attr
-from .special import bessel_i1e, polygamma, zeta
+from .special import bessel_i1e, digamma, polygamma, zeta
 
 
 def _vectorized(fn):
@@ -25,25 +25,6 @@ def _lgamma(x: float) -> float:
         return math.lgamma(x)
     except (ValueError, OverflowError):
         return math.inf
-
-
-def _digamma(x: float) -> float:
-    """psi(x) by the recurrence up to x >= 10, then the asymptotic series; reflection for x <= 0."""
-    if math.isnan(x) or x == -math.inf:
-        return math.nan
-    if x == math.inf:
-        return math.inf
-    if x <= 0:
-        if x == math.floor(x):
-            return math.nan
-        return _digamma(1 - x) - math.pi / math.tan(math.pi * x)
-    total = 0.0
-    while x < 10:
-        total -= 1 / x
-        x += 1
-    inverse = 1 / (x * x)
-    series = inverse * (1 / 12 - inverse * (1 / 120 - inverse * (1 / 252 - inverse * (1 / 240 - inverse / 132))))
-    return total + math.log(x) - 0.5 / x - series
 
 
 def _erf_inv(y: float) -> float:
@@ -82,13 +63,13 @@ def _in_float64(fn):
 
 _UNARY = {
     "erf": _vectorized(math.erf), "erfc": _vectorized(math.erfc), "erf_inv": _vectorized(_erf_inv),
-    "lgamma": _vectorized(_lgamma), "digamma": _vectorized(_digamma),
+    "lgamma": _vectorized(_lgamma), "digamma": digamma,
     "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "square": _square, "conj": np.conj,
     "is_inf": np.isinf, "is_neg_inf": np.isneginf, "is_pos_inf": np.isposinf, "bessel_i1e": bessel_i1e,
 }
 _SPECIAL_BINARY = {
-    "polygamma": _in_float64(lambda n, x: polygamma(n, x, _UNARY["digamma"])), "zeta": _in_float64(zeta),
+    "polygamma": _in_float64(polygamma), "zeta": _in_float64(zeta),
     "next_after": np.nextafter,
 }
 
