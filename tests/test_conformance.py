@@ -75,7 +75,7 @@ def test_bundle_reports_each_case_as_alone():
 
 def test_every_reference_op_has_a_case():
     """Each op the reference interpreter implements is exercised by some case here (or listed with why not)."""
-    from hlojit.backends.reference import supported_ops
+    from hlojit.interpreter import supported_ops
     exercised = {op for _, case in CASES for op in case.ops}
     untested = {  # op -> why no case exercises it
         "stablehlo.composite": "tested by test_composite_runs_its_decomposition (needs a second function)",

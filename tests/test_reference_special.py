@@ -1,4 +1,4 @@
-"""The reference backend's special functions (backends/reference/special.py) and exact integer CHLO ops against
+"""The reference backend's special functions (hlojit/interpreter/special.py) and exact integer CHLO ops against
 scipy and Python's integers, over wide grids: the conformance files check a few points on every backend, these
 check the numerics of the oracle itself (no IREE compile: fast)."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 import scipy.special as sp
 
 import hlojit as hj
-from hlojit.backends.reference import chlo, special
+from hlojit.interpreter import chlo, special
 
 def _relative_error(actual, expected):
     finite = np.isfinite(expected)

@@ -14,7 +14,7 @@ from iree.compiler import ir
 
 import hlojit  # noqa: F401  (fills every table)
 from hlojit.backends import iree as iree_backend
-from hlojit.backends.reference.interpreter import OPS as REFERENCE
+from hlojit.interpreter import OPS as REFERENCE
 from hlojit.dialects import registry, stablehlo as hlo
 from hlojit.frontend import donation
 from hlojit.frontend.autodiff import RULES as VJP

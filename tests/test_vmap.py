@@ -10,7 +10,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.frontend.autodiff import RULES as VJP_RULES
 from hlojit.frontend.batching import NEVER_BATCHED, RULES
-from hlojit.backends.reference.interpreter import supported_ops
+from hlojit.interpreter import supported_ops
 from conftest import BACKENDS, line_in
 from test_registry import GAPS as REGISTRY_GAPS   # the batching table's deliberate gaps, with why
 

@@ -13,6 +13,7 @@ from ..errors import BackendError, ConfigError
 from ..pipeline import targets
 from .array import Array
 from .donations import check_donations
+from .reference import ReferenceBackend
 
 DEFAULT = "iree:cpu"
 NAMES = ("iree:cpu", "iree:vmvx", "iree:cuda", "reference")
@@ -24,7 +25,6 @@ def get(name: str | None = None):
     name = name or os.environ.get("HLOJIT_BACKEND") or DEFAULT
     if name not in _CACHE:
         if name == "reference":
-            from .reference import ReferenceBackend
             _CACHE[name] = ReferenceBackend()
         elif name.startswith("iree:") and name[5:] in targets.TARGETS:
             from .iree import IreeBackend

@@ -2,7 +2,7 @@
 
 Every other table of an op's facets is keyed by these names and checked against them: the dialect builders
 (elementwise.py generates the elementwise ones from the records), the reference backend's implementations
-(`backends/reference/interpreter.OPS`), autodiff's VJP rules and vmap's batching rules
+(`interpreter/interpreter.OPS`), autodiff's VJP rules and vmap's batching rules
 (`frontend/autodiff/core.RULES`, `frontend/batching/core.RULES`, `NEVER_BATCHED`), the donation analysis
 (`frontend/donation.py`, from `elementwise`) and the ops IREE computes in place (`backends/iree.py`). Those
 tables are `Facet`s or `op_set`s: a name no record has raises where the table is filled. tests/test_registry.py
@@ -15,7 +15,7 @@ Adding a unary elementwise StableHLO op `foo` (same type in and out) touches thr
 - hlojit/dialects/registry.py: "foo" in the `_SAME_TYPE_UNARY` row. That gives the builder `hlo.foo(x)` and
   `hlo.unary("foo", x)`, `UNARY_OPS`, vmap's batching rule (the generic elementwise one), the donation
   analysis's elementwise class and the reference's vectorised `stablehlo.map` bodies.
-- hlojit/backends/reference/elementwise.py: `"foo": <numpy function>` in `_UNARY`.
+- hlojit/interpreter/elementwise.py: `"foo": <numpy function>` in `_UNARY`.
 - hlojit/frontend/autodiff/rules_elementwise.py: its VJP, `_unary("foo")(lambda x, y, g: ...)`, or the name
   in `no_gradient(...)`.
 Tests: its dtypes in tests/test_dialects.py's UNARY_DTYPES and a case in tests/data/stablehlo. (A user-facing

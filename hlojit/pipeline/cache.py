@@ -101,7 +101,7 @@ def compiler_version() -> str:
 def fingerprinted_modules() -> tuple:
     """The modules whose source is part of every key: compile_program's, the quirks and every rewrite they list
     (tests/test_legalize.py checks that each module quirks.py imports is here), the builders they use, and the
-    reference's op tables constant folding computes with."""
+    interpreter's op tables constant folding computes with."""
     from ..dialects import stablehlo
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, constant_folding,
                    fft_rewrites, layout, legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites,

@@ -2,8 +2,9 @@
 
 IREE 3.13's const-eval (`--iree-opt-const-eval`, on by default) JIT-compiles every constant-only expression of
 a module for the host and runs it: seconds of compiling each (a complex128 tan of a 2-element constant: 35.8 s of
-compiler CPU on iree:cpu, 13.8 s with const-eval off, 0.5 s folded). The reference backend's op implementations,
-the oracle of StableHLO's meaning, evaluate such an expression in microseconds, exactly in its dtype.
+compiler CPU on iree:cpu, 13.8 s with const-eval off, 0.5 s folded). hlojit's StableHLO interpreter
+(hlojit/interpreter/: the reference backend's engine, the oracle of StableHLO's meaning) evaluates such an
+expression in microseconds, exactly in its dtype.
 
 An op is folded when every operand (and every value its regions capture) is a `stablehlo.constant` or an
 op folded before it, it is free of side effects and nondeterminism, and every value it reads or makes is
@@ -23,15 +24,15 @@ import pkgutil
 import numpy as np
 from iree.compiler import ir
 
-from ..backends import reference
-from ..backends.reference.interpreter import OPS, free_values
+from .. import interpreter
+from ..interpreter import OPS, free_values
 from ..dialects import stablehlo as hlo
 from ..dialects.types import constant_value, dtype_of, shape_of
 from ..errors import BackendError
 
-# The modules that compute a fold's values (the reference's op tables): part of every compile cache key.
-EVALUATOR_MODULES = tuple(importlib.import_module(f"{reference.__name__}.{info.name}")
-                          for info in pkgutil.iter_modules(reference.__path__))
+# The modules that compute a fold's values (the interpreter's op tables): part of every compile cache key.
+EVALUATOR_MODULES = tuple(importlib.import_module(f"{interpreter.__name__}.{info.name}")
+                          for info in pkgutil.iter_modules(interpreter.__path__))
 
 MAX_ELEMENTS = 65536        # of every value a fold reads or makes: what numpy evaluates in about a millisecond
 MAX_REGION_ELEMENTS = 4096  # of ops with regions (map, sort, scatter ...): the reference runs those per element

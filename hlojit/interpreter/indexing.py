@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects.types import dimension_numbers, dtype_of, shape_of
+from ..dialects.types import dimension_numbers, dtype_of, shape_of
 from .interpreter import OPS, attr_ints, compile_block, free_values
 
 _UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects.types import dtype_of
+from ..dialects.types import dtype_of
 from .interpreter import OPS, attr_ints, enum_attr
 
 

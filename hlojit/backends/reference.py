@@ -1,26 +1,15 @@
-"""The reference backend: a numpy interpreter of StableHLO, the oracle every IREE target is tested against.
-
-`load` walks @main once and generates a straight-line Python function that calls one numpy closure per
-op, so a call does no dispatch on op names. Semantics are StableHLO's (integer division truncates,
-remainder takes the dividend's sign ...), computed exactly in numpy; it knows nothing of the frontend.
-The op tables live beside this file, one module per family, each adding builders to `interpreter.OPS`.
+"""The reference backend: hlojit's StableHLO interpreter (hlojit/interpreter/) behind the backend interface, the
+oracle every IREE target is tested against. A program runs as the interpreter's generated numpy function;
+results are `hj.Array`s on the host, and donated arguments are marked consumed as IREE's would be.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...pipeline.program import Program
-from ..array import Array
-from ..donations import check_donations
-from . import elementwise, nn, shape, structural  # noqa: F401  (they register their ops)
-from . import control  # noqa: F401  (if, case, while)
-from . import indexing  # noqa: F401  (gather, scatter)
-from . import math  # noqa: F401  (bitcast_convert, sort)
-from . import bits, calls, dynamic, linalg  # noqa: F401  (popcnt ... clamp; composite, custom_call; dynamic_*)
-from . import chlo  # noqa: F401  (JAX's client ops: special functions, broadcasting binaries, top_k)
-from . import chlo_structured  # noqa: F401  (mulhi, scan, ragged_dot, chlo.constant)
-from . import complex  # noqa: F401  (real, imag, complex, fft)
-from .interpreter import Functions, supported_ops
+from ..interpreter import Functions, supported_ops
+from ..pipeline.program import Program
+from .array import Array
+from .donations import check_donations
 
 __all__ = ["Executable", "ReferenceBackend", "supported_ops"]
 

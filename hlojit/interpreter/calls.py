@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of
-from ...errors import BackendError
+from ..dialects.types import dtype_of
+from ..errors import BackendError
 from .interpreter import OPS
 
 

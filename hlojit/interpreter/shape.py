@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of, shape_of
+from ..dialects.types import dtype_of, shape_of
 from .interpreter import OPS, attr_ints
 
 

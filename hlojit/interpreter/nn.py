@@ -9,8 +9,8 @@ import numpy as np
 from iree.compiler import ir
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ...dialects.types import conv_labels, dtype_of, shape_of
-from ...errors import BackendError
+from ..dialects.types import conv_labels, dtype_of, shape_of
+from ..errors import BackendError
 from .interpreter import OPS, compile_block
 from .structural import _REDUCERS
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of, shape_of
+from ..dialects.types import dtype_of, shape_of
 from .complex import _complex
 from .elementwise import _BINARY, _COMPARE
 from .interpreter import OPS, attr_ints, enum_attr

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import constant_value, dot_dimensions, dtype_of, shape_of
+from ..dialects.types import constant_value, dot_dimensions, dtype_of, shape_of
 from .interpreter import OPS, attr_ints, compile_block
 
 _REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects import registry
-from ...dialects.types import dtype_of, shape_of
+from ..dialects import registry
+from ..dialects.types import dtype_of, shape_of
 from .interpreter import OPS, RETURNS, attr_ints, compile_block, free_values
 
 

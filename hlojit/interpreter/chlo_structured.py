@@ -8,8 +8,8 @@ import re
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import constant_value, dtype_of, shape_of
-from ...errors import BackendError
+from ..dialects.types import constant_value, dtype_of, shape_of
+from ..errors import BackendError
 from .interpreter import OPS, compile_block
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of
+from ..dialects.types import dtype_of
 from .interpreter import OPS
 
 _FLOAT_LAYOUT = {"float16": (5, 10), "bfloat16": (8, 7), "float32": (8, 23), "float64": (11, 52)}

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of, shape_of
-from ...errors import BackendError
+from ..dialects.types import dtype_of, shape_of
+from ..errors import BackendError
 from .indexing import gather_with, static_slice_sizes
 from .interpreter import OPS
 from .nn import convolution_with_padding

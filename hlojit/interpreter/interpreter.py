@@ -11,8 +11,8 @@ import re
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.registry import Facet
-from ...errors import BackendError
+from ..dialects.registry import Facet
+from ..errors import BackendError
 
 OPS = Facet("the reference backend's OPS")  # op name (a registry record) -> builder
 RETURNS = ("func.return", "stablehlo.return")

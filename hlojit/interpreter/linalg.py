@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ...dialects.types import dtype_of
+from ..dialects.types import dtype_of
 from .interpreter import OPS, enum_attr
 
 
