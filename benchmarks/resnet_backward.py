@@ -7,7 +7,7 @@ Why both clocks: on a shared 2-vCPU VM the wall time is the work plus the waitin
 (every thread of the process) is the work, and on local-task also its workers' fork-join waste. Rows
 alternate the contenders round by round; figures are medians over rounds of each round's best of 2 calls; the
 difference column compares the first result (the loss, for the step's rows; the kernel gradient otherwise).
-Per-dispatch times of the whole step come from IREE's own tools (README, Speed): export the step with
+Per-dispatch times of the whole step come from IREE's own tools (docs/speed_history.md): export the step with
 `hj.export`, then `iree-benchmark-module --device=local-sync --device_allocator=caching
 --device_profiling_mode=host-execution --device_profiling_output=step.ireeprof` and `iree-profile statistics`.
 """

@@ -107,7 +107,7 @@ class Array(ArrayOperators):
 
     def block_until_ready(self) -> "Array":
         """Waits until the values are computed; returns self (JAX's name). hlojit's calls are synchronous
-        (README, Speed: an asynchronous IREE call measured no faster here), so they are ready already."""
+        (docs/speed_history.md: an asynchronous IREE call measured no faster here), so they are ready already."""
         if self._donated_to is not None:
             raise self._donated_error()
         return self

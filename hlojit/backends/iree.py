@@ -14,7 +14,7 @@ Calls are synchronous. What runs on local-task is compiled with `--iree-executio
 polls the signal fence (POLL_SECONDS between looks) before it returns. Why: IREE 3.13's own wait keeps the
 calling thread busy, 2.0-2.8 ms of CPU per MLP 784-512-512-10 forward (b256) beside the workers' ~4, which on a
 shared VM takes a core's share from the workers; polled, that forward ran 4.26 ms a call against 6.72 at load
-~12 (0.68x -> 1.07x JAX), its fastest calls unchanged (README, Speed). Executables tell the ABI from the
+~12 (0.68x -> 1.07x JAX), its fastest calls unchanged (docs/speed_history.md). Executables tell the ABI from the
 function's reflection (`iree.abi.model`), so sync-model vmfbs (local-sync's, tuning's) run as before.
 """
 from __future__ import annotations
