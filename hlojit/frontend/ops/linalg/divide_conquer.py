@@ -51,114 +51,133 @@ def _divide(x, y):
     return ops.where(nonzero, x / ops.where(nonzero, y, 1), 0)
 
 
-def _ranks(pairs, before):
-    """Rank of each index among the indices it pairs with (pairs[k, j]) by the order before[k, j] (j before k)."""
-    return ops.sum(ops.where(pairs & before, 1, 0), axis=-1)
+def _stack(values, axis_size_dims: int = 1):
+    """values (each broadcastable to (..., n) or, with axis_size_dims=2, (..., n, n)) stacked on a new axis
+    before those, by a chain of selects over an iota: elementwise, so IREE fuses it with what computes the
+    values (a concatenation would be a dispatch of its own, and several results several dispatches)."""
+    kind = _util.index((len(values),) + (1,) * axis_size_dims, 0)
+    stacked = 0
+    for t in reversed(range(len(values))):
+        value = values[t]
+        stacked = ops.where(kind == t, value[(..., None) + (slice(None),) * axis_size_dims], stacked)
+    return stacked
 
 
-def _neighbour(pairs, rank, values, offset: int):
-    """(exists, value): for each k, values[j] of the j paired with k whose rank is rank[k] + offset."""
-    mask = pairs & (rank[..., None, :] == rank[..., :, None] + offset)
-    return ops.any(mask, axis=-1), ops.sum(ops.where(mask, values[..., None, :], 0), axis=-1)
+def _sums(*masked):
+    """[sum over j of where(mask[k, j], value[k, j], 0)] for each (mask, value) pair, as ONE reduction of the
+    stacked terms: every sum is one dispatch less to compile and to run."""
+    if len(masked) == 1:
+        mask, value = masked[0]
+        return [ops.sum(ops.where(mask, value, 0), axis=-1)]
+    total = ops.sum(_stack([ops.where(mask, value, 0) for mask, value in masked], 2), axis=-1)
+    return [total[..., t, :] for t in range(len(masked))]
 
 
 def _clusters(pairs, before, poles, z, active, tolerance):
-    """(h, z, last): the reflection h (N x N, block diagonal by cluster) that moves each cluster's z onto its
-    last member, the z after it, and which indices keep a z (the last members). A cluster is a run of a
-    group's active poles (in sorted order) whose neighbours are at most `tolerance` apart."""
-    rank = _ranks(pairs, before)
-    has_previous, previous = _neighbour(pairs, rank, poles, -1)
-    starts = active & (ops.logical_not(has_previous) | (poles - previous > tolerance))
-    cluster = ops.sum(ops.where(pairs & (rank[..., None, :] <= rank[..., :, None]) & starts[..., None, :], 1, 0),
-                      axis=-1)
+    """(z, last, together, u, uu): each group's active poles (in sorted order, ties by index) form clusters
+    of neighbours at most `tolerance` apart; the reflection I - 2 u u^T / uu of each cluster (`together[k, j]`:
+    k and j share one) moves the cluster's z onto its last member (`last`), which alone keeps a z."""
+    own = _util.eye(poles.shape[-1], dtypes.bool_)
+    close = pairs & before & (poles[..., :, None] - poles[..., None, :] <= tolerance[..., None])
+    starts = active & (_sums((close, 1))[0] == 0)
+    cluster = _sums((pairs & (before | own) & starts[..., None, :], 1))[0]
     together = pairs & (cluster[..., None, :] == cluster[..., :, None])
-    has_next, _ = _neighbour(together, rank, poles, 1)
-    last = active & ops.logical_not(has_next)
-    members = ops.sum(ops.where(together, 1, 0), axis=-1)
-    norm = ops.sqrt(ops.sum(ops.where(together, z[..., None, :] ** 2, 0), axis=-1))
-    last_z = ops.sum(ops.where(together & last[..., None, :], z[..., None, :], 0), axis=-1)
-    sign = ops.where(last_z >= 0, 1, -1)
+    members, position, squares = _sums((together, 1), (together & (before | own), 1), (together, z[..., None, :] ** 2))
+    last = active & (position == members)
+    norm = ops.sqrt(squares)
+    sign = ops.where(z >= 0, 1, -1)
     reflected = members > 1
     u = ops.where(reflected, z + ops.where(last, sign * norm, 0), 0)
-    uu = 2 * norm * (norm + ops.abs(last_z))
-    n = z.shape[-1]
-    h = _util.eye(n, z.dtype) - ops.where(together, 2 * u[..., :, None] * _divide(u, uu)[..., None, :], 0)
+    uu = _sums((together, u[..., None, :] ** 2))[0]
     z = ops.where(reflected, ops.where(last, -sign * norm, 0), z)
-    return h, z, last
+    return z, last, together, u, uu
 
 
-def _secular_roots(pairs, before, poles, weights, dtype):
-    """(origin, tau, delta) with lambda_k = origin_k + tau_k the root of 1 + sum_j weights_j / (poles_j - lambda)
-    above poles_k (weights > 0; `pairs` the indices of k's equation, poles at least the tolerance apart), and
-    delta[k, j] = poles_j - lambda_k, computed from the origin (the closer pole) so that it is accurate."""
+def _secular_roots(pairs, poles, weights, dtype):
+    """(origin, tau) with lambda_k = origin_k + tau_k the root of 1 + sum_j weights_j / (poles_j - lambda)
+    above poles_k (weights > 0; `pairs` the indices of k's equation, poles more than the tolerance apart);
+    origin is the pole of the root's interval closer to it, so that poles_j - lambda_k = (poles_j - origin_k)
+    - tau_k is accurate."""
     eps = _util.eps(dtype)
-    rank = _ranks(pairs, before)
-    has_next, next_pole = _neighbour(pairs, rank, poles, 1)
-    w = ops.where(pairs, weights[..., None, :], 0)
-    left = pairs & (rank[..., None, :] <= rank[..., :, None])
-    right = pairs & (rank[..., None, :] > rank[..., :, None])
+    from_pole = poles[..., None, :] - poles[..., :, None]                # [k, j]: poles_j - poles_k
+    above = pairs & (from_pole > 0)
+    next_pole = ops.min(ops.where(above, poles[..., None, :], np.inf), axis=-1)
+    has_next = ops.any(pairs, axis=-1) & (next_pole < np.inf)
     half_gap = ops.where(has_next, (next_pole - poles) / 2, 0)
-    from_pole = poles[..., None, :] - poles[..., :, None]                # poles_j - poles_k
-    at_middle = 1 + ops.sum(_divide(w, from_pole - half_gap[..., None]), axis=-1)
-    from_next = has_next & (at_middle < 0)
+    w = ops.where(pairs, weights[..., None, :], 0)
+    at_middle, total = _sums((pairs, _divide(w, from_pole - half_gap[..., None])), (pairs, w))
+    from_next = has_next & (at_middle < -1)
     origin = ops.where(from_next, next_pole, poles)
     delta = poles[..., None, :] - origin[..., :, None]
     lower_pole = poles - origin
     upper_pole = ops.where(has_next, next_pole - origin, 0)
     lo = ops.where(from_next, -half_gap, 0)
-    hi = ops.where(has_next, ops.where(from_next, 0, half_gap), ops.sum(w, axis=-1))
-    zero = ops.zeros(poles.shape, dtype)
-    done = ops.logical_not(ops.any(pairs, axis=-1))
+    hi = ops.where(has_next, ops.where(from_next, 0, half_gap), total)
+    left = pairs & ops.logical_not(above)
 
     def step(state):
-        count, tau, lo, hi, done = state
+        # the per-root state is one stacked array (tau, lo, hi, done), so that the whole update is one fused
+        # elementwise pass after the one reduction
+        count, (tau, lo, hi, done) = state[0], (state[1][..., t, :] for t in range(4))
         gaps = delta - tau[..., None]
         terms = _divide(w, gaps)
         slopes = _divide(terms, gaps)
-        psi, phi = (ops.sum(ops.where(side, terms, 0), axis=-1) for side in (left, right))
-        dpsi, dphi = (ops.sum(ops.where(side, slopes, 0), axis=-1) for side in (left, right))
+        psi, phi, dpsi, dphi = _sums((left, terms), (above, terms), (left, slopes), (above, slopes))
         f = 1 + psi + phi
         bound = eps * (8 * (1 + phi - psi) + ops.abs(tau) * (dpsi + dphi))
         narrow = hi - lo <= 2 * eps * ops.maximum(ops.abs(lo), ops.abs(hi))
-        done = done | (ops.abs(f) <= bound) | narrow
+        done = (done > 0) | (ops.abs(f) <= bound) | narrow
         to_lower, to_upper = lower_pole - tau, upper_pole - tau
         b, e = dpsi * to_lower * to_lower, dphi * to_upper * to_upper
         a = 1 + psi - dpsi * to_lower + phi - dphi * to_upper
         c0, c1 = to_lower * to_upper * f, a * (to_lower + to_upper) + b + e
         root = ops.sqrt(ops.maximum(c1 * c1 - 4 * a * c0, 0))
         between = ops.where(c1 > 0, _divide(2 * c0, c1 + root), _divide(c1 - root, 2 * a))
-        above = _divide(to_lower * f, a)
-        eta = ops.where(has_next, between, above)
+        eta = ops.where(has_next, between, _divide(to_lower * f, a))
         lo = ops.where(f < 0, ops.maximum(lo, tau), lo)
         hi = ops.where(f > 0, ops.minimum(hi, tau), hi)
         guess = tau + eta
         inside = (guess > lo) & (guess < hi) & ops.isfinite(guess)
         guess = ops.where(inside, guess, (lo + hi) / 2)
-        return count + 1, ops.where(done, tau, guess), lo, hi, done
+        return count + 1, _stack([ops.where(done, tau, guess), lo, hi, ops.where(done, 1, 0)])
 
     limit = MAX_SECULAR_STEPS.get(np.dtype(dtype), 64)
 
     def keep_going(state):
-        return (state[0] < limit) & ops.logical_not(ops.all(state[4]))
-    start = (ops.zeros((), dtypes.int32), (lo + hi) / 2, lo, hi, done)
-    _, tau, _, _, _ = while_loop(keep_going, step, start)
-    return origin, tau, delta - tau[..., None]
+        return (state[0] < limit) & (ops.min(state[1][..., 3, :]) == 0)
+    done = ops.where(ops.any(pairs, axis=-1), 0, 1)
+    start = (ops.zeros((), dtypes.int32), _stack([(lo + hi) / 2, lo, hi, done]).astype(dtype))
+    return origin, while_loop(keep_going, step, start)[1][..., 0, :]
 
 
-def _merge_vectors(pairs, poles, z, gaps, rho, active):
-    """U (N x N): column k the eigenvector of the root lambda_k of D + rho z z^T (gaps[k, j] = poles_j -
-    lambda_k), from z recomputed from the roots (Gu and Eisenstat): z_j^2 = (lambda_j - d_j) / rho
-    prod_(i != j) (lambda_i - d_j) / (d_i - d_j); unit vectors for the deflated indices."""
+def _merge_vectors(roots, active, poles, z, origin, tau, rho, clusters):
+    """U (N x N): the eigenvectors of the merged groups in the basis of the halves', column k that of lambda_k
+    (`roots[k, j]`: k and j are roots of one group's equation; `active`: the same before the clusters
+    deflated). In the reflected basis, root k's vector is y_j = zh_j / (poles_j - lambda_k) over the roots'
+    poles j, with z recomputed from the roots (Gu and Eisenstat): zh_j^2 = (lambda_j - d_j) / rho
+    prod_(i != j) (lambda_i - d_j) / (d_i - d_j), signed as z. Reflecting back spreads y_last over its cluster
+    as z_j / z_last (no matmul by the reflections); the reflections' other columns are the clusters' deflated
+    vectors, and indices that deflated on their own keep their unit vectors."""
+    z_after, last, together, u, uu = clusters
     n = poles.shape[-1]
-    off = pairs & ops.logical_not(_util.eye(n, dtypes.bool_))
-    pole_gaps = poles[..., :, None] - poles[..., None, :]               # d_i - d_j
-    ratios = ops.where(off, _divide(-gaps, pole_gaps), 1)
-    own = -ops.diagonal(gaps, 0, -2, -1)
-    z_hat = ops.sqrt(ops.maximum(_divide(own, rho) * ops.prod(ratios, axis=-2), 0))
-    z_hat = ops.where(z >= 0, z_hat, -z_hat)
-    rows = ops.where(pairs, _divide(z_hat[..., None, :], gaps), 0)    # rows[k]: the vector of root k
-    rows = _divide(rows, ops.sqrt(ops.sum(rows * rows, axis=-1))[..., None])
-    return ops.where(active[..., None, :], mT(rows), _util.eye(n, poles.dtype))
+    own = _util.eye(n, dtypes.bool_)
+    gaps = poles[..., None, :] - origin[..., :, None] - tau[..., :, None]    # [k, j]: poles_j - lambda_k
+    pole_gaps = poles[..., :, None] - poles[..., None, :]                   # [i, j]: d_i - d_j
+    ratios = ops.where(roots & ops.logical_not(own), _divide(-gaps, pole_gaps), 1)
+    z_hat = ops.sqrt(ops.maximum(_divide(origin - poles + tau, rho) * ops.prod(ratios, axis=-2), 0))
+    z_hat = ops.where(z_after >= 0, z_hat, -z_hat)
+    to_last = together & last[..., None, :]
+    last_hat, last_z, last_pole, squares = _sums(
+        (to_last, z_hat[..., None, :]), (to_last, z_after[..., None, :]), (to_last, poles[..., None, :]),
+        (roots, (z_hat[..., None, :] / ops.where(roots, gaps, 1)) ** 2))
+    scale = _divide(1, ops.sqrt(squares))
+    # [j, k]: row j of column k
+    to_root = last_pole[..., :, None] - origin[..., None, :] - tau[..., None, :]
+    root = (_divide(z, last_z) * last_hat)[..., :, None] * _divide(scale[..., None, :], to_root)
+    reflection = ops.where(own, 1, 0) - 2 * u[..., :, None] * _divide(u, uu)[..., None, :]
+    unit = ops.where(own, 1, 0)
+    return ops.where(active & last[..., None, :], root,
+                     ops.where(together & ops.logical_not(last)[..., None, :], reflection, unit))
 
 
 def tridiagonal_eigen(d, e, vectors: bool = True):
@@ -176,25 +195,26 @@ def tridiagonal_eigen(d, e, vectors: bool = True):
         return d, q
     tables = [as_tensor(t, "eigh") for t in _level_tables(levels, size)]
     index = _util.index((size,), 0)
-    order = _util.index((size, size), 1) < _util.index((size, size), 0)  # j < k, ties' order
+    order = _util.index((size, size), 1) < _util.index((size, size), 0)  # [k, j]: j < k, ties' order
 
     def level(l, carry):
         d, q = carry
         group, split, z_row = (dynamic_slice(t, [l, 0], (1, size))[0] for t in tables)
-        z = ops.sum(ops.where(index[:, None] == z_row[None, :], q, 0), axis=-2) * float(np.sqrt(0.5))
-        rho = 2 * ops.sum(ops.where(index[:, None] == split[None, :], e[..., :, None], 0), axis=-2)
+        z, rho = _sums((index[None, :] == z_row[:, None], mT(q)), (index[None, :] == split[:, None], e[..., None, :]))
+        z, rho = z * float(np.sqrt(0.5)), 2 * rho
         sign = ops.where(rho < 0, -1, 1)
         poles, rho = sign * d, ops.abs(rho)
         active = rho * ops.abs(z) > tolerance
         same = group[:, None] == group[None, :]
         before = (poles[..., None, :] < poles[..., :, None]) | ((poles[..., None, :] == poles[..., :, None]) & order)
         pairs = same & active[..., :, None] & active[..., None, :]
-        h, z, active = _clusters(pairs, before, poles, z, active, tolerance)
-        pairs = same & active[..., :, None] & active[..., None, :]
-        origin, tau, gaps = _secular_roots(pairs, before, poles, rho * z * z, dtype)
-        u = _merge_vectors(pairs, poles, z, gaps, rho, active)
-        d = ops.where(active, sign * (origin + tau), d)
-        return d, mm(q, mm(h, u))
+        clusters = _clusters(pairs, before, poles, z, active, tolerance)
+        z_after, last = clusters[:2]
+        roots = same & last[..., :, None] & last[..., None, :]
+        origin, tau = _secular_roots(roots, poles, rho * z_after * z_after, dtype)
+        u = _merge_vectors(roots, pairs, poles, z, origin, tau, rho, clusters)
+        d = ops.where(last, sign * (origin + tau), d)
+        return d, mm(q, u)
     return fori_loop(0, levels, level, (d, q))
 
 
