@@ -226,8 +226,10 @@ def symmetric_eigen(a, vectors: bool = True):
     n = a.shape[-1]
     if n == 1:
         return ops.diagonal(a, 0, -2, -1), ops.ones(a.shape, a.dtype) if vectors else None
-    scale = ops.max(ops.abs(a), axis=(-2, -1))
-    scale = ops.where(scale > 0, scale, 1)
+    # (not where(scale > 0, scale, 1): that scalar 1 is the constant Jacobi svd's sweep loop starts from, and
+    # IREE 3.13 failed on that loop once the two were one constant: "'scf.while' op ... region branch point has
+    # 6 operands, but region successor needs 8 inputs")
+    scale = ops.maximum(ops.max(ops.abs(a), axis=(-2, -1)), float(np.finfo(a.dtype).tiny))
     d, e, q = tridiagonalize(a / scale[..., None, None], vectors)
     size = 1 << max(n - 1, 1).bit_length()
     pad = 2 * (ops.max(ops.abs(d), axis=-1) + 2 * ops.max(ops.abs(e), axis=-1)) + 1
