@@ -28,7 +28,7 @@ from ..indexing import dynamic_slice
 from . import _util
 from ._util import mm, mT
 from .jacobi import sort_by
-from .tridiagonal import tridiagonalize
+from .tridiagonal import apply_reflectors, tridiagonalize
 
 MAX_SECULAR_STEPS = {np.dtype(np.float32): 64, np.dtype(np.float64): 128}
 TOLERANCE = 8    # deflation tolerance in eps * |t| (LAPACK's dlaed2)
@@ -230,7 +230,7 @@ def symmetric_eigen(a, vectors: bool = True):
     # IREE 3.13 failed on that loop once the two were one constant: "'scf.while' op ... region branch point has
     # 6 operands, but region successor needs 8 inputs")
     scale = ops.maximum(ops.max(ops.abs(a), axis=(-2, -1)), float(np.finfo(a.dtype).tiny))
-    d, e, q = tridiagonalize(a / scale[..., None, None], vectors)
+    d, e, reflectors = tridiagonalize(a / scale[..., None, None], vectors)
     size = 1 << max(n - 1, 1).bit_length()
     pad = 2 * (ops.max(ops.abs(d), axis=-1) + 2 * ops.max(ops.abs(e), axis=-1)) + 1
     d = ops.concatenate([d, ops.broadcast_to(pad[..., None], d.shape[:-1] + (size - n,))], axis=-1)
@@ -240,5 +240,5 @@ def symmetric_eigen(a, vectors: bool = True):
     w = sort_by(w, order) * scale[..., None]
     if not vectors:
         return w, None
-    v = mm(q, qt[..., :n, :])
+    v = apply_reflectors(reflectors, qt[..., :n, :])
     return w, ops.take_along_axis(v, ops.broadcast_to(order[..., None, :], v.shape[:-1] + (n,)), axis=-1)
