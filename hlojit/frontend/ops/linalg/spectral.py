@@ -16,8 +16,9 @@ from . import divide_conquer, jacobi
 from .jacobi import column_rotations, sort_by
 from .qr import unblocked_qr
 
-# eigh's n up to which cyclic Jacobi is used: it compiles faster (12-02, n = 64: 5.4 s against divide and
-# conquer's 9.4 s) though it runs slower (28.7 ms against 3.9 ms); at 256 Jacobi runs 1.0 s, D&C 0.12 s.
+# eigh's n up to which cyclic Jacobi is used: it compiles faster there though it runs slower (12-02, load ~3,
+# interleaved, compile / run: n = 64 Jacobi 2.3 s / 12.7 ms, divide and conquer 6.1 s / 3.8 ms; n = 128 7.6 s /
+# 67.6 ms against 10.4 s / 12.9 ms; n = 256 2.2 s / 461 ms against 10.2 s / 39.7 ms at load ~2).
 JACOBI_UP_TO = 64
 
 
