@@ -60,6 +60,14 @@ FRONTEND_PATTERNS = {
                                           "pipeline rewrite it would barrier every batched dot_general of every "
                                           "program, at a fusion's cost)",
     "ops/linalg/cholesky.py::<module>": _BLOCKED,
+    "ops/linalg/divide_conquer.py::_stack": "meaning: several sums as one reduction of stacked terms (exact on every "
+                                            "target; fewer IREE dispatches)",
+    "ops/linalg/divide_conquer.py::symmetric_eigen": "meaning: the scale max(|a|, tiny) rather than where(|a| > 0, |a|, "
+                                                     "1), exact either way; the 1 shared a constant with Jacobi svd's "
+                                                     "loop start, on which cpu then failed (scf.while operands)",
+    "ops/linalg/tridiagonal.py::<module>": _BLOCKED,
+    "ops/linalg/tridiagonal.py::tridiagonalize": _BLOCKED + " (at least two panels, zero-padded, exact: with one, "
+                                                            "cpu's compiler crashed)",
     "ops/linalg/jacobi.py::sort_by": "gap: eigenvalues reordered by a one-hot sum, not a gather: cpu could not "
                                      "compile that gather beside the sort that made its indices inside eigh; a "
                                      "take_along_axis of an argsort (beside a sort or not, f32 and f64) compiles, "

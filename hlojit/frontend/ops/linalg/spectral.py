@@ -1,6 +1,7 @@
-"""eigh / eigvalsh / svd / svdvals on the Jacobi iterations of jacobi.py.
+"""eigh / eigvalsh / svd / svdvals: eigh by divide and conquer (divide_conquer.py) above JACOBI_UP_TO, by
+the Jacobi iterations of jacobi.py up to it and for svd.
 
-The iterations run a while_loop whose trip count depends on the data, which reverse mode cannot walk:
+The iterations run while_loops whose trip counts depend on the data, which reverse mode cannot walk:
 eigh's and svd's derivatives are JAX's closed forms (custom_vjps); svd's only with full_matrices=False
 (or compute_uv=False), as JAX's.
 """
@@ -11,8 +12,21 @@ from ...autodiff import custom_vjp
 from .. import _core
 from . import _util
 from ._util import mm, mT
-from .jacobi import column_rotations, sort_by, symmetric_eigen
+from . import divide_conquer, jacobi
+from .jacobi import column_rotations, sort_by
 from .qr import unblocked_qr
+
+# eigh's n up to which cyclic Jacobi is used: it compiles faster there though it runs slower (12-02, load ~3,
+# interleaved, compile / run: n = 64 Jacobi 2.3 s / 12.7 ms, divide and conquer 6.1 s / 3.8 ms; n = 128 7.6 s /
+# 67.6 ms against 10.4 s / 12.9 ms; n = 256 2.2 s / 461 ms against 10.2 s / 39.7 ms at load ~2).
+JACOBI_UP_TO = 64
+
+
+def symmetric_eigen(a, vectors: bool = True):
+    """(w ascending, v or None) of symmetric a (..., n, n) by the algorithm that suits n."""
+    if a.shape[-1] <= JACOBI_UP_TO:
+        return jacobi.symmetric_eigen(a, vectors)
+    return divide_conquer.symmetric_eigen(a, vectors)
 
 
 def _from_triangle(op: str, a, uplo: str):
@@ -51,7 +65,8 @@ _eigh.defvjp(_eigh_fwd, _eigh_bwd)
 
 def eigh(a, UPLO: str = "L"):
     """numpy.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of the symmetric matrix whose lower
-    (UPLO='L') or upper triangle a (..., n, n) holds, by cyclic Jacobi. Eigenvector signs are arbitrary."""
+    (UPLO='L') or upper triangle a (..., n, n) holds: Householder tridiagonalization and divide and conquer,
+    cyclic Jacobi for n <= JACOBI_UP_TO. Eigenvector signs are arbitrary."""
     return _eigh(_from_triangle("eigh", a, UPLO))
 
 
