@@ -1,0 +1,248 @@
+"""eig / eigvals of general square matrices (jax.numpy.linalg's: results always complex), in three phases,
+each one loop body that compiles once whatever n:
+
+1. Householder reduction to upper Hessenberg form, h = q^H a q: a loop over columns with a traced column
+   index, every matrix of the stack at once (masks and batched matrix-vector products).
+2. Complex shifted QR iterations to the Schur form t = z^H a z (LAPACK zlahqr's algorithm): a while loop of
+   sweeps over the bottom unreduced block [lo, hi] of h (negligible subdiagonal entries are set to zero,
+   which deflates), each sweep a loop of Givens rotations chasing the bulge of one Wilkinson shift (the
+   eigenvalue of h's trailing 2x2 block nearer its corner; an exceptional shift after 10 and 20 sweeps
+   without deflation), at most 30 max(10, n) sweeps. A rotation touches two rows and two columns: these
+   loops work on one matrix at a time (dynamic slices at scalar indices), so a stack runs matrix by matrix.
+3. Eigenvectors of t by back-substitution, (t - w_k I) x_k = 0 with x_k[k] = 1, for every k at once (a loop
+   over rows, from the last), then v = z x, columns scaled to unit 2-norm with their largest component real
+   (LAPACK zgeev's normalisation, which numpy and JAX return).
+
+The eigenvalues come in the order of the Schur form's diagonal (no guaranteed order, as numpy's and
+JAX's). There is no balancing (LAPACK's gebal): badly scaled matrices lose accuracy LAPACK keeps. A matrix
+with a non-finite entry, or whose iterations reach the sweep limit, gives nan eigenvalues and vectors.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import dtypes, ops
+from ...control import cond, fori_loop, while_loop
+from .. import _core
+from ..indexing import dynamic_slice, dynamic_update_slice
+from . import _util
+from ._util import mm, mT
+
+EXCEPTIONAL = 0.75    # zlahqr's dat1: an exceptional shift moves the corner by this much of its subdiagonal
+
+
+def _complex_matrix(op: str, a):
+    """a (..., n, n) as a complex Tensor: c64 from f32/c64 (and ints, f16), c128 from f64/c128."""
+    a = _core.as_tensor(a, op)
+    if not dtypes.is_complex(a.dtype):
+        a = _util.matrix(op, a, square=True)
+        return _core.convert(a, dtypes.complex128 if a.dtype == dtypes.float64 else dtypes.complex64)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        _core.fail(_util.ShapeError, op, f"needs square matrices in the last two dimensions, not {_core.describe(a)}")
+    return _core.convert(a, a.dtype)
+
+
+def _abs2(x):
+    return ops.real(x) ** 2 + ops.imag(x) ** 2
+
+
+def _hessenberg(a):
+    """(h, q) with h = q^H a q upper Hessenberg and q unitary, for a stack a (..., n, n): reflector j maps
+    column j's entries below the subdiagonal onto row j + 1 (P = I - 2 v v^H / v^H v, P x = beta e_{j+1},
+    beta = -phase(x_{j+1}) |x|)."""
+    n = a.shape[-1]
+    q = ops.broadcast_to(_util.eye(n, a.dtype), a.shape)
+    if n <= 2:
+        return a, q
+    row = _util.index((n, 1), 0)
+
+    def step(j, carry):
+        h, q = carry
+        x = ops.where(row > j, _util.column(h, j), 0)                          # (..., n, 1)
+        alpha = _util.rows(x, j + 1)
+        size = ops.abs(alpha)
+        below = ops.sum(ops.where(row > j + 1, _abs2(x), 0), axis=-2, keepdims=True)
+        norm = ops.sqrt(size * size + below)
+        phase = ops.where(size == 0, 1, alpha / ops.where(size == 0, 1, size).astype(a.dtype))
+        v = x + ops.where(row == j + 1, phase * norm.astype(a.dtype), 0)       # x - beta e_{j+1}
+        scale = ops.where(below == 0, 0, 2 / ((size + norm) ** 2 + below))    # nothing below: P = I
+        w = (scale.astype(a.dtype) * v)
+        vh = ops.conj(mT(v))
+        h = h - w * mm(vh, h)
+        h = h - mm(h, v) * ops.conj(mT(w))
+        q = q - mm(q, v) * ops.conj(mT(w))
+        return h, q
+    h, q = fori_loop(0, n - 2, step, (a, q))
+    return ops.triu(h, -1), q
+
+
+def _givens(f, g):
+    """(c, s) with [[c, s], [-conj(s), c]] [f, g] = [r, 0] (c real, held complex)."""
+    size_f, size_g = ops.abs(f), ops.abs(g)
+    scale = ops.maximum(size_f, size_g)
+    safe = ops.where(scale == 0, 1, scale)
+    norm = scale * ops.sqrt((size_f / safe) ** 2 + (size_g / safe) ** 2)
+    phase = ops.where(size_f == 0, 1, f / ops.where(size_f == 0, 1, size_f).astype(f.dtype))
+    trivial = norm == 0
+    safe_norm = ops.where(trivial, 1, norm)
+    c = ops.where(trivial, 1, size_f / safe_norm).astype(f.dtype)
+    s = ops.where(trivial, 0, phase * ops.conj(g) / safe_norm.astype(f.dtype))
+    return c, s
+
+
+def _window(h, last_hi, stuck):
+    """Where the next sweep works, and with what shift: (lo, hi, shift, stuck). [lo, hi] is the bottom
+    unreduced block of h (hi = 0 once every subdiagonal entry is negligible); stuck counts the sweeps since
+    hi last moved, which picks the exceptional shifts."""
+    n = h.shape[-1]
+    real = dtypes.real_dtype(h.dtype)
+    index = _util.index((n - 1,), 0)
+    d, sub = ops.diagonal(h), ops.diagonal(h, -1)
+    small = ops.abs(sub) <= ops.maximum(_util.eps(real) * (ops.abs(d[:-1]) + ops.abs(d[1:])),
+                                        float(np.finfo(real).tiny))
+    hi = ops.max(ops.where(small, 0, index + 1))
+    lo = ops.max(ops.where(ops.logical_and(small, index + 1 < hi), index + 1, 0))
+    stuck = ops.where(hi == last_hi, stuck + 1, 0)
+    corner = dynamic_slice(h, [hi - 1, hi - 1], (2, 2))
+    a, b, c, e = corner[0, 0], corner[0, 1], corner[1, 0], corner[1, 1]
+    mean, gap = (a + e) / 2, ops.sqrt(((a - e) / 2) ** 2 + b * c)
+    up, down = mean + gap, mean - gap
+    shift = ops.where(ops.abs(up - e) <= ops.abs(down - e), up, down)       # Wilkinson's
+    top = dynamic_slice(h, [lo, lo], (2, 1))
+    shift = ops.where(ops.logical_and(stuck > 0, stuck % 20 == 10),
+                      top[0, 0] + EXCEPTIONAL * ops.abs(ops.real(top[1, 0])), shift)
+    shift = ops.where(ops.logical_and(stuck > 0, stuck % 20 == 0), e + EXCEPTIONAL * ops.abs(ops.real(c)), shift)
+    return lo, hi, shift, stuck
+
+
+def _rotate(h, z, k, lo, hi, shift):
+    """Step k of a QR sweep of the block [lo, hi] of h (n, n): the rotation of rows and columns k, k + 1
+    that introduces the shift (k = lo) or zeroes the bulge h[k + 1, k - 1]. It acts on whole rows and
+    columns (what lies outside the block is part of the Schur form), and zeroes the negligible entries
+    h[lo, lo - 1] and h[hi + 1, hi] where it would mix them in; z (or None) takes the column rotation."""
+    n = h.shape[-1]
+    first = k == lo
+    fg = dynamic_slice(h, [k, ops.where(first, k, k - 1)], (2, 1))
+    c, s = _givens(fg[0:1] - ops.where(first, shift, 0), fg[1:2])
+    pair = dynamic_slice(h, [k, 0], (2, n))
+    top, bottom = pair[0:1], pair[1:2]
+    col = _util.index((1, n), 1)
+    top = ops.where(col < lo, 0, c * top + s * bottom)
+    bottom = ops.where(ops.logical_or(col < lo, ops.logical_and(col == k - 1, ops.logical_not(first))), 0,
+                       c * bottom - ops.conj(s) * pair[0:1])
+    h = dynamic_update_slice(h, ops.concatenate([top, bottom], 0), [k, 0])
+    row = _util.index((n, 1), 0)
+    rotated = []
+    for x in (h,) if z is None else (h, z):
+        cols = dynamic_slice(x, [0, k], (n, 2))
+        left, right = cols[:, 0:1], cols[:, 1:2]
+        new = ops.concatenate([c * left + ops.conj(s) * right, c * right - s * left], 1)
+        rotated.append(dynamic_update_slice(x, new if x is z else ops.where(row > hi, 0, new), [0, k]))
+    return rotated[0], (rotated[1] if z is not None else None)
+
+
+def _schur(h, z):
+    """(t, z, converged) for one Hessenberg matrix h (n, n): t = z^H h z upper triangular (z, or None, takes
+    the rotations), by QR sweeps until every subdiagonal entry is negligible or 30 max(10, n) sweeps.
+    ONE loop whose every iteration is one rotation; the last of a sweep finds the next window and shift.
+    (A loop of sweeps around a loop of rotations fails at run time on IREE 3.13's cpu, OUT_OF_RANGE in
+    copy_buffer, once the inner loop takes a shift computed in the outer one.)"""
+    n = h.shape[-1]
+    limit = 30 * max(10, n)
+
+    def keep_going(state):
+        sweeps, _, _, hi = state[:4]
+        return ops.logical_and(sweeps <= limit, hi > 0)
+
+    def step(state):
+        sweeps, k, lo, hi, stuck, shift, h, *z = state
+        h, z = _rotate(h, z[0] if z else None, k, lo, hi, shift)
+        k = k + 1
+        ended = k >= hi
+        lo, hi, shift, stuck = cond(ended, _window, lambda h, last, stuck: (lo, last, shift, stuck), h, hi, stuck)
+        sweeps = ops.where(ended, sweeps + 1, sweeps)
+        return (sweeps, ops.where(ended, lo, k), lo, hi, stuck, shift, h) + (() if z is None else (z,))
+    lo, hi, shift, stuck = _window(h, ops.full((), -1, dtypes.int32), ops.zeros((), dtypes.int32))
+    state = (ops.ones((), dtypes.int32), lo, lo, hi, stuck, shift, h) + (() if z is None else (z,))
+    _, _, _, hi, _, _, t, *z = while_loop(keep_going, step, state)
+    return ops.triu(t), (z[0] if z else None), hi == 0
+
+
+def _schur_stack(h, z):
+    """_schur of each matrix of the stack h (..., n, n), one after another (a loop over the flattened
+    stack), and z (..., n, n) or None: (t, z, converged (...))."""
+    batch, n = h.shape[:-2], h.shape[-1]
+    if not batch:
+        return _schur(h, z)
+    count = int(np.prod(batch))
+    flat = [ops.reshape(x, (count, n, n)) for x in ((h,) if z is None else (h, z))]
+
+    def one(b, carry):
+        done, *matrices = carry
+        t, zb, ok = _schur(*(ops.reshape(dynamic_slice(x, [b, 0, 0], (1, n, n)), (n, n)) for x in matrices),
+                           *(() if z is not None else (None,)))
+        updated = [dynamic_update_slice(x, ops.reshape(y, (1, n, n)), [b, 0, 0])
+                   for x, y in zip(matrices, (t, zb))]
+        return (dynamic_update_slice(done, ops.reshape(ok, (1,)), [b]), *updated)
+    done, *out = fori_loop(0, count, one, (ops.zeros((count,), dtypes.bool_), *flat))
+    t = ops.reshape(out[0], h.shape)
+    return t, (ops.reshape(out[1], h.shape) if z is not None else None), ops.reshape(done, batch)
+
+
+def _triangular_eigenvectors(t, w):
+    """x (..., n, n), upper triangular with a unit diagonal: (t - w_k I) x_k = 0 for every column k, by
+    back-substitution over the rows from the last, all k at once. A divisor t_ii - w_k smaller than
+    eps |w_k| becomes that (LAPACK ztrevc's perturbation: repeated eigenvalues)."""
+    n = t.shape[-1]
+    real = dtypes.real_dtype(t.dtype)
+    smallest = ops.maximum(_util.eps(real) * ops.abs(w), float(np.finfo(real).tiny))[..., None, :]
+    col = _util.index((1, n), 1)
+
+    def step(r, x):
+        i = n - 1 - r
+        row = _util.rows(t, i)                                            # (..., 1, n)
+        divisor = _util.column(row, i) - w[..., None, :]
+        divisor = ops.where(ops.abs(divisor) < smallest, smallest.astype(t.dtype), divisor)
+        new = ops.where(col > i, -mm(row, x) / divisor, ops.where(col == i, 1, 0))
+        return _util.set_rows(x, new.astype(t.dtype), i)
+    return fori_loop(0, n, step, ops.zeros(t.shape, t.dtype))
+
+
+def _normalised(v):
+    """v's columns scaled to unit 2-norm, their component of largest modulus real and positive."""
+    size = _abs2(v)
+    largest = ops.argmax(size, axis=-2, keepdims=True)
+    pick = ops.sum(ops.where(_util.index((v.shape[-2], 1), 0) == largest, v, 0), axis=-2, keepdims=True)
+    norm = ops.sqrt(ops.sum(size, axis=-2, keepdims=True))
+    scale = ops.where(norm == 0, 1, norm * ops.abs(pick))
+    return v * (ops.conj(pick) / scale.astype(v.dtype))
+
+
+def _eig(a, vectors: bool):
+    """(w, v or None) of the complex stack a (..., n, n)."""
+    n = a.shape[-1]
+    if n <= 1:
+        return a[..., 0] if n else ops.zeros(a.shape[:-1], a.dtype), (ops.ones(a.shape, a.dtype) if vectors else None)
+    finite = ops.all(ops.isfinite(a), axis=(-2, -1))
+    a = ops.where(finite[..., None, None], a, 0)
+    h, q = (_core.barrier(x) for x in _hessenberg(a))   # IREE 3.13's cpu fails at run time (OUT_OF_RANGE in
+    t, z, converged = _schur_stack(h, q if vectors else None)   # copy_buffer) on q passed from loop to loop
+    good = ops.logical_and(finite, converged)
+    nan = ops.complex(np.nan, np.nan).astype(a.dtype)
+    w = ops.where(good[..., None], ops.diagonal(t, 0, -2, -1), nan)
+    if not vectors:
+        return w, None
+    v = _normalised(mm(z, _triangular_eigenvectors(t, w)))
+    return w, ops.where(good[..., None, None], v, nan)
+
+
+def eig(a):
+    """numpy.linalg.eig of a (..., n, n), as jax.numpy.linalg.eig: (w, v) with a v = v diag(w), complex
+    (c64 for f32/c64 input, c128 for f64/c128), eigenvectors as columns of unit 2-norm whose largest
+    component is real, eigenvalues in the Schur form's order (none guaranteed)."""
+    return _eig(_complex_matrix("eig", a), True)
+
+
+def eigvals(a):
+    """numpy.linalg.eigvals of a (..., n, n): eig's eigenvalues (complex), computed without eigenvectors."""
+    return _eig(_complex_matrix("eigvals", a), False)[0]
