@@ -46,18 +46,18 @@ def _abs2(x):
     return ops.real(x) ** 2 + ops.imag(x) ** 2
 
 
-def _hessenberg(a):
-    """(h, q) with h = q^H a q upper Hessenberg and q unitary, for a stack a (..., n, n): reflector j maps
-    column j's entries below the subdiagonal onto row j + 1 (P = I - 2 v v^H / v^H v, P x = beta e_{j+1},
-    beta = -phase(x_{j+1}) |x|)."""
+def _hessenberg(a, vectors: bool = True):
+    """(h, q) with h = q^H a q upper Hessenberg and q unitary (None unless `vectors`), for a stack a
+    (..., n, n): reflector j maps column j's entries below the subdiagonal onto row j + 1
+    (P = I - 2 v v^H / v^H v, P x = beta e_{j+1}, beta = -phase(x_{j+1}) |x|)."""
     n = a.shape[-1]
-    q = ops.broadcast_to(_util.eye(n, a.dtype), a.shape)
+    q = ops.broadcast_to(_util.eye(n, a.dtype), a.shape) if vectors else None
     if n <= 2:
         return a, q
     row = _util.index((n, 1), 0)
 
     def step(j, carry):
-        h, q = carry
+        h, *q = carry
         x = ops.where(row > j, _util.column(h, j), 0)                          # (..., n, 1)
         alpha = _util.rows(x, j + 1)
         size = ops.abs(alpha)
@@ -66,14 +66,13 @@ def _hessenberg(a):
         phase = ops.where(size == 0, 1, alpha / ops.where(size == 0, 1, size).astype(a.dtype))
         v = x + ops.where(row == j + 1, phase * norm.astype(a.dtype), 0)       # x - beta e_{j+1}
         scale = ops.where(below == 0, 0, 2 / ((size + norm) ** 2 + below))    # nothing below: P = I
-        w = (scale.astype(a.dtype) * v)
-        vh = ops.conj(mT(v))
-        h = h - w * mm(vh, h)
-        h = h - mm(h, v) * ops.conj(mT(w))
-        q = q - mm(q, v) * ops.conj(mT(w))
-        return h, q
-    h, q = fori_loop(0, n - 2, step, (a, q))
-    return ops.triu(h, -1), q
+        w = scale.astype(a.dtype) * v
+        h = h - w * mm(ops.conj(mT(v)), h)
+        w_h = ops.conj(mT(w))
+        h = h - mm(h, v) * w_h
+        return (h, *(x - mm(x, v) * w_h for x in q))
+    h, *q = fori_loop(0, n - 2, step, (a,) if q is None else (a, q))
+    return ops.triu(h, -1), (q[0] if q else None)
 
 
 def _givens(f, g):
@@ -159,7 +158,10 @@ def _schur(h, z):
         h, z = _rotate(h, z[0] if z else None, k, lo, hi, shift)
         k = k + 1
         ended = k >= hi
-        lo, hi, shift, stuck = cond(ended, _window, lambda h, last, stuck: (lo, last, shift, stuck), h, hi, stuck)
+        lo, hi, shift, stuck = cond(ended, lambda h, last, stuck, lo, shift: _window(h, last, stuck),
+                                    lambda h, last, stuck, lo, shift: (lo, last, shift, stuck),
+                                    h, hi, stuck, lo, shift)   # operands, not captures: the complex shift
+        # captured inside the loop over a stack fails IREE 3.13's cpu ("operand does not dominate this use")
         sweeps = ops.where(ended, sweeps + 1, sweeps)
         return (sweeps, ops.where(ended, lo, k), lo, hi, stuck, shift, h) + (() if z is None else (z,))
     lo, hi, shift, stuck = _window(h, ops.full((), -1, dtypes.int32), ops.zeros((), dtypes.int32))
@@ -225,8 +227,10 @@ def _eig(a, vectors: bool):
         return a[..., 0] if n else ops.zeros(a.shape[:-1], a.dtype), (ops.ones(a.shape, a.dtype) if vectors else None)
     finite = ops.all(ops.isfinite(a), axis=(-2, -1))
     a = ops.where(finite[..., None, None], a, 0)
-    h, q = (_core.barrier(x) for x in _hessenberg(a))   # IREE 3.13's cpu fails at run time (OUT_OF_RANGE in
-    t, z, converged = _schur_stack(h, q if vectors else None)   # copy_buffer) on q passed from loop to loop
+    h, q = _hessenberg(a, vectors)
+    h = _core.barrier(h)                    # IREE 3.13's cpu fails at run time (OUT_OF_RANGE in copy_buffer)
+    q = _core.barrier(q) if vectors else None   # on q passed from loop to loop unless it passes a barrier
+    t, z, converged = _schur_stack(h, q)
     good = ops.logical_and(finite, converged)
     nan = ops.complex(np.nan, np.nan).astype(a.dtype)
     w = ops.where(good[..., None], ops.diagonal(t, 0, -2, -1), nan)
