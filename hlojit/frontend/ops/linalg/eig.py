@@ -75,77 +75,101 @@ def _hessenberg(a, vectors: bool = True):
     return ops.triu(h, -1), (q[0] if q else None)
 
 
+# The QR iterations carry h as real pairs (..., 2), [real, imaginary] last: a rotation's slices and updates
+# are then one op for both parts (complex values become two real ones for IREE, each op twice: 25
+# dispatches per rotation at n = 16, against 10), and its complex products are written out here.
+
+def _pairs(z):
+    """z as real pairs, the parts last."""
+    return ops.stack([ops.real(z), ops.imag(z)], axis=-1)
+
+
+def _complex(p):
+    return ops.complex(p[..., 0], p[..., 1])
+
+
+def _times_i(p):
+    """i p for pairs p: (-imag, real)."""
+    return ops.flip(p, -1) * np.array([-1, 1], p.dtype)
+
+
 def _givens(f, g):
-    """(c, s) with [[c, s], [-conj(s), c]] [f, g] = [r, 0] (c real, held complex)."""
-    size_f, size_g = ops.abs(f), ops.abs(g)
-    scale = ops.maximum(size_f, size_g)
-    safe = ops.where(scale == 0, 1, scale)
-    norm = scale * ops.sqrt((size_f / safe) ** 2 + (size_g / safe) ** 2)
-    phase = ops.where(size_f == 0, 1, f / ops.where(size_f == 0, 1, size_f).astype(f.dtype))
-    trivial = norm == 0
-    safe_norm = ops.where(trivial, 1, norm)
-    c = ops.where(trivial, 1, size_f / safe_norm).astype(f.dtype)
-    s = ops.where(trivial, 0, phase * ops.conj(g) / safe_norm.astype(f.dtype))
-    return c, s
+    """(c, sr, si), (1, 1) each, of the rotation [[c, s], [-conj(s), c]] (c real, s = sr + i si) that maps
+    the complex pair [f, g] (pairs (1, 2)) to [r, 0]: c = |f| / |(f, g)|, s = phase(f) conj(g) / |(f, g)|,
+    on f and g scaled by their largest part. Elementwise on the parts (no reductions): one dispatch."""
+    fr, fi, gr, gi = f[:, 0:1], f[:, 1:2], g[:, 0:1], g[:, 1:2]
+    scale = ops.maximum(ops.maximum(ops.abs(fr), ops.abs(fi)), ops.maximum(ops.abs(gr), ops.abs(gi)))
+    trivial = scale == 0
+    safe = ops.where(trivial, 1, scale)
+    fr, fi, gr, gi = fr / safe, fi / safe, gr / safe, gi / safe
+    size_f = ops.sqrt(fr * fr + fi * fi)
+    norm = ops.where(trivial, 1, ops.sqrt(size_f * size_f + gr * gr + gi * gi))
+    zero_f = size_f == 0
+    pr = ops.where(zero_f, 1, fr / ops.where(zero_f, 1, size_f))
+    pi = ops.where(zero_f, 0, fi / ops.where(zero_f, 1, size_f))
+    c = ops.where(trivial, 1, size_f / norm)
+    return c, ops.where(trivial, 0, (pr * gr + pi * gi) / norm), ops.where(trivial, 0, (pi * gr - pr * gi) / norm)
 
 
-def _window(h, last_hi, stuck):
-    """Where the next sweep works, and with what shift: (lo, hi, shift, stuck). [lo, hi] is the bottom
-    unreduced block of h (hi = 0 once every subdiagonal entry is negligible); stuck counts the sweeps since
-    hi last moved, which picks the exceptional shifts."""
-    n = h.shape[-1]
-    real = dtypes.real_dtype(h.dtype)
+def _window(x, last_hi, stuck):
+    """Where the next sweep works, and with what shift: (lo, hi, shift (pair), stuck), for h = x[:n] in
+    pairs. [lo, hi] is the bottom unreduced block of h (hi = 0 once every subdiagonal entry is negligible);
+    stuck counts the sweeps since hi last moved, which picks the exceptional shifts."""
+    n = x.shape[1]
+    real = x.dtype
     index = _util.index((n - 1,), 0)
-    d, sub = ops.diagonal(h), ops.diagonal(h, -1)
-    small = ops.abs(sub) <= ops.maximum(_util.eps(real) * (ops.abs(d[:-1]) + ops.abs(d[1:])),
-                                        float(np.finfo(real).tiny))
+    h = x[:n]
+    size = ops.sqrt(ops.sum(h * h, axis=-1))
+    d, sub = ops.diagonal(size), ops.diagonal(size, -1)
+    small = sub <= ops.maximum(_util.eps(real) * (d[:-1] + d[1:]), float(np.finfo(real).tiny))
     hi = ops.max(ops.where(small, 0, index + 1))
     lo = ops.max(ops.where(ops.logical_and(small, index + 1 < hi), index + 1, 0))
     stuck = ops.where(hi == last_hi, stuck + 1, 0)
-    corner = dynamic_slice(h, [hi - 1, hi - 1], (2, 2))
+    corner = _complex(dynamic_slice(h, [hi - 1, hi - 1, 0], (2, 2, 2)))
     a, b, c, e = corner[0, 0], corner[0, 1], corner[1, 0], corner[1, 1]
     mean, gap = (a + e) / 2, ops.sqrt(((a - e) / 2) ** 2 + b * c)
     up, down = mean + gap, mean - gap
     shift = ops.where(ops.abs(up - e) <= ops.abs(down - e), up, down)       # Wilkinson's
-    top = dynamic_slice(h, [lo, lo], (2, 1))
+    top = _complex(dynamic_slice(h, [lo, lo, 0], (2, 1, 2)))
     shift = ops.where(ops.logical_and(stuck > 0, stuck % 20 == 10),
                       top[0, 0] + EXCEPTIONAL * ops.abs(ops.real(top[1, 0])), shift)
     shift = ops.where(ops.logical_and(stuck > 0, stuck % 20 == 0), e + EXCEPTIONAL * ops.abs(ops.real(c)), shift)
-    return lo, hi, shift, stuck
+    return lo, hi, ops.reshape(_pairs(shift), (1, 2)), stuck
 
 
-def _rotate(h, z, k, lo, hi, shift):
-    """Step k of a QR sweep of the block [lo, hi] of h (n, n): the rotation of rows and columns k, k + 1
-    that introduces the shift (k = lo) or zeroes the bulge h[k + 1, k - 1]. It acts on whole rows and
-    columns (what lies outside the block is part of the Schur form), and zeroes the negligible entries
-    h[lo, lo - 1] and h[hi + 1, hi] where it would mix them in; z (or None) takes the column rotation."""
-    n = h.shape[-1]
+def _rotate(x, k, lo, hi, shift):
+    """Step k of a QR sweep of the block [lo, hi] of h = x[:n] (x: h (n, n), or h above z (2n, n), as
+    pairs): the rotation of rows and columns k, k + 1 that introduces the shift (k = lo) or zeroes the
+    bulge h[k + 1, k - 1]. It acts on whole rows and columns (what lies outside the block is part of the
+    Schur form; z takes the column rotation), and zeroes h's negligible entries h[lo, lo - 1] and
+    h[hi + 1, hi] where it would mix them in. Each of the two updates is one elementwise expression of the
+    pair of rows (columns) and its reverse: [top, bottom] -> c [top, bottom] + [s bottom, -conj(s) top]."""
+    m, n = x.shape[:2]
     first = k == lo
-    fg = dynamic_slice(h, [k, ops.where(first, k, k - 1)], (2, 1))
-    c, s = _givens(fg[0:1] - ops.where(first, shift, 0), fg[1:2])
-    pair = dynamic_slice(h, [k, 0], (2, n))
-    top, bottom = pair[0:1], pair[1:2]
-    col = _util.index((1, n), 1)
-    top = ops.where(col < lo, 0, c * top + s * bottom)
-    bottom = ops.where(ops.logical_or(col < lo, ops.logical_and(col == k - 1, ops.logical_not(first))), 0,
-                       c * bottom - ops.conj(s) * pair[0:1])
-    h = dynamic_update_slice(h, ops.concatenate([top, bottom], 0), [k, 0])
-    row = _util.index((n, 1), 0)
-    rotated = []
-    for x in (h,) if z is None else (h, z):
-        cols = dynamic_slice(x, [0, k], (n, 2))
-        left, right = cols[:, 0:1], cols[:, 1:2]
-        new = ops.concatenate([c * left + ops.conj(s) * right, c * right - s * left], 1)
-        rotated.append(dynamic_update_slice(x, new if x is z else ops.where(row > hi, 0, new), [0, k]))
-    return rotated[0], (rotated[1] if z is not None else None)
+    fg = ops.reshape(dynamic_slice(x, [k, ops.where(first, k, k - 1), 0], (2, 1, 2)), (2, 2))
+    c, sr, si = _givens(fg[0:1] - ops.where(first, shift, 0), fg[1:2])
+    sign = np.array([1, -1], x.dtype)
+    pair = dynamic_slice(x, [k, 0, 0], (2, n, 2))                           # rows k, k + 1
+    other = ops.flip(pair, 0)
+    new = c * pair + ops.reshape(sr * sign, (2, 1, 1)) * other + si * _times_i(other)
+    col = _util.index((1, n, 1), 1)
+    zero = ops.logical_or(col < lo, ops.logical_and(_util.index((2, 1, 1), 0) == 1,
+                                                    ops.logical_and(col == k - 1, ops.logical_not(first))))
+    x = dynamic_update_slice(x, ops.where(zero, 0, new), [k, 0, 0])
+    pair = dynamic_slice(x, [0, k, 0], (m, 2, 2))                           # columns k, k + 1
+    other = ops.flip(pair, 1)
+    new = c * pair + ops.reshape(sr * sign, (1, 2, 1)) * other - si * _times_i(other)
+    row = _util.index((m, 1, 1), 0)
+    return dynamic_update_slice(x, ops.where(ops.logical_and(row > hi, row < n), 0, new), [0, k, 0])
 
 
 def _schur(h, z):
-    """(t, z, converged) for one Hessenberg matrix h (n, n): t = z^H h z upper triangular (z, or None, takes
-    the rotations), by QR sweeps until every subdiagonal entry is negligible or 30 max(10, n) sweeps.
-    ONE loop whose every iteration is one rotation; the last of a sweep finds the next window and shift.
-    (A loop of sweeps around a loop of rotations fails at run time on IREE 3.13's cpu, OUT_OF_RANGE in
-    copy_buffer, once the inner loop takes a shift computed in the outer one.)"""
+    """(t, z, converged, rotations) for one Hessenberg matrix h (n, n): t = z^H h z upper triangular (z, or
+    None, takes the rotations), by QR sweeps until every subdiagonal entry is negligible or 30 max(10, n)
+    sweeps. ONE loop whose every iteration is one rotation; the last of a sweep finds the next window and
+    shift. (A loop of sweeps around a loop of rotations fails at run time on IREE 3.13's cpu, OUT_OF_RANGE in
+    copy_buffer, once the inner loop takes a shift computed in the outer one.) h and z travel as one
+    (2n, n) array of pairs: one column rotation for both."""
     n = h.shape[-1]
     limit = 30 * max(10, n)
 
@@ -154,20 +178,22 @@ def _schur(h, z):
         return ops.logical_and(sweeps <= limit, hi > 0)
 
     def step(state):
-        sweeps, k, lo, hi, stuck, shift, h, *z = state
-        h, z = _rotate(h, z[0] if z else None, k, lo, hi, shift)
+        sweeps, k, lo, hi, stuck, shift, x, rotations = state
+        x = _rotate(x, k, lo, hi, shift)
         k = k + 1
         ended = k >= hi
-        lo, hi, shift, stuck = cond(ended, lambda h, last, stuck, lo, shift: _window(h, last, stuck),
-                                    lambda h, last, stuck, lo, shift: (lo, last, shift, stuck),
-                                    h, hi, stuck, lo, shift)   # operands, not captures: the complex shift
-        # captured inside the loop over a stack fails IREE 3.13's cpu ("operand does not dominate this use")
+        lo, hi, shift, stuck = cond(ended, lambda x, last, stuck, lo, shift: _window(x, last, stuck),
+                                    lambda x, last, stuck, lo, shift: (lo, last, shift, stuck),
+                                    x, hi, stuck, lo, shift)   # operands, not captures: a captured complex
+        # shift inside the loop over a stack failed IREE 3.13's cpu ("operand does not dominate this use")
         sweeps = ops.where(ended, sweeps + 1, sweeps)
-        return (sweeps, ops.where(ended, lo, k), lo, hi, stuck, shift, h) + (() if z is None else (z,))
-    lo, hi, shift, stuck = _window(h, ops.full((), -1, dtypes.int32), ops.zeros((), dtypes.int32))
-    state = (ops.ones((), dtypes.int32), lo, lo, hi, stuck, shift, h) + (() if z is None else (z,))
-    _, _, _, hi, _, _, t, *z = while_loop(keep_going, step, state)
-    return ops.triu(t), (z[0] if z else None), hi == 0
+        return sweeps, ops.where(ended, lo, k), lo, hi, stuck, shift, x, rotations + 1
+    x = _pairs(h if z is None else ops.concatenate([h, z], axis=0))
+    lo, hi, shift, stuck = _window(x, ops.full((), -1, dtypes.int32), ops.zeros((), dtypes.int32))
+    one = ops.ones((), dtypes.int32)
+    _, _, _, hi, _, _, x, rotations = while_loop(keep_going, step, (one, lo, lo, hi, stuck, shift, x, one - 1))
+    x = _complex(x)
+    return ops.triu(x[:n]), (None if z is None else x[n:]), hi == 0, rotations
 
 
 def _schur_stack(h, z):
@@ -175,13 +201,13 @@ def _schur_stack(h, z):
     stack), and z (..., n, n) or None: (t, z, converged (...))."""
     batch, n = h.shape[:-2], h.shape[-1]
     if not batch:
-        return _schur(h, z)
+        return _schur(h, z)[:3]
     count = int(np.prod(batch))
     flat = [ops.reshape(x, (count, n, n)) for x in ((h,) if z is None else (h, z))]
 
     def one(b, carry):
         done, *matrices = carry
-        t, zb, ok = _schur(*(ops.reshape(dynamic_slice(x, [b, 0, 0], (1, n, n)), (n, n)) for x in matrices),
+        t, zb, ok, _ = _schur(*(ops.reshape(dynamic_slice(x, [b, 0, 0], (1, n, n)), (n, n)) for x in matrices),
                            *(() if z is not None else (None,)))
         updated = [dynamic_update_slice(x, ops.reshape(y, (1, n, n)), [b, 0, 0])
                    for x, y in zip(matrices, (t, zb))]
