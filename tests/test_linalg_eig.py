@@ -149,3 +149,39 @@ def test_non_square_is_a_shape_error(fn):
     with pytest.raises(hj.ShapeError, match=f"{fn.__name__}: needs square matrices") as info:
         hj.jit(lambda a: fn(a[:3]), backend="reference").lower(np.zeros((4, 4), np.complex64))
     assert "test_linalg_eig.py:" in str(info.value)
+
+
+def numeric_grad(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+def spectral_loss(xp, w):
+    """A function of the eigenvalues that does not depend on their order."""
+    return xp.sum(xp.abs(w) ** 2) + xp.sum(xp.real(w) ** 3) + xp.sum(xp.imag(w) ** 2)
+
+
+def test_eigvals_gradient_matches_central_differences():
+    """JAX's rule (da = v^-T diag(gw) v^T), f64 on the reference backend: a real matrix (complex-conjugate
+    eigenvalues) and a complex one (JAX's convention: the gradient is dL/dx - i dL/dy)."""
+    a = np.random.default_rng(5).standard_normal((4, 4))
+    ours = np.asarray(hj.jit(hj.grad(lambda a: spectral_loss(ops, L.eigvals(a))), backend="reference")(a))
+    np.testing.assert_allclose(ours, numeric_grad(lambda a: spectral_loss(np, np.linalg.eigvals(a)), a),
+                               rtol=1e-5, atol=1e-6)
+    through_eig = hj.jit(hj.grad(lambda a: spectral_loss(ops, L.eig(a)[0])), backend="reference")(a)
+    np.testing.assert_allclose(np.asarray(through_eig), ours, rtol=1e-10, atol=1e-10)
+    z = a + 1j * np.random.default_rng(6).standard_normal((4, 4))
+    ours = np.asarray(hj.jit(hj.grad(lambda z: spectral_loss(ops, L.eigvals(z))), backend="reference")(z))
+    loss = lambda re, im: spectral_loss(np, np.linalg.eigvals(re + 1j * im))  # noqa: E731
+    expected = numeric_grad(lambda x: loss(x, z.imag), z.real) - 1j * numeric_grad(lambda y: loss(z.real, y), z.imag)
+    np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_eigenvector_gradient_is_a_differentiation_error():
+    with pytest.raises(hj.DifferentiationError, match="eig: differentiates its eigenvalues only") as info:
+        hj.jit(hj.grad(lambda a: ops.sum(ops.abs(L.eig(a)[1]))), backend="reference")(np.eye(3))
+    assert "test_linalg_eig.py:" in str(info.value)

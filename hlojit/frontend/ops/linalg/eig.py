@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .... import errors
 from ... import dtypes, ops
+from ....dialects.types import constant_value
+from ...autodiff import custom_vjp
 from ...control import cond, fori_loop, while_loop
 from .. import _core
 from ..indexing import dynamic_slice, dynamic_update_slice
@@ -266,13 +269,70 @@ def _eig(a, vectors: bool):
     return w, ops.where(good[..., None, None], v, nan)
 
 
+def _complex_inverse(v):
+    """v^-1 for complex v (..., n, n), from the real inverse of its real form [[x, -y], [y, x]] (whose
+    inverse is [[p, -q], [q, p]], v^-1 = p + i q): linalg's LU is real."""
+    from .lu import inv
+    n = v.shape[-1]
+    x, y = ops.real(v), ops.imag(v)
+    real = inv(ops.concatenate([ops.concatenate([x, -y], axis=-1), ops.concatenate([y, x], axis=-1)], axis=-2))
+    return ops.complex(real[..., :n, :n], real[..., n:, :n])
+
+
+def _eig_fwd(a):
+    w, v = _eig(a, True)
+    return (w, v), (v,)
+
+
+def _known_zero(t) -> bool:
+    """Whether t is a zero constant, or a broadcast of one: the cotangent autodiff gives an unused output."""
+    op = t.value.owner
+    op = getattr(op, "operation", op)
+    if op.name == "stablehlo.broadcast_in_dim":
+        op = op.operands[0].owner
+        op = getattr(op, "operation", op)
+    return op.name == "stablehlo.constant" and not np.any(constant_value(op))
+
+
+def _eig_bwd(residuals, g):
+    """JAX's rule for the eigenvalues, the transpose of dw = diag(v^-1 da v): da = v^-T diag(gw) v^T
+    (eigenvalues must be distinct: v invertible). The eigenvectors' cotangent has no rule here: a loss
+    that uses them raises."""
+    (v,), (gw, gv) = residuals, g
+    if gv is not None and not _known_zero(gv):
+        _core.fail(errors.DifferentiationError, "eig", "differentiates its eigenvalues only (gradients through "
+                                                       "the eigenvectors are not supported); use eigvals")
+    return (mT(mm(v * gw[..., None, :], _complex_inverse(v))),)
+
+
+@custom_vjp
+def _eig_complex(a):
+    return _eig(a, True)
+
+
+_eig_complex.defvjp(_eig_fwd, _eig_bwd)
+
+
+def _eigvals_fwd(a):
+    (w, v), residuals = _eig_fwd(a)
+    return w, residuals
+
+
+@custom_vjp
+def _eigvals_complex(a):
+    return _eig(a, False)[0]
+
+
+_eigvals_complex.defvjp(_eigvals_fwd, lambda residuals, gw: _eig_bwd(residuals, (gw, None)))
+
+
 def eig(a):
     """numpy.linalg.eig of a (..., n, n), as jax.numpy.linalg.eig: (w, v) with a v = v diag(w), complex
     (c64 for f32/c64 input, c128 for f64/c128), eigenvectors as columns of unit 2-norm whose largest
     component is real, eigenvalues in the Schur form's order (none guaranteed)."""
-    return _eig(_complex_matrix("eig", a), True)
+    return _eig_complex(_complex_matrix("eig", a))
 
 
 def eigvals(a):
     """numpy.linalg.eigvals of a (..., n, n): eig's eigenvalues (complex), computed without eigenvectors."""
-    return _eig(_complex_matrix("eigvals", a), False)[0]
+    return _eigvals_complex(_complex_matrix("eigvals", a))
