@@ -171,7 +171,8 @@ def _schur(h, z):
     None, takes the rotations), by QR sweeps until every subdiagonal entry is negligible or 30 max(10, n)
     sweeps. ONE loop whose every iteration is one rotation; the last of a sweep finds the next window and
     shift. (A loop of sweeps around a loop of rotations fails at run time on IREE 3.13's cpu, OUT_OF_RANGE in
-    copy_buffer, once the inner loop takes a shift computed in the outer one.) h and z travel as one
+    copy_buffer, once the inner loop takes a shift computed in the outer one; so does a window found at a
+    sweep's first step for that step's rotation, in a stack's loop.) h and z travel as one
     (2n, n) array of pairs: one column rotation for both."""
     n = h.shape[-1]
     limit = 30 * max(10, n)
