@@ -3,12 +3,13 @@ each one loop body that compiles once whatever n:
 
 1. Householder reduction to upper Hessenberg form, h = q^H a q: a loop over columns with a traced column
    index, every matrix of the stack at once (masks and batched matrix-vector products).
-2. Complex shifted QR iterations to the Schur form t = z^H a z (LAPACK zlahqr's algorithm): a while loop of
-   sweeps over the bottom unreduced block [lo, hi] of h (negligible subdiagonal entries are set to zero,
-   which deflates), each sweep a loop of Givens rotations chasing the bulge of one Wilkinson shift (the
-   eigenvalue of h's trailing 2x2 block nearer its corner; an exceptional shift after 10 and 20 sweeps
-   without deflation), at most 30 max(10, n) sweeps. A rotation touches two rows and two columns: these
-   loops work on one matrix at a time (dynamic slices at scalar indices), so a stack runs matrix by matrix.
+2. Complex shifted QR iterations to the Schur form t = z^H a z (LAPACK zlahqr's algorithm): sweeps over the
+   bottom unreduced block [lo, hi] of h (a subdiagonal entry below eps times its diagonal neighbours is
+   negligible, and zeroed where a rotation would mix it in: that deflates), each a chase of Givens
+   rotations with one Wilkinson shift (the eigenvalue of the block's trailing 2x2 nearer its corner; an
+   exceptional shift after 10 and 20 sweeps without deflation), at most 30 max(10, n) sweeps: ONE while
+   loop whose iterations are single rotations, on real pairs. A rotation touches two rows and two columns
+   (dynamic slices at scalar indices), so a stack runs matrix by matrix.
 3. Eigenvectors of t by back-substitution, (t - w_k I) x_k = 0 with x_k[k] = 1, for every k at once (a loop
    over rows, from the last), then v = z x, columns scaled to unit 2-norm with their largest component real
    (LAPACK zgeev's normalisation, which numpy and JAX return).
@@ -16,6 +17,8 @@ each one loop body that compiles once whatever n:
 The eigenvalues come in the order of the Schur form's diagonal (no guaranteed order, as numpy's and
 JAX's). There is no balancing (LAPACK's gebal): badly scaled matrices lose accuracy LAPACK keeps. A matrix
 with a non-finite entry, or whose iterations reach the sweep limit, gives nan eigenvalues and vectors.
+The eigenvalues have JAX's gradient (a custom_vjp: the loops' trip counts depend on the data); the
+eigenvectors have none.
 """
 from __future__ import annotations
 
