@@ -318,16 +318,17 @@ _eig_complex.defvjp(_eig_fwd, _eig_bwd)
 
 
 def _eigvals_fwd(a):
-    (w, v), residuals = _eig_fwd(a)
-    return w, residuals
+    """The eigenvalues alone, as without derivatives (a custom_vjp's fwd is what runs); bwd computes the
+    eigenvectors it needs by a second eig of a (as svdvals does)."""
+    return _eig(a, False)[0], (a,)
 
 
 @custom_vjp
 def _eigvals_complex(a):
-    return _eig(a, False)[0]
+    return _eigvals_fwd(a)[0]
 
 
-_eigvals_complex.defvjp(_eigvals_fwd, lambda residuals, gw: _eig_bwd(residuals, (gw, None)))
+_eigvals_complex.defvjp(_eigvals_fwd, lambda residuals, gw: _eig_bwd((_eig(residuals[0], True)[1],), (gw, None)))
 
 
 def eig(a):
