@@ -196,3 +196,15 @@ def test_eigenvector_gradient_is_a_differentiation_error():
     with pytest.raises(hj.DifferentiationError, match="eig: differentiates its eigenvalues only") as info:
         hj.jit(hj.grad(lambda a: ops.sum(ops.abs(L.eig(a)[1]))), backend="reference")(np.eye(3))
     assert "test_linalg_eig.py:" in str(info.value)
+
+
+def test_qr_iterations_stop_long_before_the_sweep_limit():
+    """~1.4 n^2 rotations for random matrices (about two sweeps per eigenvalue): a shift or deflation that
+    stopped working would still converge, or give nan, only after 30 max(10, n) sweeps."""
+    import importlib
+    eig_module = importlib.import_module("hlojit.frontend.ops.linalg.eig")
+    a = np.random.default_rng(8).standard_normal((12, 12)) + 0j
+    t, _, converged, rotations = hj.jit(lambda a: eig_module._schur(*eig_module._hessenberg(a)),
+                                        backend="reference")(a)
+    assert bool(np.asarray(converged)) and int(np.asarray(rotations)) <= 3 * 12 ** 2
+    assert matched_distance(np.diag(np.asarray(t)), np.linalg.eigvals(a)) < 1e-12
