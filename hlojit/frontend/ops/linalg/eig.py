@@ -290,12 +290,13 @@ def _eig_fwd(a):
 
 def _known_zero(t) -> bool:
     """Whether t is a zero constant, or a broadcast of one: the cotangent autodiff gives an unused output."""
-    op = t.value.owner
-    op = getattr(op, "operation", op)
-    if op.name == "stablehlo.broadcast_in_dim":
-        op = op.operands[0].owner
-        op = getattr(op, "operation", op)
-    return op.name == "stablehlo.constant" and not np.any(constant_value(op))
+    def producer(value):
+        owner = value.owner
+        return getattr(owner, "operation", owner)          # a block argument's owner is a block: no name
+    op = producer(t.value)
+    if getattr(op, "name", None) == "stablehlo.broadcast_in_dim":
+        op = producer(op.operands[0])
+    return getattr(op, "name", None) == "stablehlo.constant" and not np.any(constant_value(op))
 
 
 def _eig_bwd(residuals, g):
