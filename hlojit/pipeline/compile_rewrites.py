@@ -7,10 +7,10 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
 - reduce_window of i1 (a cumulative any/all): every target fails ("'arith.ori' op requires the same type for
   all operands and results"). The window runs on 0/1 in int32, the body's op on those (the spec's i1 add and
   multiply are OR and AND), and the result is `!= 0`.
-- vmvx: int -> float -> narrower float (numpy's and ml_dtypes' int -> bfloat16 goes through float32): IREE
+- vmvx: int -> float -> narrower float (hlojit's int -> bfloat16 goes through float32, as JAX's): IREE
   folds the two converts into one int -> bf16, which vmvx cannot lower ('arith.sitofp' (i32) -> bf16). A
   barrier keeps the converts apart. llvm-cpu and cuda compile the pair as two roundings (2**24 + 2**16 + 1
-  gives 2**24, as ml_dtypes; cuda's PTX: cvt.rn.f32.s32, then cvt.rn.bf16x2.f32).
+  gives 2**24, as JAX; cuda's PTX: cvt.rn.f32.s32, then cvt.rn.bf16x2.f32).
 - vmvx: f64 -> int converts ('arith.fptosi' (f64) -> i32 is illegal there): from the bits, in u64 integer ops
   (the mantissa with its implicit bit shifted by the exponent: truncation toward zero), negated for a negative
   x, then the int64 converted to the result's width (wrapping, as the spec's i64 -> narrower convert does).
