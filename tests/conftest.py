@@ -66,11 +66,16 @@ def pytest_configure(config):
                                        "(a table): under xdist they run on one worker")
 
 
-# The test files whose compiles are the suite's longest (tens of seconds a module on 2 cores, measured with
-# --durations), in that order: xdist hands out work in collection order, so these go first and the short
-# tests fill the end, instead of one worker compiling a linalg module alone while the other has nothing left.
-LONGEST_FIRST = ["test_linalg", "test_ops_numpy", "test_complex_pairs", "test_vmap", "test_conformance",
-                 "test_random_distributions", "test_conv_grads", "test_complex", "test_fft"]
+# The test files holding the suite's longest work units (a test, or a table group, of 8-31 CPU seconds: measured
+# per test on the 2-vCPU Xeon, 2026-12-02), in that order. xdist's loadgroup hands out units by their count of
+# tests first (--loadscope-reorder, its default: the table groups of many cases go out first), and units of the
+# same count (most are single tests) in collection order: these files' go first and the short tests fill the
+# end, instead of one worker compiling test_tuning's Winograd test (31 s, collected near the end by name)
+# alone while the other has nothing left.
+LONGEST_FIRST = ["test_tuning", "test_linalg", "test_linalg_eig", "test_winograd", "test_complex_pairs", "test_complex",
+                 "test_random_distributions", "test_readme", "test_ops_numpy", "test_conv_grads", "test_memory",
+                 "test_fft", "test_linalg_divide_conquer", "test_ops_math", "test_chlo_expansion", "test_vmap",
+                 "test_conformance"]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group marks into the node ids

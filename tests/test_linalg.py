@@ -253,8 +253,7 @@ NORMS = [("norm", L.norm, (f32(3, 4),), against(np.linalg.norm))] + [
 
 BLOCKED = [  # n > BLOCK: the panel loops
     ("cholesky-70", L.cholesky, (spd(2, 70, 70),), against(np.linalg.cholesky, scale=3)),
-    ("solve-70", L.solve, (f32(2, 70, 70) + 10 * np.eye(70, dtype=np.float32), f32(2, 70, 2)),
-     against(np.linalg.solve, scale=10)),
+    ("solve-70", L.solve, (f32(2, 70, 70), f32(2, 70, 2)), against(np.linalg.solve, scale=10)),   # rows pivot
     ("lu_factor-70", L.lu_factor, (f32(2, 70, 70),), check_lu_factor),
     ("solve_triangular-70-upper", lambda a, b: L.solve_triangular(a, b),
      (f32(2, 70, 70) + 10 * np.eye(70, dtype=np.float32), f32(2, 70, 2)),
@@ -271,17 +270,20 @@ BLOCKED_QR = [   # a module of its own: with the above in one, IREE 3.13's cpu f
 # of every algorithm and path, and the blocked paths. Those cases share shapes where they share a
 # factorization (LU on (2, 5, 5): solve, det, slogdet, lu_factor, lu-tall, inv; Jacobi svd on (2, 4, 3):
 # svd-wide-full, cond, norm-nuc-axes, and on (4, 3): svd-rank-deficient, pinv, lstsq; eigh on (3, 6, 6), the
-# odd case padded to it; solve on (4, 4): expm, matrix_power; LU on (2, 70, 70) in the blocked group), so that
+# odd case padded to it; solve on (4, 4): expm, matrix_power), so that
 # the factorization's dispatches compile once for all of them.
 ON_IREE = {"cholesky", "cholesky-not-pd-nan", "solve_triangular-upper-trans-unit", "cho_solve", "solve",
            "solve-ill-conditioned-f64", "inv-singular-inf", "det", "slogdet", "lu_factor", "lu-tall", "qr",
            "qr-complete", "eigh", "eigh-odd-upper", "svd-wide-full", "svd-rank-deficient", "svd-f64", "pinv", "lstsq",
            "cond", "norm-nuc-axes", "norm-matrix-1", "matrix_power-minus-2", "multi_dot", "expm-large", "expm-f64",
-           "cholesky-70", "solve-70", "lu_factor-70", "qr-100x70"}
-# Of the blocked cases, IREE runs one per blocked algorithm: Cholesky, LU (its factors, and solve-70 for the
-# blocked substitutions of both triangles), QR (householder and form_q, tall; the wide 70 x 100 case pads to
-# the same 128 x 128 panels). det-70, solve_triangular-70-upper and qr-complete-70x100 add no blocked path
-# (det's parity, solve_triangular's own inverses and QR's complete mode run in the small groups): reference only.
+           "cholesky-70", "solve-70", "qr-100x70"}
+# Of the blocked cases, IREE runs one per blocked algorithm: Cholesky, LU (solve-70: the blocked LU of a matrix
+# whose rows pivot, then the blocked substitutions of both triangles; a wrong factor or pivot gives a wrong
+# solution), QR (householder and form_q, tall; the wide 70 x 100 case pads to the same 128 x 128 panels).
+# lu_factor-70 (the same LU, its factors and pivots returned: lu_factor's outputs are checked on IREE at 5 x 5,
+# and it compiled the blocked LU a second time, 7 of the blocked module's 20 CPU seconds), det-70,
+# solve_triangular-70-upper and qr-complete-70x100 add no blocked path (det's parity, solve_triangular's own
+# inverses and QR's complete mode run in the small groups): reference only.
 # vmvx runs what it lowers differently from cpu, in one module: f64 (it converts no f64 to an int: a pipeline
 # rewrite; an f64 case of each algorithm: cholesky, LU solve, Jacobi eigh, Jacobi svd with its QR completion,
 # expm) and a determinant's sign (_util.sign: vmvx cannot compile stablehlo.sign's copysign). The f32 cases (the
