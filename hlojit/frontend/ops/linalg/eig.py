@@ -34,6 +34,10 @@ from ..indexing import dynamic_slice, dynamic_update_slice
 from . import _util
 from ._util import mm, mT
 
+# Guarded rotations per iteration of the QR loop: IREE 3.13 clones the loop-carried matrix once per iteration
+# (benchmarks/loop_updates.py), so 8 steps share one clone (eig 256² 8.0 -> 3.4 s CPU); 16 failed to compile
+# ("failed to solve for timepoint coverage").
+UNROLL_ROTATIONS = 8
 EXCEPTIONAL = 0.75    # zlahqr's dat1: an exceptional shift moves the corner by this much of its subdiagonal
 
 
@@ -143,17 +147,20 @@ def _window(x, last_hi, stuck):
     return lo, hi, ops.reshape(_pairs(shift), (1, 2)), stuck
 
 
-def _rotate(x, k, lo, hi, shift):
+def _rotate(x, k, lo, hi, shift, active):
     """Step k of a QR sweep of the block [lo, hi] of h = x[:n] (x: h (n, n), or h above z (2n, n), as
     pairs): the rotation of rows and columns k, k + 1 that introduces the shift (k = lo) or zeroes the
     bulge h[k + 1, k - 1]. It acts on whole rows and columns (what lies outside the block is part of the
     Schur form; z takes the column rotation), and zeroes h's negligible entries h[lo, lo - 1] and
     h[hi + 1, hi] where it would mix them in. Each of the two updates is one elementwise expression of the
-    pair of rows (columns) and its reverse: [top, bottom] -> c [top, bottom] + [s bottom, -conj(s) top]."""
+    pair of rows (columns) and its reverse: [top, bottom] -> c [top, bottom] + [s bottom, -conj(s) top].
+    Where `active` is false (the loop's own test failed, within an unrolled iteration) it rotates by the
+    identity and zeroes nothing."""
     m, n = x.shape[:2]
     first = k == lo
     fg = ops.reshape(dynamic_slice(x, [k, ops.where(first, k, k - 1), 0], (2, 1, 2)), (2, 2))
     c, sr, si = _givens(fg[0:1] - ops.where(first, shift, 0), fg[1:2])
+    c, sr, si = ops.where(active, c, 1), ops.where(active, sr, 0), ops.where(active, si, 0)
     sign = np.array([1, -1], x.dtype)
     pair = dynamic_slice(x, [k, 0, 0], (2, n, 2))                           # rows k, k + 1
     other = ops.flip(pair, 0)
@@ -161,12 +168,13 @@ def _rotate(x, k, lo, hi, shift):
     col = _util.index((1, n, 1), 1)
     zero = ops.logical_or(col < lo, ops.logical_and(_util.index((2, 1, 1), 0) == 1,
                                                     ops.logical_and(col == k - 1, ops.logical_not(first))))
-    x = dynamic_update_slice(x, ops.where(zero, 0, new), [k, 0, 0])
+    x = dynamic_update_slice(x, ops.where(ops.logical_and(active, zero), 0, new), [k, 0, 0])
     pair = dynamic_slice(x, [0, k, 0], (m, 2, 2))                           # columns k, k + 1
     other = ops.flip(pair, 1)
     new = c * pair + ops.reshape(sr * sign, (1, 2, 1)) * other - si * _times_i(other)
     row = _util.index((m, 1, 1), 0)
-    return dynamic_update_slice(x, ops.where(ops.logical_and(row > hi, row < n), 0, new), [0, k, 0])
+    outside = ops.logical_and(active, ops.logical_and(row > hi, row < n))
+    return dynamic_update_slice(x, ops.where(outside, 0, new), [0, k, 0])
 
 
 def _schur(h, z):
@@ -184,17 +192,23 @@ def _schur(h, z):
         sweeps, _, _, hi = state[:4]
         return ops.logical_and(sweeps <= limit, hi > 0)
 
-    def step(state):
+    def one_step(state):
         sweeps, k, lo, hi, stuck, shift, x, rotations = state
-        x = _rotate(x, k, lo, hi, shift)
-        k = k + 1
-        ended = k >= hi
+        active = keep_going(state)
+        x = _rotate(x, k, lo, hi, shift, active)
+        k = ops.where(active, k + 1, k)
+        ended = ops.logical_and(active, k >= hi)
         lo, hi, shift, stuck = cond(ended, lambda x, last, stuck, lo, shift: _window(x, last, stuck),
                                     lambda x, last, stuck, lo, shift: (lo, last, shift, stuck),
                                     x, hi, stuck, lo, shift)   # operands, not captures: a captured complex
         # shift inside the loop over a stack failed IREE 3.13's cpu ("operand does not dominate this use")
         sweeps = ops.where(ended, sweeps + 1, sweeps)
-        return sweeps, ops.where(ended, lo, k), lo, hi, stuck, shift, x, rotations + 1
+        return sweeps, ops.where(ended, lo, k), lo, hi, stuck, shift, x, rotations + active.astype(rotations.dtype)
+
+    def step(state):
+        for _ in range(UNROLL_ROTATIONS):
+            state = one_step(state)
+        return state
     x = _pairs(h if z is None else ops.concatenate([h, z], axis=0))
     lo, hi, shift, stuck = _window(x, ops.full((), -1, dtypes.int32), ops.zeros((), dtypes.int32))
     one = ops.ones((), dtypes.int32)
