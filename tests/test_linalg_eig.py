@@ -15,6 +15,7 @@ import hlojit.ops.linalg  # noqa: F401  (importable by its name)
 from hlojit import ops
 
 from conftest import BACKENDS
+from test_linalg import numeric_grad   # central differences, as test_linalg checks its gradients
 
 L = ops.linalg
 rng = np.random.default_rng(31)
@@ -160,15 +161,6 @@ def test_non_square_is_a_shape_error(fn):
     with pytest.raises(hj.ShapeError, match=f"{fn.__name__}: needs square matrices") as info:
         hj.jit(lambda a: fn(a[:3]), backend="reference").lower(np.zeros((4, 4), np.complex64))
     assert "test_linalg_eig.py:" in str(info.value)
-
-
-def numeric_grad(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 def spectral_loss(xp, w):
