@@ -28,9 +28,9 @@ What it showed (2026-12-02, 2-vCPU VM at load 2-4, --rounds 3; us per step at n 
 dus_block 10 / 23 / 632, scatter 18 / 31 / 663, select_mask 10 / 25 / 692, dus_block with a computed init
 10 / 16 / 325, dus_block unroll 16 with a computed init 2.4 / 2.7 / 24, while guarded x16 5.4 / 5.6 / 17.5.
 No formulation updates the carry in place: IREE 3.13's stream.async.execute regions are not tied to the
-resources they capture (ScheduleExecution: "TODO: tie operands"), so a dispatch that writes the carry in
-place inside a loop iteration gets a copy-on-write clone of the whole carry, once per iteration (however
-many updates the iteration makes, and with conds inside it). A carry whose initial value is the function's
+resources they capture (IREE's ScheduleExecution pass leaves tying them for later), so a dispatch that writes
+the carry in place inside a loop iteration gets a copy-on-write clone of the whole carry, once per iteration
+(however many updates the iteration makes, and with conds inside it). A carry whose initial value is the function's
 argument (an imported buffer) costs a second full copy per iteration (dus_block vs its computed init).
 What helps is fewer iterations: unrolled steps share one clone and one host round trip.
 """

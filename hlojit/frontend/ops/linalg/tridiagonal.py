@@ -12,7 +12,7 @@ from . import _util
 
 
 def _reflector(x, rows, k):
-    """(v, tau, alpha): the Householder reflector I - tau v v^T (v[k+1] = 1, zero above) that maps x's rows
+    """(v, tau): the Householder reflector I - tau v v^T (v[k+1] = 1, zero above) that maps x's rows
     k+1.. to a multiple of e_(k+1) (LAPACK's dlarfg). tau is 0 when those rows are already that multiple."""
     alpha = ops.sum(ops.where(rows == k + 1, x, 0), axis=-1)
     tail = ops.where(rows > k + 1, x, 0)
