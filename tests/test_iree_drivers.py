@@ -1,13 +1,16 @@
 """Big CPU functions race local-task against local-sync per call (backends/iree_drivers.py)."""
+import math
 import threading
+import time
 
 import numpy as np
+import pytest
 
 import hlojit as hj
 from hlojit import ops
 from hlojit.backends import iree
 from hlojit.backends.iree_drivers import (MAX_PROBE_EVERY, PROBE_EVERY, SEPARATED_AFTER, WINDOW, DriverRace,
-                                          favoured_by_load)
+                                          OwnLoad, favoured_by_load)
 from hlojit.pipeline import targets
 
 BIG = 1 << 20   # elements: above iree.SMALL_WORK, so the default driver is local-task, raced
@@ -75,13 +78,37 @@ def test_a_short_run_is_mostly_on_the_faster_driver_whichever_it_started_on():
 
 def test_the_race_starts_on_the_driver_the_load_favours():
     drivers = ("local-task", "local-sync")
-    assert favoured_by_load(drivers, load=7.9, cpus=2) == "local-sync"   # the cores are busy: one thread
-    assert favoured_by_load(drivers, load=2.0, cpus=2) == "local-sync"
-    assert favoured_by_load(drivers, load=1.2, cpus=2) == "local-task"   # a core to spare: the workers
+    assert favoured_by_load(drivers, load=7.9, cpus=2, own=0) == "local-sync"   # the cores are busy: one thread
+    assert favoured_by_load(drivers, load=2.0, cpus=2, own=0) == "local-sync"
+    assert favoured_by_load(drivers, load=1.2, cpus=2, own=0) == "local-task"   # a core to spare: the workers
     assert favoured_by_load(("cuda",), load=9.0, cpus=2) == "cuda"
     assert DriverRace(drivers, first="local-sync").chosen == "local-sync"
     assert "started on local-sync" in DriverRace(drivers, first="local-sync").describe()
     assert DriverRace(drivers).chosen == favoured_by_load(drivers)
+
+
+def test_the_load_this_process_made_itself_does_not_count_as_busy():
+    """A cold compile on both cores, or a benchmark's own JAX rounds, raise the load average; those threads do
+    not run beside the call. Before, a load of 2.1 on 2 CPUs started the race on local-sync whatever made it."""
+    drivers = ("local-task", "local-sync")
+    assert favoured_by_load(drivers, load=2.1, cpus=2, own=1.8) == "local-task"
+    assert favoured_by_load(drivers, load=4.1, cpus=2, own=1.8) == "local-sync"   # others fill the CPUs
+    assert favoured_by_load(drivers, load=0.4, cpus=2, own=1.0) == "local-task"
+
+
+def test_own_load_weights_cpu_time_as_the_kernel_weights_the_load_average():
+    wall, cpu = [0.0], [0.0]
+    own = OwnLoad(clock=lambda: wall[0], cpu_clock=lambda: cpu[0])
+    wall[0], cpu[0] = 20.0, 40.0   # 20 s on two cores (a compile) just now, from an idle start
+    assert own.estimate() == pytest.approx(2 * (1 - math.exp(-20 / 60)))
+    own.sample()
+    wall[0] += 60.0                 # then a minute idle: the share decays by e
+    assert own.estimate() == pytest.approx(2 * (1 - math.exp(-20 / 60)) * math.exp(-1))
+    real = OwnLoad()
+    end = time.process_time() + 0.2
+    while time.process_time() < end:   # busy for 0.2 s of CPU
+        pass
+    assert real.estimate() > 0.9 * (1 - math.exp(-0.2 / 60))
 
 
 def test_a_raced_call_runs_on_both_drivers_with_identical_results():

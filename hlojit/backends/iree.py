@@ -424,6 +424,7 @@ class IreeBackend:
         Executable is loaded."""
         background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
+            iree_drivers.OWN_LOAD.sample()   # a compile's CPU time is this process's load, not the machine's
             target = self.target
             race = driver is None   # not pinned: big CPU work races local-task against local-sync
             driver = driver or choose_driver(target, work_estimate(program))

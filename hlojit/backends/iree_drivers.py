@@ -13,8 +13,13 @@ of its recent calls, and gives the other one call in PROBE_EVERY to notice when 
 interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver costs under 1% of
 the calls). A driver's first call is not counted (it loads the executable there and touches fresh memory: ~1.5x
 the next calls' time on the MLP forward). The warm-up is not an even alternation: the driver the machine's load
-favours (`favoured_by_load`: local-sync where the 1-minute load average already fills the CPUs, else
-local-task), and after the first timed calls the faster so far, runs two calls in three. Why: a short run (a
+favours (`favoured_by_load`: local-sync where the 1-minute load average, less this process's own share of it,
+already fills the CPUs, else local-task), and after the first timed calls the faster so far, runs two calls in
+three. Why less its own share: a process that has just compiled for 20 s on both cores, or a benchmark that
+runs JAX and hlojit in turn, raises the load average itself, and its own threads do not compete with the call
+(they are the ones making it). Counted whole, that load started the ResNet-18 b8 training step on local-sync
+after its cold compile (~1.8 s a call against local-task's ~1.1 on the idle 2-vCPU VM), where a short run spent
+its warm-up: 0.65x JAX in that benchmark against 0.86x from a warm cache (2026-12-02). Why: a short run (a
 benchmark's 7 rounds, a script's few calls) is all warm-up, and alternating evenly gave it the mean of the two
 drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x
 on local-task, 0.86-0.96x alternating.
@@ -24,6 +29,7 @@ Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
 from __future__ import annotations
 
 import collections
+import math
 import os
 import statistics
 import threading
@@ -36,18 +42,61 @@ SEPARATED_AFTER = 2  # the warm-up ends early once this many calls each have eve
 OTHER_EVERY = 3     # in the warm-up, every third call runs on the driver not (yet) chosen
 
 
-def favoured_by_load(drivers: tuple[str, str], load: float | None = None, cpus: int | None = None) -> str:
-    """The driver a race starts on: local-sync (one thread, never waits for a preempted worker) where the machine's
-    1-minute load average is at least the CPUs this process may use, else the first (local-task, whose workers
-    have cores to run on). `load`/`cpus` default to the machine's (os.getloadavg, the CPU affinity)."""
+def favoured_by_load(drivers: tuple[str, str], load: float | None = None, cpus: int | None = None,
+                     own: float | None = None) -> str:
+    """The driver a race starts on: local-sync (one thread, never waits for a preempted worker) where the other
+    processes' share of the machine's 1-minute load average (`load` less this process's `own`) is at least the
+    CPUs this process may use, else the first (local-task, whose workers have cores to run on). `load`, `cpus` and
+    `own` default to the machine's (os.getloadavg, the CPU affinity) and this process's (OWN_LOAD)."""
     if "local-sync" not in drivers:
         return drivers[0]
     if load is None:
         load = _load_average()
     if cpus is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    busy = load is not None and load >= cpus
+    if own is None:
+        own = OWN_LOAD.estimate()
+    busy = load is not None and load - own >= cpus
     return "local-sync" if busy else next(d for d in drivers if d != "local-sync")
+
+
+class OwnLoad:
+    """This process's share of the kernel's 1-minute load average, from its CPU time: the load average is an
+    exponentially weighted mean (time constant LOAD_MINUTE) of the threads running, and between two samples of
+    (wall clock, process CPU time) this process ran (cpu1 - cpu0) / (t1 - t0) threads on average, so its share
+    now is that rate weighted as the kernel weights the interval. Samples are taken at import, before each
+    compile (`sample`, from the backend) and at each estimate; those older than a few time constants no longer
+    count and are dropped. It undercounts threads that were runnable but waiting for a CPU (the load counts
+    them, CPU time does not): on a busy machine the estimate errs towards 'busy', towards local-sync."""
+    LOAD_MINUTE = 60.0
+    KEPT = 32
+
+    def __init__(self, clock=time.monotonic, cpu_clock=time.process_time):
+        self._clock, self._cpu_clock = clock, cpu_clock
+        self._samples = collections.deque(maxlen=self.KEPT)
+        self._lock = threading.Lock()
+        self.sample()
+
+    def sample(self):
+        with self._lock:
+            self._samples.append((self._clock(), self._cpu_clock()))
+            while len(self._samples) > 2 and self._samples[-1][0] - self._samples[1][0] > 5 * self.LOAD_MINUTE:
+                self._samples.popleft()
+
+    def estimate(self) -> float:
+        self.sample()
+        with self._lock:
+            samples = list(self._samples)
+        now = samples[-1][0]
+        share = 0.0
+        for (t0, cpu0), (t1, cpu1) in zip(samples, samples[1:]):
+            if t1 > t0:
+                rate = (cpu1 - cpu0) / (t1 - t0)
+                share += rate * (math.exp((t1 - now) / self.LOAD_MINUTE) - math.exp((t0 - now) / self.LOAD_MINUTE))
+        return share
+
+
+OWN_LOAD = OwnLoad()
 
 
 def _load_average() -> float | None:
