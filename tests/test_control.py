@@ -44,6 +44,9 @@ def program(x, y, p, k, n):
     out["fori_int"] = ops.fori_loop(0, n, lambda i, c: c + i, 0)                            # stays int32
     out["fori_f64"] = ops.fori_loop(0, 4, lambda i, c: c * 1.5 + 0.25, np.float64(1))
     out["fori_half"] = ops.fori_loop(0, 3, lambda i, c: c + 0.5, 0)                         # weak f32 then
+    # unroll (JAX's): 3 steps per trip and 1 left over; all in one trip; a weak carry promoted
+    out["fori_unroll"] = ops.fori_loop(1, 8, lambda i, c: c * 0.5 + i.astype(F32) * x, ops.zeros_like(x), unroll=3)
+    out["fori_unroll_all"] = ops.fori_loop(2, 6, lambda i, c: c + i * 0.25, 0, unroll=True)
     # scan: pytrees, reverse, length without xs, nested in a loop, zero length
     out["scan_cumsum"] = ops.scan(lambda c, v: (c + v, c * v), 0.0, x)
     out["scan_reverse"] = ops.scan(lambda c, v: (c + v, {"before": c, "big": v > 1}), np.float32(0), x,
@@ -54,6 +57,8 @@ def program(x, y, p, k, n):
     out["scan_nested"] = ops.fori_loop(0, 3, lambda i, c: ops.scan(lambda c2, r: (c2 + r.sum() * c2, None), c, y)[0],
                                        np.float32(0.5))
     out["scan_empty"] = ops.scan(lambda c, _: (c + 1, c), np.float32(3), None, length=0)
+    out["scan_unroll"] = ops.scan(lambda c, v: (c * v + 1, {"c": c, "v": v}), np.float32(0.5), x, reverse=True,
+                                  unroll=3)
     return out
 
 
@@ -86,6 +91,11 @@ def expected(x, y, p, k, n):
         c64 = c64 * 1.5 + 0.25
     out["fori_f64"] = F64(c64)
     out["fori_half"] = F32(1.5)
+    c = np.zeros_like(x)
+    for i in range(1, 8):
+        c = c * F32(0.5) + F32(i) * x
+    out["fori_unroll"] = c
+    out["fori_unroll_all"] = F32(sum(i * 0.25 for i in range(2, 6)))
     c, ys = F32(0), []
     for v in x:
         c, y_ = c + v, c * v
@@ -108,6 +118,10 @@ def expected(x, y, p, k, n):
             c = c + r.sum() * c
     out["scan_nested"] = c
     out["scan_empty"] = (F32(3), np.zeros((0,), F32))
+    c, cs = F32(0.5), np.zeros(4, F32)
+    for i in reversed(range(4)):
+        cs[i], c = c, F32(c * x[i] + 1)
+    out["scan_unroll"] = (c, {"c": cs, "v": x})
     return out
 
 
@@ -243,6 +257,13 @@ def test_fori_loop_and_scan_errors():
            r"^scan: xs is a scalar float32\[\]", "ops.scan(lambda c, v: (c, v), 0.0, x.sum())")
     raises(lambda x: ops.scan(lambda c, v: (c, v), 0.0), [X3], hj.ShapeError, r"^scan: needs xs or a length",
            "ops.scan(lambda c, v: (c, v), 0.0)")
+    raises(lambda x: ops.fori_loop(0, x.shape[0] + ops.argmax(x), lambda i, c: c, x, unroll=2), [X3], ValueError,
+           r"^fori_loop: unroll needs loop bounds known at trace time \(Python or numpy ints\), not int32\[\] and "
+           r"int32\[\]", "ops.fori_loop(0, x.shape[0] + ops.argmax(x)")
+    raises(lambda x: ops.scan(lambda c, v: (c, v), 0.0, x, unroll=0), [X3], ValueError,
+           r"^scan: unroll must be a bool or a positive int, not 0", "ops.scan(lambda c, v: (c, v), 0.0, x, unroll=0)")
+    raises(lambda x: ops.fori_loop(0, 5, lambda i, c: c.sum(), x, unroll=2), [X3], hj.ShapeError,
+           r"^fori_loop: body_fun changes the carry from float32\[3\] to float32\[\]", "lambda i, c: c.sum(), x, unroll=2)")
     raises(lambda x: ops.scan(lambda c, v: (c * v, v), I32(0), x), [X3], hj.DTypeError,
            r"^scan: f changes the carry from int32\[\] to float32\[\]", "ops.scan(lambda c, v: (c * v, v), I32(0), x)")
 

@@ -12,6 +12,8 @@ the right types: such bodies are traced twice.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..dialects import stablehlo as hlo
 from ..dialects.types import shape_of
 from ..errors import DTypeError, ShapeError, TracingError
@@ -220,9 +222,35 @@ def _bound(op: str, value, name: str) -> Tensor:
     return t
 
 
-def fori_loop(lower, upper, body_fn, init_val):
+def _unroll_factor(op: str, unroll, count: int) -> int:
+    """Body steps per loop iteration for JAX's `unroll=` (an int >= 1, or a bool: True for all of them)."""
+    if isinstance(unroll, (bool, np.bool_)) or unroll is None:
+        return max(count, 1) if unroll else 1
+    if not isinstance(unroll, (int, np.integer)) or unroll < 1:
+        fail(ValueError, op, f"unroll must be a bool or a positive int, not {unroll!r}")
+    return max(1, min(int(unroll), count))
+
+
+def _rolled(unroll) -> bool:
+    return unroll is None or isinstance(unroll, (bool, np.bool_)) and not unroll or \
+        not isinstance(unroll, (bool, np.bool_)) and isinstance(unroll, (int, np.integer)) and unroll == 1
+
+
+def fori_loop(lower, upper, body_fn, init_val, *, unroll=None):
     """lax.fori_loop: `val = body_fn(i, val)` for i in [lower, upper); the bounds may be Python ints or
-    traced integer scalars (i has their promoted dtype, int32 for Python ints)."""
+    traced integer scalars (i has their promoted dtype, int32 for Python ints).
+
+    `unroll` (JAX's): k body steps per loop iteration, True for all of them in one, with bounds known at
+    trace time; the count % k steps left over run after the loop. Why unroll: each iteration of a loop
+    costs a host round trip between dispatches on IREE, and IREE 3.13 copies every loop-carried tensor
+    once per iteration (benchmarks/loop_updates.py); k steps per iteration share one copy and fuse."""
+    if not _rolled(unroll):
+        static = [v for v in (lower, upper) if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+        if len(static) != 2:
+            fail(ValueError, "fori_loop", "unroll needs loop bounds known at trace time (Python or numpy ints), "
+                                          f"not {describe(as_tensor(lower, 'fori_loop'))} and "
+                                          f"{describe(as_tensor(upper, 'fori_loop'))}")
+        return _unrolled_fori_loop(int(lower), int(upper), body_fn, init_val, unroll)
     lo, hi = _bound("fori_loop", lower, "lower"), _bound("fori_loop", upper, "upper")
     dtype = dtypes.result_type((lo.dtype, False), (hi.dtype, False))[0]
     lo, hi = convert(lo, dtype), convert(hi, dtype)
@@ -234,9 +262,34 @@ def fori_loop(lower, upper, body_fn, init_val):
                  lambda state, c: state[0] < state[1], body, lambda: [lo, hi])[1]
 
 
-def scan(f, init, xs=None, length=None, reverse=False):
+def _unrolled_fori_loop(lower: int, upper: int, body_fn, init_val, unroll):
+    """fori_loop's k steps per iteration: a rolled loop over the trips, i = trip * k + lower + t in it."""
+    k = _unroll_factor("fori_loop", unroll, upper - lower)
+    if k == 1:
+        return fori_loop(lower, upper, body_fn, init_val)
+    trips, left = divmod(upper - lower, k)
+
+    def steps(trip, carry):
+        for t in range(k):
+            carry = body_fn(trip * k + (lower + t), carry)
+        return carry
+    carry = fori_loop(0, trips, steps, init_val)
+    for i in range(upper - left, upper):   # the steps left over from the unrolled iterations
+        carry = _same_carry(carry, body_fn(constant(i, dtypes.int32), carry), "fori_loop", "body_fun")
+    return carry
+
+
+def _same_carry(carry, new, op: str, who: str):
+    """`new`, a step's carry after an unrolled loop, checked to keep `carry`'s structure and types as the
+    loop's body must (a weakly typed result converted to the carry's dtype)."""
+    leaves, tree = _tensors(op, carry)
+    return pytree.unflatten(tree, _next_carry(op, who, tree, [_spec(t) for t in leaves], new, {}))
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """lax.scan: `carry, y = f(carry, x)` for each x along the leading axis of the pytree `xs` (in
-    reverse with `reverse=True`); returns (carry, ys) with the ys stacked along a new leading axis."""
+    reverse with `reverse=True`); returns (carry, ys) with the ys stacked along a new leading axis.
+    `unroll` (JAX's): k steps per loop iteration, True for all (fori_loop says why)."""
     op = "scan"
     x_leaves, x_tree = _tensors(op, xs)
     for t, path in zip(x_leaves, pytree.leaf_paths(x_tree)):
@@ -248,6 +301,8 @@ def scan(f, init, xs=None, length=None, reverse=False):
         fail(ShapeError, op, "needs xs or a length" if not lengths else
              f"the leading axes differ ({sizes}{'; length=' + str(length) if length is not None else ''})")
     n = lengths.pop()
+    k = _unroll_factor(op, unroll, n)
+    trips, left = divmod(n, k)
     ys_tree, ys_specs = [None], [[]]   # what f returned as y in the latest trace: the stacked buffers' types
     built = []                         # the specs of the buffers of the loop being built
 
@@ -257,9 +312,10 @@ def scan(f, init, xs=None, length=None, reverse=False):
         return [constant(0, dtypes.int32)] + [convert(zeros((n, *shape), dtype), dtype, weak)
                                               for shape, dtype, weak in built]
 
-    def body(state, carry):
-        i, buffers = state[0], state[1:]
-        step = constant(n - 1, dtypes.int32) - i if reverse else i
+    def one_step(index, carry, buffers):
+        """f on the x of step `index` (an int32 Tensor): (new carry, buffers with its y in place), or
+        (new carry, None) where f's y has other types than the buffers (a retrace)."""
+        step = constant(n - 1, dtypes.int32) - index if reverse else index
         zero = constant(0, dtypes.int32).value
         if n == 0:  # f is traced for its types but never runs: no slice of an empty xs to take
             from .ops import zeros
@@ -275,15 +331,29 @@ def scan(f, init, xs=None, length=None, reverse=False):
         y_leaves, ys_tree[0] = _tensors(op, y)
         ys_specs[0] = [_spec(t) for t in y_leaves]
         if ys_specs[0] != built:
-            return None, new_carry
+            return new_carry, None
         new = [wrap(emit(hlo.dynamic_update_slice, buf.value, _reshaped(t.value, (1, *t.shape)),
                          [step.value] + [zero] * t.ndim), buf.shape, buf.dtype, buf.weak)
                for buf, t in zip(buffers, y_leaves)] if n else buffers
-        return [i + constant(1, dtypes.int32), *new], new_carry
+        return new_carry, new
+
+    def body(state, carry):
+        i, buffers = state[0], state[1:]
+        for t in range(k):
+            carry, buffers = one_step(i * k + t if k > 1 else i, carry, buffers)
+            if buffers is None:
+                return None, carry
+        return [i + constant(1, dtypes.int32), *buffers], carry
 
     state, carry = _loop(op, ("the loop test", "f"), init,
-                         lambda state, c: state[0] < constant(n, dtypes.int32), body, make_state)
-    return carry, pytree.unflatten(ys_tree[0], state[1:])
+                         lambda state, c: state[0] < constant(trips, dtypes.int32), body, make_state)
+    buffers = state[1:]
+    for index in range(trips * k, n):   # the steps left over from the unrolled iterations
+        new_carry, new_buffers = one_step(constant(index, dtypes.int32), carry, buffers)
+        if new_buffers is None:
+            fail(TracingError, op, "f's y changed its types between steps")
+        carry, buffers = _same_carry(carry, new_carry, op, "f"), new_buffers
+    return carry, pytree.unflatten(ys_tree[0], buffers)
 
 
 def _reshaped(value, shape):

@@ -101,12 +101,7 @@ def column_loop(count: int, step, init):
     lstsq and svdvals in one module ("'scf.while' op ... region branch point has 6 operands, but region
     successor needs 8 inputs", on the Jacobi loops)."""
     unroll = count if count <= UNROLL else UNROLL if count % UNROLL == 0 else 1
-
-    def steps(i, carry):
-        for t in range(unroll):
-            carry = step(i * unroll + t, carry)
-        return carry
-    return fori_loop(0, count // unroll, steps, init)
+    return fori_loop(0, count, step, init, unroll=unroll)
 
 
 def pad_above(x, rows: int):
