@@ -165,6 +165,10 @@ MATH = [
                                ops.array_equal(a, a[:2])),
      lambda a: (np.bool_(np.array_equal(a, a)), np.bool_(np.array_equal(a, a, equal_nan=True)),
                 np.bool_(np.array_equal(a, a[:2]))), (SPECIALS,)),
+    ("array_equiv", lambda a: (ops.array_equiv(a, ops.stack([a, a])), ops.array_equiv(a, a + 1)),
+     lambda a: (np.bool_(np.array_equiv(a, np.stack([a, a]))), np.bool_(np.array_equiv(a, a + 1))), (f32(4),)),
+    ("iscomplex-isreal", lambda z: (ops.iscomplex(z), ops.isreal(z)), lambda z: (np.iscomplex(z), np.isreal(z)),
+     (np.complex64([1 + 0j, 2 + 1j, -1j, 0j]),)),
     ("ptp", lambda a: ops.ptp(a, axis=1), lambda a: np.ptp(a, axis=1), (f32(3, 4),)),
     ("count_nonzero", lambda a: ops.count_nonzero(a, axis=0),
      lambda a: np.count_nonzero(a, axis=0).astype(np.int32), (i32(5, 3, low=-1, high=2),)),
@@ -176,6 +180,18 @@ MATH = [
     ("trapezoid-x", lambda y, x: ops.trapezoid(y, x, axis=0), lambda y, x: np.trapezoid(y, x, axis=0),
      (f32(4, 2), np.float32([0, 0.5, 2, 3]))),
     ("polyval", ops.polyval, np.polyval, (np.float32([2, -1, 0.5]), f32(5))),
+    ("positive", ops.positive, np.positive, (f32(3),)),
+    ("polyfit", lambda x, y: ops.polyfit(x, y, 2), lambda x, y: np.polyfit(x, y, 2).astype(np.float32),
+     (np.linspace(-1, 2, 12, dtype=np.float32), f32(12))),
+    ("polyfit-weighted-columns", lambda x, y, w: ops.polyfit(x, y, 1, w=w),
+     lambda x, y, w: np.polyfit(x, y, 1, w=w).astype(np.float32),
+     (np.linspace(-1, 2, 12, dtype=np.float32), f32(12, 3), np.linspace(0.5, 2, 12, dtype=np.float32))),
+    ("polyfit-cov", lambda x, y: ops.polyfit(x, y, 2, cov=True)[1],
+     lambda x, y: np.polyfit(x, y, 2, cov=True)[1].astype(np.float32),
+     (np.linspace(-1, 2, 12, dtype=np.float32), f32(12))),
+    ("vander", lambda x: ops.vander(x, 4), lambda x: np.vander(x, 4), (f32(5),)),
+    ("vander-increasing-int", lambda x: ops.vander(x, increasing=True),       # x's dtype, as jax.numpy (numpy: int64)
+     lambda x: np.vander(x, increasing=True).astype(np.int32), (i32(4, low=-3, high=4),)),
     ("convolve-full", ops.convolve, np.convolve, (f32(6), f32(3))),
     ("convolve-same-longer-kernel", lambda a, v: ops.convolve(a, v, "same"), lambda a, v: np.convolve(a, v, "same"),
      (f32(3), f32(5))),
@@ -218,6 +234,8 @@ SEARCHING = [
     ("digitize-decreasing-right", lambda x, b: ops.digitize(x, b, right=True),
      lambda x, b: np.digitize(x, b, right=True).astype(np.int32), (_v[:5], np.float32([5, 2, 0, -1]))),
     ("partition", lambda a: ops.partition(a, 2), lambda a: np.sort(a), (f32(7),)),
+    ("argpartition", lambda a: ops.take_along_axis(a, ops.argpartition(a, 2, axis=1), 1),   # kth in place, sorted
+     lambda a: np.sort(a, axis=1), (f32(3, 7),)),
     ("lexsort", lambda a, b: ops.lexsort((a, b)), lambda a, b: np.lexsort((a, b)).astype(np.int32),
      (np.int32([3, 1, 2, 1, 3, 2]), np.int32([1, 1, 0, 0, 1, 1]))),
     ("nonzero", lambda a: ops.nonzero(a, size=6, fill_value=-1),
@@ -267,6 +285,8 @@ QUANTILES = [
     ("percentile-q-vector", lambda a: ops.percentile(a, [0, 25, 50, 90, 100], axis=0),
      lambda a: np.percentile(a, [0, 25, 50, 90, 100], axis=0).astype(np.float32), (_grid,)),
     ("nanmedian", lambda a: ops.nanmedian(a, axis=1), lambda a: np.nanmedian(a, axis=1), (_with_nan,)),
+    ("nanpercentile", lambda a: ops.nanpercentile(a, [10, 90], axis=1),
+     lambda a: np.nanpercentile(a, [10, 90], axis=1).astype(np.float32), (_with_nan,)),
     ("nanquantile", lambda a: ops.nanquantile(a, [0.2, 0.9], axis=1), lambda a: np.nanquantile(a, [0.2, 0.9], axis=1)
      .astype(np.float32), (_with_nan,)),
 ]
@@ -285,6 +305,7 @@ STATISTICS = [
     ("nanargmax-nanargmin", lambda a: (ops.nanargmax(a[:3], 1), ops.nanargmin(a[:3], 1)),
      lambda a: (np.nanargmax(a[:3], 1).astype(np.int32), np.nanargmin(a[:3], 1).astype(np.int32)), (_with_nan,)),
     ("nancumsum", lambda a: ops.nancumsum(a, 1), lambda a: np.nancumsum(a, 1), (_with_nan,)),
+    ("nancumprod", lambda a: ops.nancumprod(a, 1), lambda a: np.nancumprod(a, 1), (_with_nan,)),
     ("average-weights", lambda a, w: ops.average(a, 1, w, returned=True),
      lambda a, w: np.average(a, 1, w, returned=True), (_grid, np.float32([1, 2, 0, 1, 3, 1, 1]))),
     ("average-plain", ops.average, np.average, (_grid,)),
@@ -380,6 +401,8 @@ ERRORS = [
     ("cross-size", lambda a: ops.cross(a, a), ShapeError, "2 or 3 components"),
     ("delete-out-of-bounds", lambda a: ops.delete(a, 7, axis=0), ShapeError, "out of bounds"),
     ("convolve-2d", lambda a: ops.convolve(a, a), ShapeError, "1-D arrays"),
+    ("polyfit-points", lambda a: ops.polyfit(a[0], a[1, :2], 1), ShapeError, r"y must be \(4,\) or \(4, k\)"),
+    ("vander-2d", lambda a: ops.vander(a), ShapeError, "x must be 1-D"),
 ]
 
 
@@ -388,6 +411,16 @@ def test_errors_name_the_op_and_line(fn, error, message):
     with pytest.raises(error, match=message) as info:
         hj.jit(fn, backend="reference").lower(np.zeros((4, 4), np.float32))
     assert "test_ops_numpy.py:" in str(info.value)
+
+
+def test_type_predicates_are_python_bools_as_numpy():
+    """iscomplexobj / isrealobj look at the dtype only (numpy's and jax.numpy's): a Python bool, traced or not."""
+    z, x = np.complex64([1 + 0j]), np.float32([1])
+    assert ops.iscomplexobj(z) is True and ops.isrealobj(z) is False
+    assert ops.iscomplexobj(x) is False and ops.isrealobj(x) is True
+    seen = []
+    hj.jit(lambda z, x: seen.append((ops.iscomplexobj(z), ops.isrealobj(x))) or z).lower(z, x)
+    assert seen == [(True, True)]
 
 
 def test_namespaces_import_by_name():

@@ -79,6 +79,7 @@ from .quantiles import (average, corrcoef, cov, median, nanargmax, nanargmin, na
                         nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile,
                         quantile)
 from . import linalg  # numpy.linalg and scipy.linalg names: ops.linalg.solve, cholesky, eigh ...
+from .polynomial import polyfit, vander   # on linalg's lstsq
 
 # Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
 # concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
