@@ -79,13 +79,30 @@ from .quantiles import (average, corrcoef, cov, median, nanargmax, nanargmin, na
                         nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile,
                         quantile)
 from . import linalg  # numpy.linalg and scipy.linalg names: ops.linalg.solve, cholesky, eigh ...
-from .polynomial import polyfit, vander   # on linalg's lstsq
+from .polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, roots,  # on linalg
+                         vander)
+from .creation import array, asarray, copy, empty, empty_like, fromfunction
+from .index_tricks import diag_indices_from, ix_, ravel_multi_index, tril_indices_from, triu_indices_from, unravel_index
+from .windows import bartlett, blackman, hamming, hanning, kaiser
+from .sets import intersect1d, setdiff1d, setxor1d, union1d, unique_all, unique_counts, unique_inverse, unique_values
+from .dtype_functions import (broadcast_shapes, can_cast, isdtype, isscalar, issubdtype, ndim, promote_types,
+                              result_type, size)
+from .finite_differences import gradient, unwrap
+from .products import matrix_transpose, matvec, vecdot, vecmat
+from .joining import dsplit, hsplit, unstack, vsplit
+from .statistics import cumulative_prod, cumulative_sum
+from .numeric import fabs, isneginf, isposinf, rint, round_ as round
+around = round
+amax, amin = max, min
+bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, right_shift  # noqa: F821 numpy 2's
 
 # Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
 # concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
 # (einsum_path computes an order from shapes and subscripts; vectorize returns a function, eager itself)
-_PYTHON_HELPERS = frozenset({"einsum_path", "vectorize"})
+_PYTHON_HELPERS = frozenset({"einsum_path", "vectorize", "roots", "broadcast_shapes", "can_cast", "isdtype",
+                             "isscalar", "issubdtype", "ndim", "promote_types", "result_type", "size"})
 for _name, _fn in list(globals().items()):
     if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) and _name not in _PYTHON_HELPERS \
             and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):
-        globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else None)
+        globals()[_name] = _eager.dispatching(_fn, prepare=_eager.prepare_index if _name == "getitem" else
+                                              getattr(_fn, "prepare_eager", None))

@@ -106,6 +106,41 @@ def array_split(x, indices_or_sections, axis=0) -> list[Tensor]:
     return _split("array_split", x, indices_or_sections, axis, equal=False)
 
 
+def hsplit(x, indices_or_sections) -> list[Tensor]:
+    """numpy hsplit: split along axis 1 (axis 0 of a 1-D array)."""
+    x = as_tensor(x, "hsplit")
+    if x.ndim == 0:
+        fail(ShapeError, "hsplit", f"needs at least 1 dimension, not {describe(x)}")
+    return _split("hsplit", x, indices_or_sections, 1 if x.ndim > 1 else 0, equal=True)
+
+
+def vsplit(x, indices_or_sections) -> list[Tensor]:
+    """numpy vsplit: split along axis 0 of an array of 2 or more dimensions."""
+    return _split_needing("vsplit", x, indices_or_sections, 0, 2)
+
+
+def dsplit(x, indices_or_sections) -> list[Tensor]:
+    """numpy dsplit: split along axis 2 of an array of 3 or more dimensions."""
+    return _split_needing("dsplit", x, indices_or_sections, 2, 3)
+
+
+def _split_needing(op: str, x, indices_or_sections, axis: int, ndim: int) -> list[Tensor]:
+    x = as_tensor(x, op)
+    if x.ndim < ndim:
+        fail(ShapeError, op, f"needs at least {ndim} dimensions, not {describe(x)}")
+    return _split(op, x, indices_or_sections, axis, equal=True)
+
+
+def unstack(x, axis: int = 0) -> tuple[Tensor, ...]:
+    """The array API's unstack: the slices of x along `axis`, that axis removed (stack's inverse)."""
+    x = as_tensor(x, "unstack")
+    if x.ndim == 0:
+        fail(ShapeError, "unstack", f"needs at least 1 dimension, not {describe(x)}")
+    axis = _core.normalize_axis("unstack", axis, x.ndim)
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return tuple(reshape(slice_axis(x, axis, i, i + 1), shape) for i in range(x.shape[axis]))
+
+
 # --- repeating -------------------------------------------------------------------------------------
 
 def _counts(op: str, name: str, values) -> list[int]:

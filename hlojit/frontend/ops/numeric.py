@@ -15,7 +15,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, fail
-from .complex_math import conj, conjugate, imag, real  # noqa: F401  (numpy's names, in numeric's __all__)
+from .complex_math import complex, conj, conjugate, imag, real  # noqa: F401  (numpy's names, in numeric's __all__)
 from .elementwise import binary, compare, unary, where
 from ..control import while_loop
 from .math import FORMATS, bitcast
@@ -435,3 +435,43 @@ __all__ = ["allclose", "array_equal", "array_equiv", "conj", "conjugate", "convo
            "count_nonzero", "deg2rad", "degrees", "diff", "divmod", "ediff1d", "float_power", "fmax", "fmin",
            "fmod", "frexp", "gcd", "i0", "heaviside", "imag", "interp", "isclose", "lcm", "ldexp", "logaddexp", "logaddexp2",
            "modf", "polyval", "positive", "ptp", "rad2deg", "radians", "real", "sinc", "trapezoid"]
+
+
+def round_(x, decimals: int = 0) -> Tensor:
+    """numpy.round / around: to `decimals` places, halves to even (x * 10^d rounded, then divided, as numpy
+    and jax.numpy do: so 2.675 with decimals=2 gives 2.67, 2.675 not being exact); integers are unchanged
+    for decimals >= 0 and rounded to tens, hundreds ... for negative ones."""
+    x = as_tensor(x, "round")
+    decimals = static_int("round", "decimals", decimals)
+    if decimals == 0 or dtypes.is_int(x.dtype) and decimals > 0 or x.dtype == dtypes.bool_:
+        return unary("round", x) if decimals == 0 and not dtypes.is_int(x.dtype) else x
+    if dtypes.is_complex(x.dtype):
+        return complex(round_(real(x), decimals), round_(imag(x), decimals))
+    if dtypes.is_int(x.dtype):
+        factor = 10 ** -decimals
+        scaled = _core.convert(x, dtypes.DEFAULT_FLOAT) / factor
+        return _core.convert(unary("round", scaled) * factor, x.dtype)
+    factor = _core.constant(10.0 ** decimals, x.dtype, True)
+    return unary("round", x * factor) / factor
+
+
+def rint(x) -> Tensor:
+    """Round to the nearest integer, halves to even; integers become the default float (numpy's ufunc)."""
+    (x,) = _floats("rint", x)
+    return unary("round", x)
+
+
+def fabs(x) -> Tensor:
+    """The absolute value, as a float (numpy's fabs: integers become the default float; complex refused)."""
+    (x,) = _floats("fabs", x)
+    if dtypes.is_complex(x.dtype):
+        fail(DTypeError, "fabs", f"is not defined for complex {describe(x)}; use abs")
+    return unary("abs", x)
+
+
+def isposinf(x) -> Tensor:
+    return binary("logical_and", unary("isinf", as_tensor(x, "isposinf")), compare("greater", x, 0))
+
+
+def isneginf(x) -> Tensor:
+    return binary("logical_and", unary("isinf", as_tensor(x, "isneginf")), compare("less", x, 0))

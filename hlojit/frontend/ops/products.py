@@ -11,9 +11,10 @@ from ...errors import ShapeError
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, fail
+from .complex_math import conj
 from .elementwise import where
 from .joining import pad, stack
-from .matmul import dot_general
+from .matmul import dot_general, matmul
 from .reductions import sum as _sum
 from .shape import diagonal, eye, moveaxis, ravel, reshape, static_int
 
@@ -132,3 +133,44 @@ def diag(v, k=0) -> Tensor:
 def diagflat(v, k=0) -> Tensor:
     """The flattened input on the k-th diagonal of a new 2-D array."""
     return diag(ravel(as_tensor(v, "diagflat")), k)
+
+
+# --- the array API's vector products (numpy 2.x, jax.numpy): batched over leading axes, x1 conjugated -------
+
+def vecdot(x1, x2, axis: int = -1) -> Tensor:
+    """sum(conj(x1) * x2) along `axis`, the other axes broadcast."""
+    (x1, x2), _, _ = _core.promote("vecdot", x1, x2)
+    for t in (x1, x2):
+        if t.ndim == 0:
+            fail(ShapeError, "vecdot", f"needs vectors, not {describe(t)}")
+    a1 = _core.normalize_axis("vecdot", axis, x1.ndim)
+    a2 = _core.normalize_axis("vecdot", axis, x2.ndim)
+    if x1.shape[a1] != x2.shape[a2]:
+        fail(ShapeError, "vecdot", f"{describe(x1)} and {describe(x2)} differ along axis {axis}")
+    return _sum(conj(moveaxis(x1, a1, -1)) * moveaxis(x2, a2, -1), axis=-1)
+
+
+def matvec(x1, x2) -> Tensor:
+    """Matrix (..., m, n) times vector (..., n): (..., m), the batch axes broadcast."""
+    x1, x2 = as_tensor(x1, "matvec"), as_tensor(x2, "matvec")
+    if x1.ndim < 2 or x2.ndim < 1 or x1.shape[-1] != x2.shape[-1]:
+        fail(ShapeError, "matvec", f"needs (..., m, n) and (..., n), not {describe(x1)} and {describe(x2)}")
+    product = matmul(x1, reshape(x2, x2.shape + (1,)))
+    return reshape(product, product.shape[:-1])
+
+
+def vecmat(x1, x2) -> Tensor:
+    """conj(vector (..., m)) times matrix (..., m, n): (..., n), the batch axes broadcast."""
+    x1, x2 = as_tensor(x1, "vecmat"), as_tensor(x2, "vecmat")
+    if x2.ndim < 2 or x1.ndim < 1 or x1.shape[-1] != x2.shape[-2]:
+        fail(ShapeError, "vecmat", f"needs (..., m) and (..., m, n), not {describe(x1)} and {describe(x2)}")
+    product = matmul(reshape(conj(x1), x1.shape[:-1] + (1, x1.shape[-1])), x2)
+    return reshape(product, product.shape[:-2] + product.shape[-1:])
+
+
+def matrix_transpose(x) -> Tensor:
+    """The last two axes swapped (the array API's `x.mT`)."""
+    x = as_tensor(x, "matrix_transpose")
+    if x.ndim < 2:
+        fail(ShapeError, "matrix_transpose", f"needs at least 2 dimensions, not {describe(x)}")
+    return moveaxis(x, -1, -2)

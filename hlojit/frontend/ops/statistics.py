@@ -251,6 +251,33 @@ cummax = _cumulative("cummax", "maximum", "max")
 cummin = _cumulative("cummin", "minimum", "min")
 
 
+def _array_api_cumulative(op: str, numpy_op, identity: int):
+    def run(x, /, *, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
+        x = as_tensor(x, op)
+        if axis is None:
+            if x.ndim > 1:
+                fail(ValueError, op, f"axis is required for {describe(x)} (more than one dimension)")
+            axis = 0
+        if x.ndim == 0:
+            fail(ValueError, op, "needs at least one dimension")
+        out = numpy_op(x, axis=axis, dtype=dtype)
+        if not include_initial:
+            return out
+        axis = normalize_axis(op, axis, x.ndim)
+        low = [1 if i == axis else 0 for i in range(out.ndim)]
+        start = constant(identity, out.dtype)
+        return wrap(emit(hlo.pad, out.value, start.value, low, [0] * out.ndim),
+                    tuple(n + lo for n, lo in zip(out.shape, low)), out.dtype, out.weak)
+    run.__name__ = run.__qualname__ = op
+    run.__doc__ = (f"The array API's {op}: {numpy_op.__name__} along axis (required above one dimension), "
+                   f"with include_initial the {identity} before the first element.")
+    return run
+
+
+cumulative_sum = _array_api_cumulative("cumulative_sum", cumsum, 0)
+cumulative_prod = _array_api_cumulative("cumulative_prod", cumprod, 1)
+
+
 # --- sorting ---------------------------------------------------------------------------------------
 
 def _before(dtype, descending: bool):
