@@ -511,6 +511,26 @@ def test_functions_that_need_concrete_values_take_them_eagerly_and_say_so_traced
     assert ops.ndim(np.zeros((2, 3))) == 2 and ops.size(np.zeros((2, 3)), 1) == 3 and ops.isscalar(1.5)
 
 
+def test_data_dependent_lengths_come_from_the_data_outside_a_trace():
+    """jax.numpy computes a data-dependent shape eagerly: unique, nonzero, the set routines ... without size=
+    give numpy's result outside a trace (before: "pass size=" there too); inside one size= is required."""
+    x = np.float32([3, 1, 3, np.nan, 0, np.nan])
+    a, b = np.int32([5, 1, 3, 3, 9]), np.int32([3, 4, 9, 0, 4])
+    pairs = [(ops.unique(x), np.unique(x)), (ops.unique(a, return_counts=True)[1], np.unique(a, return_counts=True)[1]),
+             (ops.flatnonzero(a - 3), np.flatnonzero(a - 3)), (ops.argwhere(a > 3), np.argwhere(a > 3)),
+             (ops.where(a > 3)[0], np.where(a > 3)[0]), (ops.extract(a > 2, a), np.extract(a > 2, a)),
+             (ops.compress(np.array([True, False, True]), np.eye(3), axis=1),
+              np.compress([True, False, True], np.eye(3), axis=1)),
+             (ops.union1d(a, b), np.union1d(a, b)), (ops.intersect1d(a, b), np.intersect1d(a, b)),
+             (ops.setdiff1d(a, b), np.setdiff1d(a, b)), (ops.setxor1d(a, b), np.setxor1d(a, b)),
+             (ops.unique_values(hj.device_put(a)), np.unique(a))]
+    for got, want in pairs:
+        np.testing.assert_array_equal(np.asarray(got), want.astype(np.asarray(got).dtype))
+    assert np.asarray(ops.where(a > 3, a, 0)).tolist() == [5, 0, 0, 0, 9]
+    with pytest.raises(hj.TracingError, match="unique: the length of the result depends on the data: pass size="):
+        hj.jit(lambda x: ops.unique(x)).lower(x)
+
+
 def test_namespaces_import_by_name():
     """`import hlojit.numpy as hnp` is hlojit.ops (jax.numpy's role); both import in a fresh interpreter."""
     import subprocess

@@ -8,6 +8,7 @@ Orders are numpy's: NaN sorts last and -0.0 equals 0.0.
 """
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -340,3 +341,45 @@ def numpy_where(condition, x=None, y=None, *, size=None, fill_value=None):
     if x is None or y is None:
         fail(TypeError, "where", "takes a condition alone, or a condition, x and y")
     return where(condition, x, y)
+
+
+# --- outside a trace the data is known: a call without size= gets the size its values give --------------
+
+def sized_eagerly(fn, count):
+    """Give `fn` (which takes size=) the eager hook that, outside a trace, where its inputs are concrete, fills
+    in a missing size= with count(arguments, their values as numpy) before the call runs, as jax.numpy computes
+    a data-dependent shape eagerly. The result is then exactly numpy's (its length the data's); inside a trace
+    size= stays required."""
+    signature = inspect.signature(fn)
+
+    def prepare(args, kwargs):
+        bound = signature.bind(*args, **kwargs)
+        if bound.arguments.get("size") is None:
+            size = count({name: _concrete(v) for name, v in bound.arguments.items()})
+            if size is not None:   # None: this call's result has no data-dependent length
+                bound.arguments["size"] = int(size)
+        return bound.args, bound.kwargs
+    fn.prepare_eager = prepare
+    return fn
+
+
+def _concrete(value):
+    """numpy's view of a concrete argument (hj.Array, numpy, Python), other arguments (flags, None) as they are."""
+    return np.asarray(value) if hasattr(value, "__array__") or isinstance(value, (list, tuple)) and value and \
+        all(hasattr(v, "__array__") or isinstance(v, (int, float, bool, complex)) for v in value) else value
+
+
+def _nonzeros(name: str):
+    return lambda v: np.count_nonzero(v[name])
+
+
+sized_eagerly(flatnonzero, _nonzeros("a"))
+sized_eagerly(nonzero, _nonzeros("a"))
+sized_eagerly(argwhere, _nonzeros("a"))
+sized_eagerly(where_indices, _nonzeros("condition"))
+sized_eagerly(extract, _nonzeros("condition"))
+sized_eagerly(compress, lambda v: np.count_nonzero(v["condition"]) if v.get("axis") is None else
+              np.count_nonzero(np.asarray(v["condition"])[: np.shape(v["a"])[v["axis"]]]))
+sized_eagerly(unique, lambda v: np.unique(np.ravel(v["ar"]), equal_nan=v.get("equal_nan", True)).shape[0])
+sized_eagerly(numpy_where, lambda v: np.count_nonzero(v["condition"]) if v.get("x") is None and v.get("y") is None
+              else None)

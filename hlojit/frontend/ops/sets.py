@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import dtypes
 from ..tensor import Tensor
 from . import _core
@@ -19,7 +21,7 @@ from ._core import as_tensor
 from .elementwise import binary, compare, unary, where
 from .indexing import take
 from .joining import concatenate
-from .searching import _first_positions, _needs_size, isin, searchsorted, unique
+from .searching import _first_positions, _needs_size, isin, searchsorted, sized_eagerly, unique
 from .shape import iota, ravel, slice_axis
 from .statistics import argsort
 
@@ -136,3 +138,11 @@ def unique_inverse(x, *, size=None, fill_value=None) -> UniqueInverseResult:
 def unique_all(x, *, size=None, fill_value=None) -> UniqueAllResult:
     return UniqueAllResult(*unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
                                    fill_value=fill_value))
+
+
+sized_eagerly(union1d, lambda v: np.union1d(v["ar1"], v["ar2"]).shape[0])
+sized_eagerly(intersect1d, lambda v: np.intersect1d(v["ar1"], v["ar2"]).shape[0])
+sized_eagerly(setdiff1d, lambda v: np.setdiff1d(v["ar1"], v["ar2"]).shape[0])
+sized_eagerly(setxor1d, lambda v: np.setxor1d(v["ar1"], v["ar2"]).shape[0])
+for _fn in (unique_values, unique_counts, unique_inverse, unique_all):
+    sized_eagerly(_fn, lambda v: np.unique(np.ravel(v["x"])).shape[0])
