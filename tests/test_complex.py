@@ -68,6 +68,60 @@ def _binary_cases(z, w, x):
     ]
 
 
+def _reduction_cases():
+    """(name, hlojit fn, numpy fn) of functions that reduce or interpolate complex values: before 12-02 each of
+    these silently took the real part (a float-only helper converted the operand), or (vdot) forgot the
+    conjugate; var/std/norms of complex are real, as numpy's."""
+    grid = np.array([0.0, 0.5, 1.5, 2.0])
+    return [
+        ("var", lambda z, w, x: ops.var(z, axis=1), lambda z, w, x: np.var(z, axis=1)),
+        ("std-ddof", lambda z, w, x: ops.std(z, ddof=1), lambda z, w, x: np.std(z, ddof=1)),
+        ("nanvar", lambda z, w, x: ops.nanvar(ops.where(x > 1, np.nan, z), axis=0),
+         lambda z, w, x: np.nanvar(np.where(x > 1, np.nan, z), axis=0)),
+        ("nanmean", lambda z, w, x: ops.nanmean(ops.where(x > 1, np.nan, z)),
+         lambda z, w, x: np.nanmean(np.where(x > 1, np.nan, z))),
+        ("average-weights", lambda z, w, x: ops.average(z, axis=1, weights=ops.abs(x[0])),
+         lambda z, w, x: np.average(z, axis=1, weights=np.abs(x[0]))),
+        ("cov", lambda z, w, x: ops.cov(z), lambda z, w, x: np.cov(z)),
+        ("corrcoef", lambda z, w, x: ops.corrcoef(z, w), lambda z, w, x: np.corrcoef(z, w)),
+        ("vdot", lambda z, w, x: ops.vdot(z, w), lambda z, w, x: np.vdot(z, w)),
+        ("interp", lambda z, w, x: ops.interp(ops.abs(x[0]), grid.astype(x.dtype), z[0]),
+         lambda z, w, x: np.interp(np.abs(x[0]), grid, z[0])),
+        ("trapezoid", lambda z, w, x: ops.trapezoid(z, axis=0), lambda z, w, x: np.trapezoid(z, axis=0)),
+        ("gradient", lambda z, w, x: ops.gradient(z, axis=1), lambda z, w, x: np.gradient(z, axis=1)),
+        ("rint", lambda z, w, x: ops.rint(z * 3), lambda z, w, x: np.rint(z * 3)),
+        ("sinc", lambda z, w, x: ops.sinc(z), lambda z, w, x: np.sinc(z)),
+        ("nan_to_num", lambda z, w, x: ops.nan_to_num(ops.where(x > 1, np.inf, z)),
+         lambda z, w, x: np.nan_to_num(np.where(x > 1, np.inf, z))),
+        ("norm", lambda z, w, x: ops.linalg.norm(z), lambda z, w, x: np.linalg.norm(z)),
+        ("norm-vector", lambda z, w, x: ops.linalg.norm(z[0]), lambda z, w, x: np.linalg.norm(z[0])),
+        ("norm-3", lambda z, w, x: ops.linalg.norm(z[0], 3), lambda z, w, x: np.linalg.norm(z[0], 3)),
+        ("norm-1", lambda z, w, x: ops.linalg.norm(z, 1), lambda z, w, x: np.linalg.norm(z, 1)),
+        ("norm-inf", lambda z, w, x: ops.linalg.norm(z, np.inf), lambda z, w, x: np.linalg.norm(z, np.inf)),
+        ("norm-0", lambda z, w, x: ops.linalg.norm(z[1], 0), lambda z, w, x: np.linalg.norm(z[1], 0)),
+        ("vector_norm", lambda z, w, x: ops.linalg.vector_norm(z, axis=0),
+         lambda z, w, x: np.linalg.vector_norm(z, axis=0)),
+    ]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda z: ops.median(z), lambda z: ops.percentile(z, 50), lambda z: ops.logsumexp(z), lambda z: ops.softmax(z),
+    lambda z: ops.histogram(z), lambda z: ops.logaddexp(z, z), lambda z: ops.i0(z), lambda z: ops.unwrap(z)],
+    ids=["median", "percentile", "logsumexp", "softmax", "histogram", "logaddexp", "i0", "unwrap"])
+def test_functions_without_a_complex_meaning_refuse_it(fn):
+    """Before 12-02 these took the real part of a complex operand silently."""
+    with pytest.raises(DTypeError, match="complex"):
+        hj.jit(fn, backend="reference").lower(np.ones(3, np.complex64))
+
+
+def test_no_helper_takes_the_real_part_silently():
+    """The frontend's convert refuses complex -> real (astype, .real and abs say which real value is meant)."""
+    from hlojit.frontend.ops import _core
+    with pytest.raises(DTypeError, match="would drop the imaginary part"):
+        hj.jit(lambda z: _core.convert(z, np.float32), backend="reference").lower(np.ones(3, np.complex64))
+    assert hj.jit(lambda z: z.astype(np.float32), backend="reference")(np.complex64([1 + 2j])).tolist() == [1.0]
+
+
 def _suite(dtype):
     """(name, numpy result, hlojit result) rows of one function: everything compiles into one module."""
     part = np.float32 if dtype == np.complex64 else np.float64
@@ -86,6 +140,7 @@ def _suite(dtype):
         out += [z @ w.T, ops.sum(z, axis=1), ops.mean(z), ops.prod(z[1:], axis=0), ops.dot(z[0], w[0]),
                 z.astype(part), x.astype(dtype), ops.complex(x, 2 * x), ops.where(x > 0, z, w), z.T, z[1:, ::2],
                 ops.concatenate([z, w]), ops.reshape(z, (4, 3)), ops.angle(x), ops.real(x), ops.imag(x)]
+        out += [fn(z, w, x) for _, fn, _ in _reduction_cases()]
         return out
     with np.errstate(all="ignore"):
         expected = [NUMPY.get(name, getattr(np, name, None))(z) for name in UNARY]
@@ -93,9 +148,10 @@ def _suite(dtype):
         expected += [z @ w.T, z.sum(axis=1), z.mean(), z[1:].prod(axis=0), np.dot(z[0], w[0]), z.real.astype(part),
                      x.astype(dtype), (x + 2j * x).astype(dtype), np.where(x > 0, z, w), z.T, z[1:, ::2],
                      np.concatenate([z, w]), z.reshape(4, 3), np.angle(x).astype(part), x, np.zeros_like(x)]
+        expected += [ref(z, w, x) for _, _, ref in _reduction_cases()]
     names = UNARY + [n for n, _ in _binary_cases(z, w, x)] + [
         "matmul", "sum", "mean", "prod", "dot", "astype-real", "astype-complex", "complex", "where", "T", "slice",
-        "concatenate", "reshape", "angle-real", "real-real", "imag-real"]
+        "concatenate", "reshape", "angle-real", "real-real", "imag-real"] + [n for n, _, _ in _reduction_cases()]
     rows = list(zip(names, expected))
     return traced, (z, w, x), rows
 

@@ -84,7 +84,12 @@ def as_tensor(x, op: str) -> Tensor:
 
 
 def convert(x: Tensor, dtype, weak: bool = False) -> Tensor:
+    """x as `dtype`. Never complex to real: an op that would silently keep the real part of a complex operand
+    (a float-only helper) says so instead; `astype` takes the real part where the user asks for it."""
     dtype = dtypes.canonical(dtype)
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtype):
+        raise DTypeError(f"{describe(x)} cannot become {dtype} here: that would drop the imaginary part "
+                         f"(use .real, abs() or .astype() to say which real value is meant) at {trace.user_site()}")
     if x.dtype == dtype:
         return x if x.weak == weak else wrap(x.value, x.shape, dtype, weak)
     return wrap(emit(hlo.convert, x.value, dtype), x.shape, dtype, weak)

@@ -9,6 +9,7 @@ import math
 import numbers
 
 from ...errors import ShapeError
+from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, fail
@@ -41,7 +42,7 @@ def _axis_gradient(f: Tensor, axis: int, spacing, edge_order: int) -> Tensor:
             first = (-1.5 * part(0, 1) + 2 * part(1, 2) - 0.5 * part(2, 3)) / h
             last = (0.5 * part(n - 3, n - 2) - 2 * part(n - 2, n - 1) + 1.5 * part(n - 1, n)) / h
         return concatenate([first, inside, last], axis=axis)
-    x = _core.convert(spacing, f.dtype)
+    x = _core.convert(spacing, f.dtype if not dtypes.is_complex(f.dtype) else dtypes.real_dtype(f.dtype))
     dx = slice_axis(x, 0, 1, n) - slice_axis(x, 0, 0, n - 1)
 
     def step(start, stop):
@@ -65,7 +66,7 @@ def _axis_gradient(f: Tensor, axis: int, spacing, edge_order: int) -> Tensor:
 def gradient(f, *varargs, axis=None, edge_order: int = 1):
     """numpy.gradient: the derivative of f along each axis (a list of arrays, one array for one axis).
     varargs: nothing (spacing 1), one scalar for every axis, or one scalar or 1-D coordinate array per axis."""
-    (f,) = _floats("gradient", f)
+    (f,) = _floats("gradient", f, complex_ok=True)
     if f.ndim == 0:
         fail(ShapeError, "gradient", "needs an array of at least 1 dimension")
     if edge_order not in (1, 2):

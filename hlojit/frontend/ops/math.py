@@ -403,6 +403,11 @@ def nan_to_num(x, nan: float = 0.0, posinf: float | None = None, neginf: float |
     for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
         if value is not None and (not isinstance(value, numbers.Real) or isinstance(value, Tensor)):
             fail(TypeError, "nan_to_num", f"{name} must be a Python number, not {type(value).__name__}")
+    if dtypes.is_complex(x.dtype):   # numpy: each part on its own
+        re, im = (wrap(emit(hlo_op, x.value), x.shape, dtypes.real_dtype(x.dtype), x.weak)
+                  for hlo_op in (hlo.real, hlo.imag))
+        re, im = (nan_to_num(p, nan, posinf, neginf) for p in (re, im))
+        return wrap(emit(hlo.complex, re.value, im.value), x.shape, x.dtype, x.weak)
     if not dtypes.is_float(x.dtype):
         return x
     info = ml_dtypes.finfo(x.dtype)

@@ -26,9 +26,14 @@ from .reductions import all as _all, any as _any, max as _max, min as _min, sum 
 from .shape import flip as reverse, ravel, reshape, slice_axis, static_int
 
 
-def _floats(op: str, *xs, broadcast: bool = True):
-    """Operands promoted together, integers and bools becoming the default float (numpy's float ufuncs)."""
+def _floats(op: str, *xs, broadcast: bool = True, complex_ok: bool = False):
+    """Operands promoted together, integers and bools becoming the default float (numpy's float ufuncs);
+    complex ones stay complex where the op takes them (`complex_ok`) and are refused where it does not."""
     tensors, dtype, weak = _core.promote(op, *xs)
+    if dtypes.is_complex(dtype):
+        if not complex_ok:
+            fail(DTypeError, op, f"does not take complex operands ({', '.join(describe(t) for t in tensors)})")
+        return _core.broadcast_all(op, tensors) if broadcast else tensors
     if not dtypes.is_float(dtype):
         tensors = [_core.convert(t, dtypes.DEFAULT_FLOAT, weak) for t in tensors]
     return _core.broadcast_all(op, tensors) if broadcast else tensors
@@ -52,7 +57,7 @@ def logaddexp2(x, y) -> Tensor:
 
 def sinc(x) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0."""
-    (x,) = _floats("sinc", x)
+    (x,) = _floats("sinc", x, complex_ok=True)
     zero = compare("equal", x, 0.0)
     safe = where(zero, 1.0, x) * math.pi
     return where(zero, 1.0, unary("sin", safe) / safe)
@@ -120,9 +125,10 @@ def positive(x) -> Tensor:
 
 
 def float_power(x, y) -> Tensor:
-    """x ** y computed in float64 (numpy's float_power), whatever the inputs."""
-    (x, y), _, _ = _core.promote("float_power", x, y)
-    return binary("power", _core.convert(x, dtypes.float64), _core.convert(y, dtypes.float64))
+    """x ** y computed in float64 (complex128 for complex inputs: numpy's float_power), whatever the inputs."""
+    (x, y), dtype, _ = _core.promote("float_power", x, y)
+    wide = dtypes.complex128 if dtypes.is_complex(dtype) else dtypes.float64   # numpy: complex128 for complex
+    return binary("power", _core.convert(x, wide), _core.convert(y, wide))
 
 
 def divmod(x, y) -> tuple[Tensor, Tensor]:
@@ -338,7 +344,7 @@ def ediff1d(ary, to_end=None, to_begin=None) -> Tensor:
 
 def trapezoid(y, x=None, dx=1.0, axis=-1) -> Tensor:
     """The integral of y by the trapezoidal rule along `axis`, over sample points x (or spacing dx)."""
-    (y,) = _floats("trapezoid", y)
+    (y,) = _floats("trapezoid", y, complex_ok=True)
     axis = _core.normalize_axis("trapezoid", axis, y.ndim)
     n = y.shape[axis]
     mean = (slice_axis(y, axis, 1, n) + slice_axis(y, axis, 0, max(n - 1, 0))) * 0.5
@@ -409,7 +415,14 @@ def _convolve_or_correlate(op: str, a, v, mode: str, flip: bool) -> Tensor:
 
 def interp(x, xp, fp, left=None, right=None) -> Tensor:
     """Piecewise-linear interpolation of (xp, fp) at x, xp increasing; `left`/`right` beyond the ends (default:
-    fp's first and last values); NaN stays NaN."""
+    fp's first and last values); NaN stays NaN. Complex fp: its parts interpolated apart (numpy's)."""
+    values = as_tensor(fp, "interp")
+    if dtypes.is_complex(values.dtype):
+        def part(v, take_part):
+            return None if v is None else take_part(v) if isinstance(v, Tensor) else \
+                float(np.real(v) if take_part is real else np.imag(v))
+        return complex(interp(x, xp, real(values), part(left, real), part(right, real)),
+                       interp(x, xp, imag(values), part(left, imag), part(right, imag)))
     x, xp, fp = _floats("interp", x, xp, fp, broadcast=False)
     if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape or xp.shape[0] == 0:
         fail(ShapeError, "interp", f"xp and fp must be 1-D of one non-zero length, not {describe(xp)} and "
@@ -457,8 +470,9 @@ def round_(x, decimals: int = 0) -> Tensor:
 
 def rint(x) -> Tensor:
     """Round to the nearest integer, halves to even; integers become the default float (numpy's ufunc)."""
-    (x,) = _floats("rint", x)
-    return unary("round", x)
+    (x,) = _floats("rint", x, complex_ok=True)
+    return complex(unary("round", real(x)), unary("round", imag(x))) if dtypes.is_complex(x.dtype) else \
+        unary("round", x)
 
 
 def fabs(x) -> Tensor:

@@ -70,7 +70,7 @@ def vdot(a, b) -> Tensor:
     a, b = ravel(a), ravel(b)
     if a.shape != b.shape:
         fail(ShapeError, "vdot", f"flattened sizes {a.shape[0]} and {b.shape[0]} differ")
-    return dot_general(a, b, ((0,), (0,)))
+    return dot_general(conj(a), b, ((0,), (0,)))
 
 
 def kron(a, b) -> Tensor:

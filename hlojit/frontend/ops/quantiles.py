@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import ShapeError
+from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, fail
+from .complex_math import complex, conj, imag, real
 from .elementwise import binary, compare, unary, where
 from .indexing import take_along_axis
 from .matmul import dot_general
@@ -30,9 +31,20 @@ _DISCRETE = ("lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged
 METHODS = tuple(_ALPHA_BETA) + _DISCRETE
 
 
-def _float(op: str, x) -> Tensor:
+def _float(op: str, x, complex_ok: bool = False) -> Tensor:
+    """x as an inexact array (integers: the default float); complex where the op takes it, else refused (the
+    quantiles sort, and complex numbers have no order: jax.numpy refuses them too)."""
     x = as_tensor(x, op)
+    if dtypes.is_complex(x.dtype):
+        if not complex_ok:
+            fail(DTypeError, op, f"does not take complex {describe(x)} (numbers without an order)")
+        return x
     return x if dtypes.is_float(x.dtype) else _core.convert(x, dtypes.DEFAULT_FLOAT)
+
+
+def _abs2(x: Tensor) -> Tensor:
+    """|x|^2, real (x * x for real x)."""
+    return real(x * conj(x)) if dtypes.is_complex(x.dtype) else x * x
 
 
 def _rows(op: str, x: Tensor, axis) -> tuple[Tensor, tuple]:
@@ -153,9 +165,9 @@ def _percent(q):
 
 def _without_nan(op: str, a, fill) -> tuple[Tensor, Tensor | None]:
     x = as_tensor(a, op)
-    if not dtypes.is_float(x.dtype):
+    if not dtypes.is_inexact(x.dtype):
         return x, None
-    nan = unary("isnan", x)
+    nan = unary("isnan", x)   # of a complex number: either part NaN
     return where(nan, fill, x), nan
 
 
@@ -185,25 +197,27 @@ def nanmin(a, axis=None, keepdims=False) -> Tensor:
 
 
 def _nan_count(x: Tensor, nan: Tensor | None, axis, keepdims) -> Tensor:
+    """How many numbers (not NaN) there are, in x's real dtype."""
+    dtype = dtypes.real_dtype(x.dtype) if dtypes.is_complex(x.dtype) else x.dtype
     if nan is None:
-        ones = _core.broadcast_to(_core.constant(1, x.dtype), x.shape, "nanmean")
+        ones = _core.broadcast_to(_core.constant(1, dtype), x.shape, "nanmean")
         return _sum(ones, axis, keepdims)
-    return _sum(_core.convert(~nan, x.dtype), axis, keepdims)
+    return _sum(_core.convert(~nan, dtype), axis, keepdims)
 
 
 def nanmean(a, axis=None, keepdims=False) -> Tensor:
     """The mean of the numbers (NaN where there are none)."""
-    x, nan = _without_nan("nanmean", _float("nanmean", a), 0.0)
+    x, nan = _without_nan("nanmean", _float("nanmean", a, complex_ok=True), 0.0)
     return _sum(x, axis, keepdims) / _nan_count(x, nan, axis, keepdims)
 
 
 def nanvar(a, axis=None, ddof=0, keepdims=False) -> Tensor:
-    x = _float("nanvar", a)
+    x = _float("nanvar", a, complex_ok=True)
     clean, nan = _without_nan("nanvar", x, 0.0)
     count = _nan_count(clean, nan, axis, True)
     mean = _sum(clean, axis, True) / count
     deviation = where(nan, 0.0, x - mean) if nan is not None else x - mean
-    total = _sum(deviation * deviation, axis, keepdims)
+    total = _sum(_abs2(deviation), axis, keepdims)
     count = _nan_count(clean, nan, axis, keepdims)
     return total / binary("maximum", count - ddof, 0.0)
 
@@ -241,7 +255,7 @@ def nancumprod(a, axis=None) -> Tensor:
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """The weighted mean (weights 1-D along one axis, or of a's shape); with returned, also the weights' sum."""
-    x = _float("average", a)
+    x = _float("average", a, complex_ok=True)
     if weights is None:
         out = _mean(x, axis, keepdims)
         total = _core.broadcast_to(_core.constant(x.size / max(out.size, 1), x.dtype), out.shape, "average")
@@ -263,14 +277,15 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None) -> Tensor:
     """numpy.cov: the covariance of the variables (rows, unless rowvar=False) over the observations."""
-    x = _float("cov", m)
+    x = _float("cov", m, complex_ok=True)
     if x.ndim > 2:
         fail(ShapeError, "cov", f"takes 1-D or 2-D arrays, not {describe(x)}")
     x = reshape(x, (1, x.shape[0])) if x.ndim == 1 else (x if rowvar else transpose(x))
     if y is not None:
-        yt = _float("cov", y)
+        yt = _float("cov", y, complex_ok=True)
         yt = reshape(yt, (1, yt.shape[0])) if yt.ndim == 1 else (yt if rowvar else transpose(yt))
-        x = concatenate([x, _core.convert(yt, x.dtype)], axis=0)
+        (x, yt), _, _ = _core.promote("cov", x, yt)
+        x = concatenate([x, yt], axis=0)
     n = x.shape[1]
     w = None
     if fweights is not None:
@@ -283,7 +298,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         mean = _mean(x, 1, True)
         centred = x - mean
-        return _squeeze_cov(dot_general(centred, centred, ((1,), (1,))) / (n - ddof))
+        return _squeeze_cov(dot_general(centred, conj(centred), ((1,), (1,))) / (n - ddof))
     total = _sum(w)
     mean = _sum(x * w, 1, True) / total
     centred = x - mean
@@ -291,7 +306,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         factor = total - ddof
     else:
         factor = total - ddof * _sum(w * _core.convert(as_tensor(aweights, "cov"), x.dtype)) / total
-    return _squeeze_cov(dot_general(centred * w, centred, ((1,), (1,))) / factor)
+    return _squeeze_cov(dot_general(centred * w, conj(centred), ((1,), (1,))) / factor)
 
 
 def _squeeze_cov(c: Tensor) -> Tensor:
@@ -303,8 +318,10 @@ def corrcoef(x, y=None, rowvar=True) -> Tensor:
     c = cov(x, y, rowvar)
     if c.ndim == 0:
         return c / c
-    d = unary("sqrt", diagonal(c))
+    d = unary("sqrt", real(diagonal(c))) if dtypes.is_complex(c.dtype) else unary("sqrt", diagonal(c))
     out = c / reshape(d, (-1, 1)) / reshape(d, (1, -1))
+    if dtypes.is_complex(out.dtype):   # numpy clips the real and imaginary parts each
+        return complex(*(binary("minimum", binary("maximum", part, -1.0), 1.0) for part in (real(out), imag(out))))
     return binary("minimum", binary("maximum", out, -1.0), 1.0)
 
 

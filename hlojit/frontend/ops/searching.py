@@ -295,6 +295,8 @@ def histogram(a, bins=10, range=None, weights=None, density=False) -> tuple[Tens
     """(counts, edges) of a flattened, numpy.histogram's rule: `bins` equal bins over `range` (default: the data's
     min and max; static or traced) or explicit increasing edges, the last bin closed on the right."""
     x = ravel(as_tensor(a, "histogram"))
+    if dtypes.is_complex(x.dtype):
+        fail(DTypeError, "histogram", f"does not take complex {describe(x)} (bins need ordered numbers)")
     if not dtypes.is_float(x.dtype):
         x = _core.convert(x, dtypes.DEFAULT_FLOAT)
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):

@@ -25,20 +25,27 @@ import math
 import numpy as np
 
 from ...dialects import stablehlo as hlo
-from ...errors import ShapeError
+from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..derivatives import closed_form
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import reductions
+from .complex_math import conj, real
 from ._core import as_tensor, constant, convert, describe, emit, fail, normalize_axes, normalize_axis, wrap
 from .indexing import one_hot
 from .math import FORMATS, _bits, bitcast
 from .shape import expand_dims, iota, reshape
 
 
-def _float_input(op: str, x) -> Tensor:
+def _float_input(op: str, x, complex_ok: bool = False) -> Tensor:
+    """x as an inexact array: integers and bools become the default float; complex stays complex where the op
+    takes it (`complex_ok`), and is refused where it does not (never silently its real part)."""
     x = as_tensor(x, op)
+    if dtypes.is_complex(x.dtype):
+        if not complex_ok:
+            fail(DTypeError, op, f"does not take complex {describe(x)} (numbers without an order)")
+        return x
     if not dtypes.is_float(x.dtype):
         x = convert(x, dtypes.DEFAULT_FLOAT, x.weak)
     return x
@@ -53,12 +60,12 @@ def _count(x: Tensor, axes) -> int:
 def var(x, axis=None, ddof=0, keepdims=False) -> Tensor:
     """numpy's var: mean squared deviation from the mean, divided by n - ddof (inf or nan when that is
     not positive, as numpy's division by zero gives). 16-bit floats are computed in f32 and rounded once."""
-    x = _float_input("var", x)
+    x = _float_input("var", x, complex_ok=True)
     return _rounded(_wide_var(x, axis, ddof, keepdims), x)
 
 
 def std(x, axis=None, ddof=0, keepdims=False) -> Tensor:
-    x = _float_input("std", x)
+    x = _float_input("std", x, complex_ok=True)
     return _rounded(ew.unary("sqrt", _wide_var(x, axis, ddof, keepdims)), x)
 
 
@@ -71,15 +78,20 @@ def _wide_var(x: Tensor, axis, ddof, keepdims) -> Tensor:
     n = _count(x, axes)
     mean = reductions.mean(x, axes, keepdims=True)
     deviation = x - mean
-    total = reductions.sum(deviation * deviation, axes, keepdims)
+    squares = real(deviation * conj(deviation)) if dtypes.is_complex(x.dtype) else \
+        deviation * deviation   # |deviation|^2: numpy's var of complex is real
+    total = reductions.sum(squares, axes, keepdims)
     if n - ddof <= 0:   # numpy divides by zero: inf (nan for 0/0); vmvx rejects a division by constant 0
         return total * float("inf")
     return total / (n - ddof)
 
 
 def _rounded(result: Tensor, x: Tensor) -> Tensor:
-    """A result computed in x's computation dtype, rounded to x's dtype."""
-    return convert(result, x.dtype, x.weak)
+    """A result computed in x's computation dtype, rounded to x's dtype (its real dtype for a real result of
+    complex x: var, std)."""
+    dtype = dtypes.real_dtype(x.dtype) if dtypes.is_complex(x.dtype) and not dtypes.is_complex(result.dtype) \
+        else x.dtype
+    return convert(result, dtype, x.weak)
 
 
 # --- argmax / argmin ---------------------------------------------------------------------------------
