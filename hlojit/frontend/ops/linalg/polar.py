@@ -54,7 +54,7 @@ def halley_schedule(dtype) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _weights(table, i, dtype):
-    """(a, b, c) of row i of the (steps, 3) weight table."""
+    """(a, b, c) of row i (traced) of the (steps, 3) weight table."""
     row = dynamic_slice(table, [i, 0], (1, 3))
     return tuple(row[0, j].astype(dtype) for j in range(3))
 
@@ -63,7 +63,7 @@ def _qr_step(x, a, b, c):
     """(b/c) x + (a - b/c) / sqrt(c) q1 q2^T with [sqrt(c) x; I] = [q1; q2] r: the Halley step
     x (a I + b x^T x)(I + c x^T x)^-1 without forming the ill-conditioned I + c x^T x."""
     n = x.shape[-1]
-    root = ops.sqrt(c)
+    root = c ** 0.5
     stacked = ops.concatenate([root * x, ops.broadcast_to(_util.eye(n, x.dtype), x.shape[:-2] + (n, n))], axis=-2)
     _, v, tau = householder(stacked)
     q = form_q(v, tau, n)
@@ -92,13 +92,15 @@ def polar(a):
     """(u, h) of a (..., m, n), m >= n: a = u h, u (..., m, n) with orthonormal columns where a's singular
     values exceed about eps |a|_2, h (..., n, n) = sym(u^T a)."""
     dtype = a.dtype
-    qr_table, cholesky_table = (as_tensor(t.astype(np.dtype(dtype)), "svd") for t in halley_schedule(dtype))
+    qr_weights, cholesky_weights = halley_schedule(dtype)
+    cholesky_table = as_tensor(cholesky_weights.astype(np.dtype(dtype)), "svd")
     scheduled = cholesky_table.shape[0] - 1
     tolerance = float(np.cbrt(5 * _util.eps(dtype)))
     x = _scaled(a)
-    for i in range(qr_table.shape[0]):   # two steps in f32 and f64, unrolled: in a fori_loop, IREE 3.13's cpu
-        x = _qr_step(x, *_weights(qr_table, i, dtype))   # fails on stacks of matrices of more than one panel
-        # ("failed to solve for timepoint coverage"; one panel compiles once form_q's input passes a barrier)
+    # The QR steps (two, in f32 and f64) are unrolled: as a fori_loop, IREE 3.13's cpu fails to compile them
+    # on stacks of matrices of more than one panel ("failed to solve for timepoint coverage").
+    for a_k, b_k, c_k in qr_weights.tolist():
+        x = _qr_step(x, a_k, b_k, c_k)
 
     def moving(state):
         step, _, change = state
