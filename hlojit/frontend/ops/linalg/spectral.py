@@ -136,7 +136,7 @@ def _sorted_polar(a, columns: int | None):
     m > n) and eigh(h) = v diag(w) v^T: a v = u_p v diag(w), s = |w|. columns None: u (..., m, n) with zero
     columns at zero singular values (what the derivative takes); else u (..., m, columns) with those columns
     and the ones past n an orthonormal completion, made only when some singular value is zero (a cond: the
-    completion's QR loop is as slow as the rest at n = 1024)."""
+    completion is an unblocked Householder QR, a loop of n column steps over the whole of u)."""
     m, n = a.shape[-2:]
     q = None
     if m > n:
