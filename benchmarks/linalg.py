@@ -1,15 +1,16 @@
 """cholesky, solve, qr, eigh, svd of n x n float32: hlojit (iree:cpu) against numpy (LAPACK) and jax.numpy.linalg.
 
-    python benchmarks/linalg.py [--sizes 256 1024] [--rounds 5] [--skip-slow-at 1024] [--ops cholesky ...]
+    python benchmarks/linalg.py [--sizes 256 1024] [--rounds 5] [--ops cholesky ...]
 
 On a shared or loaded machine run it with OPENBLAS_NUM_THREADS=1: numpy's threaded OpenBLAS then stops
 fighting the load (on the 2-vCPU VM at load 3-8 its threads made it 10-300x slower and erratic).
 
 All contenders run in the same process, in interleaved rounds (one call of each per round, after a warm-up
 call that compiles); a row is the median over the rounds. hlojit's input is placed once with hj.device_put
-and results are waited for (np.asarray); JAX's with block_until_ready(). svd (Jacobi sweeps, one
-rotation round per index pair set) is far from LAPACK: at the sizes in --skip-slow-at it is left out so
-that the run stays within minutes, and the table says so (eigh is divide and conquer above n = 64: it runs).
+and results are waited for (np.asarray); JAX's with block_until_ready(). At these sizes eigh is
+tridiagonalization and divide and conquer, svd the QDWH polar decomposition and that eigh (JAX's TPU
+algorithm; the Jacobi sweeps both use at small n took minutes at 1024). The first call's column includes
+the compile: set HLOJIT_CACHE=0 to measure a cold one (otherwise a warm persistent cache answers).
 """
 import argparse
 import statistics
@@ -19,9 +20,6 @@ import numpy as np
 
 import hlojit as hj
 from hlojit import ops
-
-SLOW = ("svd",)
-
 
 def problems(n: int):
     rng = np.random.default_rng(0)
@@ -73,7 +71,6 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--skip-slow-at", type=int, nargs="*", default=[1024])
     parser.add_argument("--ops", nargs="+", default=["cholesky", "solve", "qr", "eigh", "svd"])
     args = parser.parse_args()
     import jax
@@ -85,9 +82,6 @@ def main():
     for n in args.sizes:
         for op, (inputs, numpy_fn, hlojit_fn, jax_builder) in problems(n).items():
             if op not in args.ops:
-                continue
-            if op in SLOW and n in args.skip_slow_at:
-                print(f"| {op} | {n} | skipped: Jacobi sweeps at this size take minutes | | | | |", flush=True)
                 continue
             results = measure(contenders(inputs, numpy_fn, hlojit_fn, jax_builder), args.rounds)
             numpy_ms, jax_ms = results["numpy (LAPACK)"][0], results["jax.jit (cpu)"][0]

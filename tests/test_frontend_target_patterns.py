@@ -87,7 +87,12 @@ FRONTEND_PATTERNS = {
     "ops/linalg/lu.py::_factor_panel": _BLOCKED,
     "ops/linalg/lu.py::_unit_lower_inverse": _BLOCKED,
     "ops/linalg/lu.py::factor": _BLOCKED + " (panels concatenated: captured by the loop, cpu fails to compile them)",
+    "ops/linalg/polar.py::<module>": "note: why QDWH suits IREE (matmuls and factorizations: few, big dispatches)",
+    "ops/linalg/polar.py::polar": _BLOCKED + " (on stacks of matrices the two QR steps are unrolled, not a "
+                                  "fori_loop: cpu fails to compile the loop there once the QR has more than one "
+                                  "panel, 'failed to solve for timepoint coverage')",
     "ops/linalg/qr.py::_reflect_columns": _BLOCKED,
+    "ops/linalg/spectral.py::<module>": "note: svd's threshold comment says why QDWH was not measured at n = 64",
     "ops/linalg/triangular.py::<module>": _BLOCKED,
     "ops/math.py::<module>": "note: what the helpers avoid (nothing relies on IEEE rounding of intermediates) and "
                              "where the pipeline mends IREE's ops; half floats compute in f32 (the accuracy of one "

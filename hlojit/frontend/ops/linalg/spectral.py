@@ -1,5 +1,6 @@
 """eigh / eigvalsh / svd / svdvals: eigh by divide and conquer (divide_conquer.py) above JACOBI_UP_TO, by
-the Jacobi iterations of jacobi.py up to it and for svd.
+the Jacobi iterations of jacobi.py up to it; svd by the polar decomposition (polar.py) and eigh above
+JACOBI_SVD_UP_TO, by one-sided Jacobi up to it.
 
 The iterations run while_loops whose trip counts depend on the data, which reverse mode cannot walk:
 eigh's and svd's derivatives are JAX's closed forms (custom_vjps); svd's only with full_matrices=False
@@ -9,17 +10,27 @@ from __future__ import annotations
 
 from ... import dtypes, ops
 from ...autodiff import custom_vjp
+from ...control import cond
 from .. import _core
 from . import _util
 from ._util import mm, mT
-from . import divide_conquer, jacobi
+from . import divide_conquer, jacobi, polar
 from .jacobi import column_rotations, sort_by
-from .qr import unblocked_qr
+from .qr import form_q, householder, unblocked_qr
 
 # eigh's n up to which cyclic Jacobi is used: it compiles faster there though it runs slower (12-02, load ~3,
 # interleaved, compile / run: n = 64 Jacobi 2.3 s / 12.7 ms, divide and conquer 6.1 s / 3.8 ms; n = 128 7.6 s /
 # 67.6 ms against 10.4 s / 12.9 ms; n = 256 2.2 s / 461 ms against 10.2 s / 39.7 ms at load ~2).
 JACOBI_UP_TO = 64
+
+# svd's n (the shorter side) up to which one-sided Jacobi is used rather than the polar decomposition: Jacobi's
+# first call is far shorter there and its runs stay within 0.2 s (12-02, f32 square, full_matrices=False,
+# iree:cpu, no compile cache, interleaved in one process, load ~2, compile / run: n = 64 Jacobi 4.6 s /
+# 13.2 ms, QDWH not compiled (IREE 3.13's cpu fails on it with its eigh by Jacobi: "'scf.while' op ... region
+# branch point has 8 operands, but region successor needs 10 inputs"); n = 96 3.9 s / 101 ms against 34.3 s /
+# 34.1 ms; n = 128 7.2 s / 206 ms against 27.9 s / 60.8 ms; n = 256 6.0 s / 389 ms against 42.4 s / 67.1 ms;
+# Jacobi's runs grow as n^2 per round, n rounds per sweep, and its sweep count).
+JACOBI_SVD_UP_TO = 128
 
 
 def symmetric_eigen(a, vectors: bool = True):
@@ -88,34 +99,87 @@ def _orthonormal_basis(u, columns: int):
     return q * signs[..., None, :]
 
 
-def _sorted_rotations(a):
-    """(u, s descending, v) of a (..., m, n), m >= n, by one-sided Jacobi; u's columns of zero singular
-    values are zero."""
-    sigma, scaled, v = column_rotations(a)
+def _zero_below(sigma, rows: int, dtype):
+    """The singular values that count as zero: at most eps * rows * the largest (LAPACK's rank test)."""
+    return sigma <= sigma[..., :1] * (_util.eps(dtype) * rows)
+
+
+def _sorted_columns(sigma, scaled, v, rows: int):
+    """(u, sigma descending, v) from unsorted singular values and a v = scaled (columns of norms sigma);
+    u's columns of zero singular values are zero."""
     order = ops.argsort(-sigma, axis=-1)
     sigma = sort_by(sigma, order)
     by_order = lambda x: ops.take_along_axis(x, ops.broadcast_to(order[..., None, :], x.shape), axis=-1)  # noqa: E731
     scaled, v = by_order(scaled), by_order(v)
-    tiny = sigma[..., :1] * (_util.eps(a.dtype) * a.shape[-2])
-    nonzero = sigma > tiny
+    nonzero = ops.logical_not(_zero_below(sigma, rows, scaled.dtype))
     u = ops.where(nonzero[..., None, :], scaled / ops.where(nonzero, sigma, 1)[..., None, :], 0)
     return u, sigma, v
 
 
-def _svd_jacobi(a, columns: int):
+def _sorted_rotations(a):
+    """(u, s descending, v) of a (..., m, n), m >= n, by one-sided Jacobi; u's columns of zero singular
+    values are zero."""
+    sigma, scaled, v = column_rotations(a)
+    return _sorted_columns(sigma, scaled, v, a.shape[-2])
+
+
+def _reduced_to_square(a, columns: int):
+    """(q (..., m, columns), r (..., n, n)) with a = q[..., :n] r, for a (..., m, n) with m > n (Householder
+    QR: svd of the tall a is svd of r, u = q[..., :n] u_r)."""
+    n = a.shape[-1]
+    r, reflectors, tau = householder(a)
+    return form_q(reflectors, tau, columns), ops.triu(r[..., :n, :])
+
+
+def _sorted_polar(a, columns: int | None):
+    """(u, s descending, v) of a (..., m, n), m >= n, by the polar decomposition a = u_p h (of the QR's r when
+    m > n) and eigh(h) = v diag(w) v^T: a v = u_p v diag(w), s = |w|. columns None: u (..., m, n) with zero
+    columns at zero singular values (what the derivative takes); else u (..., m, columns) with those columns
+    and the ones past n an orthonormal completion, made only when some singular value is zero (a cond: the
+    completion is an unblocked Householder QR, a loop of n column steps over the whole of u)."""
+    m, n = a.shape[-2:]
+    q = None
+    if m > n:
+        q, a = _reduced_to_square(a, columns or n)
+    u_p, h = polar.polar(a)
+    w, v = symmetric_eigen(h)
+    u, s, v = _sorted_columns(ops.abs(w), mm(u_p, v) * w[..., None, :], v, m)
+    if columns is not None:
+        deficient = ops.any(_zero_below(s, m, s.dtype)[..., -1])
+        u = cond(deficient, lambda u: _orthonormal_basis(u, n), lambda u: u, u)
+    if q is None:
+        return u, s, v
+    u = mm(q[..., :n], u)
+    if q.shape[-1] > n:
+        u = ops.concatenate([u, q[..., n:]], axis=-1)
+    return u, s, v
+
+
+def _sorted_svd(a):
+    """(u, s descending, v) of a (..., m, n), m >= n, u's columns of zero singular values zero, by the
+    algorithm that suits n."""
+    if a.shape[-1] <= JACOBI_SVD_UP_TO:
+        return _sorted_rotations(a)
+    return _sorted_polar(a, None)
+
+
+def _svd_complete(a, columns: int):
     """(u (..., m, columns), s descending, vh (..., n, n)) of a (..., m, n), m >= n: u's columns of zero
     singular values (and those past n) an orthonormal completion."""
-    u, sigma, v = _sorted_rotations(a)
-    return _orthonormal_basis(u, columns), sigma, mT(v)
+    if a.shape[-1] <= JACOBI_SVD_UP_TO:
+        u, sigma, v = _sorted_rotations(a)
+        return _orthonormal_basis(u, columns), sigma, mT(v)
+    u, sigma, v = _sorted_polar(a, columns)
+    return u, sigma, mT(v)
 
 
 @custom_vjp
 def _svd_reduced(a):
-    return _svd_jacobi(a, a.shape[-1])
+    return _svd_complete(a, a.shape[-1])
 
 
 def _svd_reduced_fwd(a):
-    u, s, vh = _svd_jacobi(a, a.shape[-1])
+    u, s, vh = _svd_complete(a, a.shape[-1])
     return (u, s, vh), (u, s, vh)
 
 
@@ -151,10 +215,15 @@ _svd_reduced.defvjp(_svd_reduced_fwd, _svd_reduced_bwd)
 
 
 def _singular_values_fwd(a):
-    """s alone, as without derivatives (the custom_vjp's fwd is what runs); the derivative u diag(gs) vh
-    takes u and vh from a second Jacobi run in bwd (u not completed: the derivative of a zero singular
-    value is not defined)."""
-    sigma = column_rotations(a)[0]
+    """s alone, as without derivatives (the custom_vjp's fwd is what runs): Jacobi's column norms, or the
+    eigenvalues of the polar factor h; the derivative u diag(gs) vh takes u and vh from a second
+    decomposition in bwd (u not completed: the derivative of a zero singular value is not defined)."""
+    m, n = a.shape[-2:]
+    if n <= JACOBI_SVD_UP_TO:
+        sigma = column_rotations(a)[0]
+    else:
+        square = ops.triu(householder(a)[0][..., :n, :]) if m > n else a
+        sigma = ops.abs(symmetric_eigen(polar.polar(square)[1], vectors=False)[0])
     return sort_by(sigma, ops.argsort(-sigma, axis=-1)), (a,)
 
 
@@ -164,7 +233,7 @@ def _singular_values(a):
 
 
 def _singular_values_bwd(residuals, gs):
-    u, s, v = _sorted_rotations(residuals[0])
+    u, s, v = _sorted_svd(residuals[0])
     return _svd_reduced_bwd((u, s, mT(v)), (None, gs, None))
 
 
@@ -176,13 +245,14 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     if not compute_uv:
         return _singular_values(a)
     if full_matrices and a.shape[-2] > a.shape[-1]:
-        return _svd_jacobi(a, a.shape[-2])
+        return _svd_complete(a, a.shape[-2])
     return _svd_reduced(a)
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """numpy.linalg.svd of a (..., m, n): (u, s, vh) with a = u diag(s) vh, s descending, by one-sided
-    Jacobi; u (..., m, m) and vh (..., n, n) with full_matrices, else (..., m, k), (..., k, n), k = min(m, n).
+    Jacobi when min(m, n) <= JACOBI_SVD_UP_TO, by the polar decomposition (QDWH) and eigh above; u (..., m, m)
+    and vh (..., n, n) with full_matrices, else (..., m, k), (..., k, n), k = min(m, n).
     Singular vectors are unique only up to sign; u's columns of zero singular values are any orthonormal
     completion."""
     a = _util.matrix("svd", a)
