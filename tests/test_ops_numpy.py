@@ -509,6 +509,8 @@ def test_functions_that_need_concrete_values_take_them_eagerly_and_say_so_traced
     assert ops.promote_types(np.int32, np.float32) == np.float32 and ops.result_type(np.int8(1), 2.0) == np.float32
     assert ops.isdtype(np.uint8, "integral") and not ops.isdtype(np.float16, ("bool", "complex floating"))
     assert ops.ndim(np.zeros((2, 3))) == 2 and ops.size(np.zeros((2, 3)), 1) == 3 and ops.isscalar(1.5)
+    assert ops.shape(np.zeros((2, 3))) == (2, 3)   # before: ops.shape was the submodule, not callable
+    assert hj.jit(lambda x: ops.zeros(ops.shape(x)) + x)(np.ones((2, 2), np.float32)).shape == (2, 2)
 
 
 def test_data_dependent_lengths_come_from_the_data_outside_a_trace():

@@ -86,7 +86,7 @@ from .index_tricks import diag_indices_from, ix_, ravel_multi_index, tril_indice
 from .windows import bartlett, blackman, hamming, hanning, kaiser
 from .sets import intersect1d, setdiff1d, setxor1d, union1d, unique_all, unique_counts, unique_inverse, unique_values
 from .dtype_functions import (broadcast_shapes, can_cast, isdtype, isscalar, issubdtype, ndim, promote_types,
-                              result_type, size)
+                              result_type, shape, size)   # shape: numpy's function, over the submodule's name
 from .finite_differences import gradient, unwrap
 from .products import matrix_transpose, matvec, vecdot, vecmat
 from .joining import dsplit, hsplit, unstack, vsplit
@@ -100,7 +100,7 @@ bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, ri
 # concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
 # (einsum_path computes an order from shapes and subscripts; vectorize returns a function, eager itself)
 _PYTHON_HELPERS = frozenset({"einsum_path", "vectorize", "roots", "broadcast_shapes", "can_cast", "isdtype",
-                             "isscalar", "issubdtype", "ndim", "promote_types", "result_type", "size"})
+                             "isscalar", "issubdtype", "ndim", "promote_types", "result_type", "shape", "size"})
 for _name, _fn in list(globals().items()):
     if not _name.startswith("_") and callable(_fn) and not isinstance(_fn, type) and _name not in _PYTHON_HELPERS \
             and not hasattr(_fn, "eager_fn") and _fn.__module__.startswith("hlojit."):

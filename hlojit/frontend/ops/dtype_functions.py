@@ -72,6 +72,12 @@ def isscalar(element) -> bool:
     return hasattr(element, "shape") and hasattr(element, "dtype") and len(element.shape) == 0
 
 
+def shape(a) -> tuple[int, ...]:
+    """numpy.shape: the static shape. `ops.shape` is this function, as `ops.matmul` is matmul's (the submodule
+    of that name is what `from .shape import ...` reads)."""
+    return tuple(a.shape) if isinstance(a, Tensor) else tuple(np.shape(a))
+
+
 def ndim(a) -> int:
     return len(np.shape(a)) if not isinstance(a, Tensor) else a.ndim
 
