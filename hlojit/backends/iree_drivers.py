@@ -15,14 +15,13 @@ the calls). A driver's first call is not counted (it loads the executable there 
 the next calls' time on the MLP forward). The warm-up is not an even alternation: the driver the machine's load
 favours (`favoured_by_load`: local-sync where the 1-minute load average, less this process's own share of it,
 already fills the CPUs, else local-task), and after the first timed calls the faster so far, runs two calls in
-three. Why less its own share: a process that has just compiled for 20 s on both cores, or a benchmark that
-runs JAX and hlojit in turn, raises the load average itself, and its own threads do not compete with the call
-(they are the ones making it). Counted whole, that load started the ResNet-18 b8 training step on local-sync
-after its cold compile (~1.8 s a call against local-task's ~1.1 on the idle 2-vCPU VM), where a short run spent
-its warm-up: 0.65x JAX in that benchmark against 0.86x from a warm cache (2026-12-02). Why: a short run (a
-benchmark's 7 rounds, a script's few calls) is all warm-up, and alternating evenly gave it the mean of the two
-drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x
-on local-task, 0.86-0.96x alternating.
+three. Why: a short run (a benchmark's 7 rounds, a script's few calls) is all warm-up, and alternating evenly
+gave it the mean of the two drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x
+on local-task, 0.86-0.96x alternating. Why less its own share: a process that has just compiled for 20 s on
+both cores, or a benchmark that runs JAX and hlojit in turn, raises the load average itself, and its own
+threads do not compete with the call (they are the ones making it). Counted whole, that load started the
+ResNet-18 b8 training step on local-sync after its cold compile (~1.8 s a call against local-task's ~1.1 on the
+idle 2-vCPU VM), where a short run spent its warm-up: 0.65x JAX in that benchmark, 0.88x since (2026-12-02).
 Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
 `hj.jit(f, driver=...)` pins a driver and races nothing.
 """

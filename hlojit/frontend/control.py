@@ -232,8 +232,10 @@ def _unroll_factor(op: str, unroll, count: int) -> int:
 
 
 def _rolled(unroll) -> bool:
-    return unroll is None or isinstance(unroll, (bool, np.bool_)) and not unroll or \
-        not isinstance(unroll, (bool, np.bool_)) and isinstance(unroll, (int, np.integer)) and unroll == 1
+    """Whether `unroll` asks for no unrolling (None, False, 1)."""
+    if unroll is None or isinstance(unroll, (bool, np.bool_)):
+        return not unroll
+    return isinstance(unroll, (int, np.integer)) and unroll == 1
 
 
 def fori_loop(lower, upper, body_fn, init_val, *, unroll=None):
@@ -302,7 +304,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
              f"the leading axes differ ({sizes}{'; length=' + str(length) if length is not None else ''})")
     n = lengths.pop()
     k = _unroll_factor(op, unroll, n)
-    trips, left = divmod(n, k)
+    trips = n // k
     ys_tree, ys_specs = [None], [[]]   # what f returned as y in the latest trace: the stacked buffers' types
     built = []                         # the specs of the buffers of the loop being built
 
