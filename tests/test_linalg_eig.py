@@ -202,7 +202,7 @@ def test_qr_iterations_stop_long_before_the_sweep_limit():
     assert matched_distance(np.diag(np.asarray(t)), np.linalg.eigvals(a)) < 1e-12
 
 
-@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "reference"])
+@pytest.mark.parametrize("backend", [b for b in ("iree:cpu",) if b in BACKENDS])   # (vmvx fails alike: 30 s)
 @pytest.mark.xfail(strict=True, raises=IndexError, reason="found 12-02, not fixed: two 2x2 eigvals in one module "
                    "fail at run time (IREE 3.13: copy_buffer OUT_OF_RANGE) after the complex-pairs rewrite; one, a "
                    "stack of two, 3x3 and eig with vectors run")
