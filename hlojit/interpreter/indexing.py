@@ -78,23 +78,36 @@ def gather_with(op, slice_sizes):
 
     def run(operand, indices):
         vectors = _index_vectors(indices, ivd)          # batch shape + (len(start_index_map),)
-        index = []
-        for d, size in enumerate(operand_shape):
-            full = np.zeros([1] * rank, np.int64)
-            if d in dn["start_index_map"]:
-                start = vectors[..., dn["start_index_map"].index(d)]
-                start = np.clip(start, 0, size - slice_sizes[d])
-                full = full + _placed(start, batch_positions, rank)
-            if d in dn["operand_batching_dims"]:
-                i = dn["operand_batching_dims"].index(d)
-                axis = _batch_axis(dn["start_indices_batching_dims"][i], ivd)
-                full = full + _axis_iota(result_shape[batch_positions[axis]], batch_positions[axis], rank)
-            if d in window_axes:
-                position = offset_dims[window_axes.index(d)]
-                full = full + _axis_iota(result_shape[position], position, rank)
-            index.append(np.broadcast_to(full, result_shape))
+        index = [np.broadcast_to(_coordinates(
+            d, vectors, ivd, result_shape, batch_positions, (dn["start_index_map"], dn["operand_batching_dims"],
+                                                             dn["start_indices_batching_dims"]),
+            window_axes, offset_dims, highest=size - slice_sizes[d]), result_shape)
+            for d, size in enumerate(operand_shape)]
         return operand[tuple(index)] if operand.ndim else np.broadcast_to(operand, result_shape).copy()
     return run
+
+
+def _coordinates(d: int, vectors, ivd: int, shape, index_positions, maps, window_axes, window_dims,
+                 highest=None):
+    """Operand dimension d's coordinate at every element of a gather's result / a scatter's updates (`shape`):
+    the start from the index vectors (clipped into [0, highest] for a gather), plus the batch position along
+    a batching dimension, plus the position in the window along a window dimension. `maps`: (index vector
+    component -> operand dimension, operand batching dimensions, index batching dimensions)."""
+    to_operand, batching, index_batching = maps
+    rank = len(shape)
+    full = np.zeros([1] * rank, np.int64)
+    if d in to_operand:
+        start = vectors[..., to_operand.index(d)]
+        if highest is not None:
+            start = np.clip(start, 0, highest)
+        full = full + _placed(start, index_positions, rank)
+    if d in batching:
+        axis = _batch_axis(index_batching[batching.index(d)], ivd)
+        full = full + _axis_iota(shape[index_positions[axis]], index_positions[axis], rank)
+    if d in window_axes:
+        position = window_dims[window_axes.index(d)]
+        full = full + _axis_iota(shape[position], position, rank)
+    return full
 
 
 def _scatter_combiner(op, n: int):
@@ -131,18 +144,11 @@ def _scatter(op, functions):
         vectors = _index_vectors(indices, ivd)
         index, inside = [], np.ones(update_shape, bool)
         for d, size in enumerate(operand_shape):
-            full = np.zeros([1] * rank, np.int64)
-            if d in dn["scatter_dims_to_operand_dims"]:
-                start = vectors[..., dn["scatter_dims_to_operand_dims"].index(d)]
-                full = full + _placed(start, scatter_positions, rank)
-            if d in dn["input_batching_dims"]:
-                i = dn["input_batching_dims"].index(d)
-                axis = _batch_axis(dn["scatter_indices_batching_dims"][i], ivd)
-                full = full + _axis_iota(update_shape[scatter_positions[axis]], scatter_positions[axis], rank)
-            if d in window_axes:
-                position = window_dims[window_axes.index(d)]
-                full = full + _axis_iota(update_shape[position], position, rank)
-            full = np.broadcast_to(full, update_shape)
+            full = np.broadcast_to(_coordinates(
+                d, vectors, ivd, update_shape, scatter_positions, (dn["scatter_dims_to_operand_dims"],
+                                                                   dn["input_batching_dims"],
+                                                                   dn["scatter_indices_batching_dims"]),
+                window_axes, window_dims), update_shape)
             inside &= (full >= 0) & (full < size)
             index.append(full)
         where = tuple(i[inside] for i in index)
