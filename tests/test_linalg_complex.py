@@ -27,6 +27,11 @@ def _unitary(n):
     return np.linalg.qr(_z((n, n)))[0]
 
 
+def _hermitian_positive(n):
+    m = _z((n, n))
+    return m @ m.conj().T + n * np.eye(n)
+
+
 def _inputs(dtype):
     """The matrices every case reads, as `dtype`."""
     ill_singular_values = np.logspace(0, -4 if dtype == np.complex128 else -2, 5)
@@ -35,13 +40,15 @@ def _inputs(dtype):
     triangle = np.tril(_z((4, 4))) + 3 * np.eye(4)
     x = dict(a=_z((4, 4)), batch=_z((2, 5, 5)), b=_z((4,)), bb=_z((2, 5, 3)), b5=_z((5,)),
              ill=_unitary(5) @ np.diag(ill_singular_values) @ _unitary(5).conj().T, singular=singular,
-             triangle=triangle, wide=_z((3, 5)), tall=_z((5, 3)))
+             triangle=triangle, wide=_z((3, 5)), tall=_z((5, 3)), bk=_z((4, 2)),
+             hermitian=_hermitian_positive(4), hermitian_batch=np.stack([_hermitian_positive(5) for _ in range(2)]),
+             indefinite=np.diag([1.0, -1.0, 2.0, 3.0]) + 0j)
     return {k: v.astype(dtype) for k, v in x.items()}
 
 
-def _lu_cases(x):
-    """name -> (hlojit's computation, numpy's) of solve, inv, det, slogdet, lu, lu_factor, lu_solve,
-    solve_triangular, matrix_power and multi_dot."""
+def _cases(x):
+    """name -> (hlojit's computation, numpy's) of solve, inv, det, slogdet, lu_solve, solve_triangular,
+    matrix_power, multi_dot, cholesky, cho_solve and qr."""
     cases = {
         "solve": (lambda: L.solve(x["a"], x["b"]), lambda: np.linalg.solve(x["a"], x["b"])),
         "solve batched": (lambda: L.solve(x["batch"], x["bb"]), lambda: np.linalg.solve(x["batch"], x["bb"])),
@@ -72,6 +79,20 @@ def _lu_cases(x):
     cases["solve_triangular 'C' unit"] = (
         lambda: L.solve_triangular(x["triangle"], x["b"], trans="C", lower=True, unit_diagonal=True),
         lambda: scipy.linalg.solve_triangular(x["triangle"], x["b"], trans="C", lower=True, unit_diagonal=True))
+    h, hb = x["hermitian"], x["hermitian_batch"]
+    cases |= {
+        "cholesky": (lambda: L.cholesky(h), lambda: np.linalg.cholesky(h)),
+        "cholesky upper batched": (lambda: L.cholesky(hb, upper=True), lambda: np.linalg.cholesky(hb, upper=True)),
+        "cho_solve": (lambda: L.cho_solve(L.cho_factor(h), x["bk"]),
+                      lambda: scipy.linalg.cho_solve(scipy.linalg.cho_factor(h), x["bk"])),
+        "cho_solve lower": (lambda: L.cho_solve(L.cho_factor(h, lower=True), x["b"]),
+                            lambda: scipy.linalg.cho_solve(scipy.linalg.cho_factor(h, lower=True), x["b"])),
+        "qr wide": (lambda: tuple(L.qr(x["wide"])), lambda: tuple(np.linalg.qr(x["wide"]))),
+        "qr batched": (lambda: tuple(L.qr(x["batch"])), lambda: tuple(np.linalg.qr(x["batch"]))),
+        "qr complete": (lambda: tuple(L.qr(x["tall"], mode="complete")),
+                        lambda: tuple(np.linalg.qr(x["tall"], mode="complete"))),
+        "qr r": (lambda: L.qr(x["a"], mode="r"), lambda: np.linalg.qr(x["a"], mode="r")),
+    }
     return cases
 
 
@@ -89,6 +110,7 @@ def _extra(x):
         "lu": lambda: L.lu(x["batch"]), "lu wide": lambda: L.lu(x["wide"]), "lu tall": lambda: L.lu(x["tall"]),
         "lu_factor": lambda: L.lu_factor(x["a"]),
         "solve ill": lambda: L.solve(x["ill"], x["b5"]), "solve singular": lambda: L.solve(x["singular"], x["b"]),
+        "cholesky indefinite": lambda: L.cholesky(x["indefinite"]),
     }
 
 
@@ -99,7 +121,7 @@ def _results(backend, dtype):
     key = (backend, dtype)
     if key not in _RESULTS:
         x = _inputs(dtype)
-        cases, extra = _lu_cases(x), _extra(x)
+        cases, extra = _cases(x), _extra(x)
         values, properties = hj.jit(_traced(cases, extra), backend=backend)()
         _RESULTS[key] = x, cases, dict(zip(cases, values)), dict(zip(extra, properties))
     return _RESULTS[key]
@@ -110,7 +132,7 @@ def dtype(request):
     return request.param
 
 
-def test_lu_family_against_numpy(backend, dtype):
+def test_against_numpy(backend, dtype):
     x, cases, actual, _ = _results(backend, dtype)
     scale = 50 if dtype == np.complex64 else 100     # sums of products, and inverses
     for name, (_, expected) in cases.items():
@@ -155,6 +177,13 @@ def test_ill_conditioned_and_singular_solves(backend, dtype):
     error = np.linalg.norm(np.asarray(actual["solve ill"]) - expected) / np.linalg.norm(expected)
     assert error < 50 * cond * np.finfo(dtype).eps, error
     assert not np.all(np.isfinite(np.asarray(actual["solve singular"])))
+
+
+def test_cholesky_of_an_indefinite_matrix_is_nan_in_its_triangle(backend, dtype):
+    """As the real case (and JAX): NaN on and below the diagonal; the pivots' sqrt is a real one."""
+    _, _, _, actual = _results(backend, dtype)
+    l = np.asarray(actual["cholesky indefinite"])
+    assert np.all(np.isnan(l[np.tril_indices(4)])) and np.all(l[np.triu_indices(4, 1)] == 0)
 
 
 def test_complex_gradients_are_refused_not_wrong():
