@@ -43,7 +43,8 @@ def _inputs(dtype):
              triangle=triangle, wide=_z((3, 5)), tall=_z((5, 3)), bk=_z((4, 2)),
              hermitian=_hermitian_positive(4), hermitian_batch=np.stack([_hermitian_positive(5) for _ in range(2)]),
              indefinite=np.diag([1.0, -1.0, 2.0, 3.0]) + 0j,
-             repeated=(lambda u: u @ np.diag([1.0, 1.0, 2.0, -3.0]) @ u.conj().T)(_unitary(4)))
+             repeated=(lambda u: u @ np.diag([1.0, 1.0, 2.0, -3.0, 4.0]) @ u.conj().T)(_unitary(5)))
+    x["eigen"] = np.concatenate([x["batch"], x["repeated"][None]])   # (3, 5, 5): one eigh program
     return {k: v.astype(dtype) for k, v in x.items()}
 
 
@@ -90,9 +91,8 @@ def _cases(x):
         "qr batched": (lambda: tuple(L.qr(x["batch"])), lambda: tuple(np.linalg.qr(x["batch"]))),
         "qr complete": (lambda: tuple(L.qr(x["tall"], mode="complete")),
                         lambda: tuple(np.linalg.qr(x["tall"], mode="complete"))),
-        "qr r": (lambda: L.qr(x["a"], mode="r"), lambda: np.linalg.qr(x["a"], mode="r")),
-        "eigvalsh batched": (lambda: L.eigvalsh(hb), lambda: np.linalg.eigvalsh(hb)),
-        "eigvalsh upper": (lambda: L.eigvalsh(x["batch"], UPLO="U"), lambda: np.linalg.eigvalsh(x["batch"], UPLO="U")),
+        "qr r": (lambda: L.qr(x["wide"], mode="r"), lambda: np.linalg.qr(x["wide"], mode="r")),
+        "eigvalsh upper": (lambda: L.eigvalsh(x["eigen"], UPLO="U"), lambda: np.linalg.eigvalsh(x["eigen"], UPLO="U")),
     }
     return cases
 
@@ -119,7 +119,7 @@ def _extra(x):
         "lu_factor": lambda: L.lu_factor(x["a"]),
         "solve ill": lambda: L.solve(x["ill"], x["b5"]), "solve singular": lambda: L.solve(x["singular"], x["b"]),
         "cholesky indefinite": lambda: L.cholesky(x["indefinite"]),
-        "eigh": lambda: L.eigh(x["batch"]), "eigh repeated": lambda: L.eigh(x["repeated"]),
+        "eigh": lambda: L.eigh(x["eigen"]),
     }
 
 
@@ -200,18 +200,19 @@ def test_ill_conditioned_and_singular_solves(backend, dtype):
 
 def test_hermitian_eigh_diagonalises(backend, dtype):
     """a v = v diag(w) with v unitary (eigenvector phases are arbitrary, as numpy's), the eigenvalues
-    numpy's; also for a repeated eigenvalue. eigh reads the lower triangle: batch is not Hermitian."""
+    numpy's; the stack's last matrix has a repeated eigenvalue. eigh reads the lower triangle: the first
+    two are not Hermitian."""
     x, _, _, actual = _results(backend, dtype)
     real, tolerance = np.finfo(dtype).dtype, 100 * np.finfo(dtype).eps
-    for name, a in [("eigh", x["batch"]), ("eigh repeated", x["repeated"])]:
-        a = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))
-        a = a - 1j * np.imag(np.diagonal(a, 0, -2, -1))[..., None] * np.eye(a.shape[-1])
-        w, v = (np.asarray(t) for t in actual[name])
-        assert w.dtype == real and v.dtype == dtype, name
-        scale = np.abs(w).max()
-        assert np.allclose(w, np.linalg.eigvalsh(a), atol=tolerance * scale), name
-        assert np.allclose(a @ v, v * w[..., None, :], atol=tolerance * scale), name
-        assert np.allclose(np.conj(np.swapaxes(v, -1, -2)) @ v, np.eye(a.shape[-1]), atol=tolerance), name
+    a = x["eigen"]
+    a = np.tril(a) + np.conj(np.swapaxes(np.tril(a, -1), -1, -2))
+    a = a - 1j * np.imag(np.diagonal(a, 0, -2, -1))[..., None] * np.eye(a.shape[-1])
+    w, v = (np.asarray(t) for t in actual["eigh"])
+    assert w.dtype == real and v.dtype == dtype
+    scale = np.abs(w).max()
+    assert np.allclose(w, np.linalg.eigvalsh(a), atol=tolerance * scale)
+    assert np.allclose(a @ v, v * w[..., None, :], atol=tolerance * scale)
+    assert np.allclose(np.conj(np.swapaxes(v, -1, -2)) @ v, np.eye(a.shape[-1]), atol=tolerance)
 
 
 def test_cholesky_of_an_indefinite_matrix_is_nan_in_its_triangle(backend, dtype):
