@@ -241,3 +241,14 @@ def test_complex_errors_name_the_op():
                    backend="reference")(wide)
     with pytest.raises(DTypeError, match="svd"):      # real only, said so
         hj.jit(L.svd, backend="reference")(wide)
+
+
+def test_a_real_matrix_and_a_complex_right_hand_side_solve_in_complex():
+    """matrix_and_rhs promoted the pair to complex, then asked for float32 of it (a DTypeError: "would drop
+    the imaginary part"); now the complex promotion stands (reference only: the LU programs are above)."""
+    x = _inputs(np.complex128)
+    a = x["a"].real.astype(np.float32)
+    b = x["b"].astype(np.complex64)
+    out = hj.jit(lambda a, b: (L.solve(a, b), L.solve_triangular(a, b, lower=True)), backend="reference")(a, b)
+    assert_close(out[0], np.linalg.solve(a, b).astype(np.complex64), scale=50)
+    assert_close(out[1], scipy.linalg.solve_triangular(a, b, lower=True).astype(np.complex64), scale=50)
