@@ -65,11 +65,11 @@ def _cases(x):
         "multi_dot": (lambda: L.multi_dot([x["wide"], x["tall"], x["wide"], x["b5"]]),
                       lambda: np.linalg.multi_dot([x["wide"], x["tall"], x["wide"], x["b5"]])),
     }
-    factors = lambda: scipy.linalg.lu_factor(x["batch"][0])   # noqa: E731 (scipy: one matrix at a time)
+    cases["lu_solve trans 0, 1, 2"] = (    # one factorization for the three (each costs compile time)
+        lambda: (lambda f: tuple(L.lu_solve(f, x["bb"], trans=t)[0] for t in (0, 1, 2)))(L.lu_factor(x["batch"])),
+        lambda: tuple(scipy.linalg.lu_solve(scipy.linalg.lu_factor(x["batch"][0]), x["bb"][0], trans=t)
+                      for t in (0, 1, 2)))
     for trans in (0, 1, 2):
-        cases[f"lu_solve trans {trans}"] = (
-            lambda trans=trans: L.lu_solve(L.lu_factor(x["batch"]), x["bb"], trans=trans)[0],
-            lambda trans=trans: scipy.linalg.lu_solve(factors(), x["bb"][0], trans=trans))
         for lower in (True, False):
             t = x["triangle"] if lower else x["triangle"].T
             cases[f"solve_triangular trans {trans} lower {lower}"] = (
