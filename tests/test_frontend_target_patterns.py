@@ -93,6 +93,10 @@ FRONTEND_PATTERNS = {
                                   "panel, 'failed to solve for timepoint coverage')",
     "ops/linalg/qr.py::_reflect_columns": _BLOCKED,
     "ops/linalg/spectral.py::<module>": "note: svd's threshold comment says why QDWH was not measured at n = 64",
+    "ops/linalg/spectral.py::_running_product": "meaning: the Hermitian eigh's running product of phases as log2(n) "
+                                                "shifted products, exact on every target (vmvx fails on a complex128 "
+                                                "reduce_window, which ops.cumprod builds; a pipeline rewrite of that "
+                                                "would serve from_mlir modules too)",
     "ops/linalg/triangular.py::<module>": _BLOCKED,
     "ops/math.py::<module>": "note: what the helpers avoid (nothing relies on IEEE rounding of intermediates) and "
                              "where the pipeline mends IREE's ops; half floats compute in f32 (the accuracy of one "

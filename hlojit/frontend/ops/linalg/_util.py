@@ -21,8 +21,9 @@ BLOCK = 64   # panel width of the blocked factorizations
 UNROLL = 8   # columns per loop step inside a panel (unrolled at trace time)
 
 
-def matrix(op: str, x, square: bool = False, min_ndim: int = 2):
-    """x as a float Tensor of rank >= 2 (ints become the default float); square when `square`."""
+def matrix(op: str, x, square: bool = False, min_ndim: int = 2, complex_ok: bool = False):
+    """x as a float Tensor of rank >= 2 (ints become the default float); square when `square`; complex too
+    for the ops that take it (`complex_ok`)."""
     x = _core.as_tensor(x, op)
     if x.ndim < min_ndim:
         _core.fail(ShapeError, op, f"needs an array of at least {min_ndim} dimensions, not {_core.describe(x)}")
@@ -30,13 +31,30 @@ def matrix(op: str, x, square: bool = False, min_ndim: int = 2):
         _core.fail(ShapeError, op, f"needs square matrices in the last two dimensions, not {_core.describe(x)}")
     if dtypes.is_int(x.dtype) or x.dtype == dtypes.bool_:
         return _core.convert(x, dtypes.DEFAULT_FLOAT)
-    if not dtypes.is_float(x.dtype):
+    if not (dtypes.is_float(x.dtype) or complex_ok and dtypes.is_complex(x.dtype)):
         _core.fail(DTypeError, op, f"supports float arrays, not {_core.describe(x)}")
     return _core.convert(x, x.dtype)  # drop weak typing: results are as wide as the matrix
 
 
 def mT(x):
     return swapaxes(x, -1, -2)
+
+
+def mH(x):
+    """The conjugate transpose (the transpose of a real x: no conjugate op in a real path's program)."""
+    return conj(mT(x))
+
+
+def conj(x):
+    """x's complex conjugate; x itself when real (the real paths' programs stay as they were)."""
+    return ops.conjugate(x) if dtypes.is_complex(x.dtype) else x
+
+
+def refuse_complex_gradient(op: str, *tensors):
+    """The custom_vjp rules here are the real ones (transposes, not conjugate transposes): reverse mode through
+    a complex input raises rather than give a wrong gradient."""
+    if any(dtypes.is_complex(t.dtype) for t in tensors):
+        _core.fail(errors.DifferentiationError, op, "has no gradient for complex matrices (real ones only)")
 
 
 def eye(n: int, dtype, m: int | None = None):
@@ -120,7 +138,7 @@ def matrix_and_rhs(op: str, a, b):
     one float dtype and their batch dimensions broadcast. A b of rank 1 is always a vector (numpy 2)."""
     b = _core.as_tensor(b, op)
     (a, b), dtype, _ = _core.promote(op, a, b)
-    if not dtypes.is_float(dtype):
+    if not (dtypes.is_float(dtype) or dtypes.is_complex(dtype)):
         a, b = _core.convert(a, dtypes.DEFAULT_FLOAT), _core.convert(b, dtypes.DEFAULT_FLOAT)
     if b.ndim == 0:
         _core.fail(ShapeError, op, f"b must have at least one dimension, not {_core.describe(b)}")

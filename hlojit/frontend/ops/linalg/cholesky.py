@@ -9,10 +9,18 @@ gives NaN on and below the diagonal, as JAX does.
 """
 from __future__ import annotations
 
-from ... import ops
+from ... import dtypes, ops
 from . import _util
-from ._util import mm, mT
+from ._util import mH, mm, mT
 from .triangular import triangular_solve
+
+
+def _real_sqrt(d):
+    """sqrt of a pivot: of its real part for a Hermitian (complex) matrix, whose pivots are real, so that one
+    that is not positive gives NaN as in the real case (a complex sqrt of -1 is i)."""
+    if dtypes.is_complex(d.dtype):
+        return ops.sqrt(ops.real(d)).astype(d.dtype)
+    return ops.sqrt(d)
 
 
 def _factor_block(a):
@@ -25,9 +33,9 @@ def _factor_block(a):
     def step(j, carry):
         p, x = carry
         pj = _util.column(p, j)
-        d = ops.sqrt(_util.rows(pj, j))
+        d = _real_sqrt(_util.rows(pj, j))
         l = ops.where(row >= j, pj / d, 0)
-        p = ops.where(col == j, l, ops.where(col > j, p - l * mT(l), p))
+        p = ops.where(col == j, l, ops.where(col > j, p - l * mH(l), p))
         xj = _util.rows(x, j) / d
         x = ops.where(row == j, xj, ops.where(row > j, x - l * xj, x))
         return p, x
@@ -36,7 +44,7 @@ def _factor_block(a):
 
 
 def lower_factor(a):
-    """L (..., n, n), lower triangular, with L @ L.T = a for the symmetric positive definite a."""
+    """L (..., n, n), lower triangular, with L @ L^H = a for the symmetric (Hermitian) positive definite a."""
     n = a.shape[-1]
     block, size = _util.blocks_of(n)
     a = _util.pad_identity(a, size)
@@ -46,19 +54,20 @@ def lower_factor(a):
         if start + block == size:
             panels.append(l11)
             break
-        l21 = mm(a[..., block:, :block], mT(x11))
+        l21 = mm(a[..., block:, :block], mH(x11))
         panels.append(ops.concatenate([l11, l21], axis=-2))
-        a = a[..., block:, block:] - mm(l21, mT(l21))
+        a = a[..., block:, block:] - mm(l21, mH(l21))
     l = ops.concatenate([_util.pad_above(p, size) for p in panels], axis=-1)[..., :n, :n]
     failed = ops.any(ops.isnan(l), axis=(-2, -1), keepdims=True)   # JAX: NaN on and below the diagonal
     return ops.where(ops.logical_and(failed, _util.index((n, n), 0) >= _util.index((n, n), 1)), float("nan"), l)
 
 
 def cholesky(a, upper: bool = False):
-    """numpy.linalg.cholesky: the lower factor L of the symmetric positive definite a (..., n, n), a = L @ L.T
-    (the upper factor L.T with upper=True). Not positive definite: NaN in the factor's triangle, as JAX."""
-    l = lower_factor(_util.matrix("cholesky", a, square=True))
-    return mT(l) if upper else l
+    """numpy.linalg.cholesky: the lower factor L of the symmetric (complex: Hermitian) positive definite a
+    (..., n, n), a = L @ L^H (the upper factor L^H with upper=True). Not positive definite: NaN in the
+    factor's triangle, as JAX."""
+    l = lower_factor(_util.matrix("cholesky", a, square=True, complex_ok=True))
+    return mH(l) if upper else l
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -67,9 +76,9 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
 
 
 def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
-    """scipy.linalg.cho_solve: x with a @ x = b from cho_factor's (c, lower)."""
+    """scipy.linalg.cho_solve: x with a @ x = b from cho_factor's (c, lower): L y = b, then L^H x = y."""
     c, lower = c_and_lower
-    c, b, vector = _util.matrix_and_rhs("cho_solve", _util.matrix("cho_solve", c, square=True), b)
-    l = c if lower else mT(c)
-    x = triangular_solve(l, triangular_solve(l, b, lower=True), lower=True, transpose=True)
+    c, b, vector = _util.matrix_and_rhs("cho_solve", _util.matrix("cho_solve", c, square=True, complex_ok=True), b)
+    l = c if lower else mH(c)
+    x = triangular_solve(_util.conj(l), triangular_solve(l, b, lower=True), lower=True, transpose=True)
     return x[..., 0] if vector else x

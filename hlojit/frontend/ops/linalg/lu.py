@@ -84,9 +84,9 @@ def _gather_rows(x, order):
 
 
 def _as_index(x):
-    """Row numbers (..., size) held as floats (whole, exact), as int32 (vmvx's f64 -> int is a pipeline rewrite:
-    compile_rewrites.f64_to_int_by_bits)."""
-    return x.astype(dtypes.int32)
+    """Row numbers (..., size) held as floats (whole, exact; a complex matrix's in the real parts), as int32
+    (vmvx's f64 -> int is a pipeline rewrite: compile_rewrites.f64_to_int_by_bits)."""
+    return (ops.real(x) if dtypes.is_complex(x.dtype) else x).astype(dtypes.int32)
 
 
 def _factor_panel(a, start: int, block: int):
@@ -231,6 +231,7 @@ def _solve_fwd(a, b):
 
 def _solve_bwd(residuals, g):
     lu, order, x = residuals
+    _util.refuse_complex_gradient("solve", lu)
     gb = solve_factored(lu, order, g, transpose=True)
     return -mm(gb, mT(x)), gb
 
@@ -241,7 +242,7 @@ _solve.defvjp(_solve_fwd, _solve_bwd)
 def solve(a, b):
     """numpy.linalg.solve: x with a @ x = b for square a (..., n, n); b (n,) is a vector, else (..., n, k);
     batch dimensions broadcast. Singular a: inf/nan, as JAX."""
-    a = _util.matrix("solve", a, square=True)
+    a = _util.matrix("solve", a, square=True, complex_ok=True)
     a, b, vector = _util.matrix_and_rhs("solve", a, b)
     x = _solve(a, b)
     return x[..., 0] if vector else x
@@ -249,13 +250,14 @@ def solve(a, b):
 
 def inv(a):
     """numpy.linalg.inv of square a (..., n, n). Singular a: inf/nan, as JAX."""
-    a = _util.matrix("inv", a, square=True)
+    a = _util.matrix("inv", a, square=True, complex_ok=True)
     identity = ops.broadcast_to(_util.eye(a.shape[-1], a.dtype), a.shape)
     return _solve(a, identity)
 
 
 def _log_det_parts(a):
-    """(sign, log|det|, det) from the LU factors (the swaps' parity times the diagonal of U)."""
+    """(sign, log|det|, det) from the LU factors (the swaps' parity times the diagonal of U); for complex a
+    the sign is a phase (ops.sign of a complex number: z / |z|, 0 at 0) and log|det| is real."""
     lu, _, _, swaps = factor(a)
     diagonal = ops.diagonal(lu, 0, -2, -1)
     parity = 1 - 2 * (swaps % 2).astype(a.dtype)
@@ -275,6 +277,7 @@ def _det_fwd(a):
 
 def _det_bwd(residuals, g):
     a, d = residuals
+    _util.refuse_complex_gradient("det", a)
     return ((g * d)[..., None, None] * mT(inv(a)),)
 
 
@@ -294,6 +297,7 @@ def _slogdet_fwd(a):
 
 def _slogdet_bwd(residuals, g):
     (a,), (_, g_logabs) = residuals, g
+    _util.refuse_complex_gradient("slogdet", a)
     return (g_logabs[..., None, None] * mT(inv(a)),)
 
 
@@ -302,28 +306,30 @@ _slogdet.defvjp(_slogdet_fwd, _slogdet_bwd)
 
 def det(a):
     """numpy.linalg.det of square a (..., n, n), from LU with partial pivoting (0 for singular a)."""
-    return _det(_util.matrix("det", a, square=True))
+    return _det(_util.matrix("det", a, square=True, complex_ok=True))
 
 
 def slogdet(a):
     """numpy.linalg.slogdet: (sign, log|det|) of square a (..., n, n); singular a gives (0, -inf)."""
-    return _slogdet(_util.matrix("slogdet", a, square=True))
+    return _slogdet(_util.matrix("slogdet", a, square=True, complex_ok=True))
 
 
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     """scipy.linalg.lu_factor: (lu, piv) of square a (..., n, n): L below the diagonal (unit diagonal), U on and
     above it, and LAPACK's 0-based pivots (int32: row i was interchanged with row piv[i])."""
-    lu, pivots, _, _ = factor(_util.matrix("lu_factor", a, square=True))
+    lu, pivots, _, _ = factor(_util.matrix("lu_factor", a, square=True, complex_ok=True))
     return lu, pivots
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bool = True):
-    """scipy.linalg.lu_solve: x with a @ x = b (trans 0) or a.T @ x = b (trans 1 or 2) from lu_factor."""
+    """scipy.linalg.lu_solve: x with a @ x = b (trans 0), a.T @ x = b (trans 1) or a^H @ x = b (trans 2: the
+    conjugate transpose, a.T for real a) from lu_factor. a^H's factors are those of conj(a): conj(lu)."""
     lu, pivots = lu_and_piv
-    lu = _util.matrix("lu_solve", lu, square=True)
+    lu = _util.matrix("lu_solve", lu, square=True, complex_ok=True)
     lu, b, vector = _util.matrix_and_rhs("lu_solve", lu, b)
     if trans not in (0, 1, 2):
         _core.fail(ValueError, "lu_solve", f"trans must be 0, 1 or 2, not {trans!r}")
+    lu = _util.conj(lu) if trans == 2 else lu
     x = solve_factored(lu, permutation(_core.as_tensor(pivots, "lu_solve")), b, transpose=trans != 0)
     return x[..., 0] if vector else x
 
@@ -331,7 +337,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b: bool = False, check_finite: bo
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True, p_indices: bool = False):
     """scipy.linalg.lu: (p, l, u) with a = p @ l @ u for a (..., m, n); (p @ l, u) with permute_l=True; p as
     row indices (a[p] = l @ u... scipy's: l[p] rows) with p_indices=True."""
-    a = _util.matrix("lu", a)
+    a = _util.matrix("lu", a, complex_ok=True)
     m, n = a.shape[-2:]
     k = min(m, n)
     lu_full, _, order, _ = factor(_util.pad_rectangular(a, max(m, n)))
@@ -342,5 +348,5 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
         return _gather_rows(l, ops.argsort(order, axis=-1).astype(dtypes.int32)), u
     if p_indices:
         return order, l, u
-    p = mT(ops.one_hot(order, m, dtype=a.dtype))
+    p = mT(ops.one_hot(order, m, dtype=dtypes.real_dtype(a.dtype)))   # real for complex a, as scipy
     return p, l, u

@@ -4,13 +4,17 @@ columns, rank-1 updates of the full-height panel alone), the panel's reflectors 
 compact WY form H_0 ... H_{b-1} = I - V T V^T, and
 the rest of the matrix takes that product by three matmuls. Q is formed the same way, block by block
 from the last: Q = (I - V_0 T_0 V_0^T) ((I - V_1 T_1 V_1^T) ... I).
+
+Complex matrices take LAPACK zgeqrf's reflectors: beta = -sign(Re alpha) |x| is real (so is R's diagonal),
+H = I - tau v v^H is not Hermitian, R = H_{k-1}^H ... H_0^H a, and every transpose above is a conjugate
+transpose (conj is the identity on real dtypes: the real programs are as they were).
 """
 from __future__ import annotations
 
 from ... import dtypes, ops
 from .. import _core
 from . import _util
-from ._util import mm, mT
+from ._util import conj, mH, mm, mT
 
 
 def _reflect_columns(p, start: int):
@@ -20,18 +24,21 @@ def _reflect_columns(p, start: int):
     m, b = p.shape[-2:]
     row = _util.index((m, 1), 0)
     col = _util.index((1, b), 1)
+    complex_ = dtypes.is_complex(p.dtype)
 
     def step(j, carry):
         r, v_all, tau_all, c = carry
         x = ops.where(row >= c, _util.column(r, j), 0)
         alpha = _util.rows(x, c)
-        below = ops.sum(ops.where(row > c, x * x, 0), axis=-2, keepdims=True)
-        norm = ops.sqrt(alpha * alpha + below)
-        beta = ops.where(alpha >= 0, -norm, norm)
-        trivial = below == 0                       # nothing to eliminate: H = I (LAPACK's tau = 0)
+        below = ops.sum(ops.where(row > c, x * conj(x), 0), axis=-2, keepdims=True)
+        norm = ops.sqrt(alpha * conj(alpha) + below)
+        beta = ops.where((ops.real(alpha) if complex_ else alpha) >= 0, -norm, norm)
+        trivial = below == 0                       # nothing to eliminate: H = I (LAPACK's tau = 0) ...
+        if complex_:                               # ... unless alpha is to be made real
+            trivial = ops.logical_and(trivial, ops.imag(alpha) == 0)
         tau = ops.where(trivial, 0, (beta - alpha) / ops.where(trivial, 1, beta))
         v = ops.where(row == c, 1, ops.where(row > c, x / ops.where(trivial, 1, alpha - beta), 0))
-        r = r - (tau * v) * mm(mT(v), r)
+        r = r - (conj(tau) * v) * mm(mH(v), r)
         column_j = ops.where(row < c, _util.column(r, j), ops.where(row == c, ops.where(trivial, alpha, beta), 0))
         r = ops.where(col == j, column_j, r)
         return (r, ops.where(col == j, v, v_all), ops.where(col == j, tau, tau_all), c + 1)
@@ -41,9 +48,9 @@ def _reflect_columns(p, start: int):
 
 
 def _wy(v, tau):
-    """T (..., b, b), upper triangular, with H_0 H_1 ... H_{b-1} = I - v T v^T (LAPACK larft's recurrence)."""
+    """T (..., b, b), upper triangular, with H_0 H_1 ... H_{b-1} = I - v T v^H (LAPACK larft's recurrence)."""
     b = v.shape[-1]
-    gram = mm(mT(v), v)
+    gram = mm(mH(v), v)
     row, col = _util.index((b, 1), 0), _util.index((1, b), 1)
 
     def step(j, t):
@@ -61,8 +68,8 @@ def _padded(a, size: int):
 
 
 def _apply_block(v, t, x):
-    """(I - v t v^T) x, by three matmuls."""
-    return x - mm(v, mm(t, mm(mT(v), x)))
+    """(I - v t v^H) x, by three matmuls."""
+    return x - mm(v, mm(t, mm(mH(v), x)))
 
 
 def householder(a):
@@ -80,7 +87,7 @@ def householder(a):
         vs.append(v)
         taus.append(tau)
         if r.shape[-1] > end:   # the columns right of the panel take its product
-            rest = _apply_block(v[..., start:, :], mT(_wy(v, tau)), r[..., start:, end:])
+            rest = _apply_block(v[..., start:, :], mH(_wy(v, tau)), r[..., start:, end:])
             r = ops.concatenate([r[..., :, :start], panel,
                                  ops.concatenate([r[..., :start, end:], rest], axis=-2)], axis=-1)
         else:
@@ -124,11 +131,11 @@ def unblocked_qr(u, columns: int):
 
 
 def qr(a, mode: str = "reduced"):
-    """numpy.linalg.qr of a (..., m, n), k = min(m, n): mode 'reduced' (q (..., m, k), r (..., k, n)),
+    """numpy.linalg.qr of a real or complex a (..., m, n), k = min(m, n): mode 'reduced' (q (..., m, k), r (..., k, n)),
     'complete' (q (..., m, m), r (..., m, n)), 'r' (r alone, (..., k, n)), 'raw' is not supported."""
     if mode not in ("reduced", "complete", "r"):
         _core.fail(ValueError, "qr", f"mode must be 'reduced', 'complete' or 'r', not {mode!r}")
-    a = _util.matrix("qr", a)
+    a = _util.matrix("qr", a, complex_ok=True)
     m, n = a.shape[-2:]
     k = min(m, n)
     r, v, tau = householder(a)

@@ -5,16 +5,24 @@ JACOBI_SVD_UP_TO, by one-sided Jacobi up to it.
 The iterations run while_loops whose trip counts depend on the data, which reverse mode cannot walk:
 eigh's and svd's derivatives are JAX's closed forms (custom_vjps); svd's only with full_matrices=False
 (or compute_uv=False), as JAX's.
+
+Hermitian (complex) eigh / eigvalsh reduce to the real case: eig.py's complex Householder reduction gives
+h = q^H a q, Hermitian tridiagonal; the unitary diagonal d (d_0 = 1, d_k+1 = d_k phase(h_k+1,k)) makes
+t = d^H h d real symmetric tridiagonal with the same eigenvalues, so a's eigenvectors are q d times t's.
+Repeated eigenvalues are no trouble (the real embedding [[Re, -Im], [Im, Re]] would double every one and
+leave the pairing of its eigenvectors to be untangled). Their reverse mode raises (no complex rule).
 """
 from __future__ import annotations
 
+from .... import errors
 from ... import dtypes, ops
 from ...autodiff import custom_vjp
 from ...control import cond
 from .. import _core
 from . import _util
-from ._util import mm, mT
+from ._util import mH, mm, mT
 from . import divide_conquer, jacobi, polar
+from .eig import _hessenberg
 from .jacobi import column_rotations, sort_by
 from .qr import form_q, householder, unblocked_qr
 
@@ -41,11 +49,55 @@ def symmetric_eigen(a, vectors: bool = True):
 
 
 def _from_triangle(op: str, a, uplo: str):
+    """The symmetric (Hermitian) matrix whose lower or upper triangle a holds; a complex one's diagonal is
+    taken real, as LAPACK's zheevd does."""
     if uplo not in ("L", "U"):
         _core.fail(ValueError, op, f"UPLO must be 'L' or 'U', not {uplo!r}")
-    a = _util.matrix(op, a, square=True)
+    a = _util.matrix(op, a, square=True, complex_ok=True)
+    if dtypes.is_complex(a.dtype):
+        lower = ops.tril(a) if uplo == "L" else mH(ops.triu(a))
+        full = lower + mH(ops.tril(lower, -1))
+        return (full + mH(full)) / 2          # only the diagonal changes: its imaginary parts go
     lower = ops.tril(a) if uplo == "L" else mT(ops.triu(a))
     return lower + mT(ops.tril(lower, -1))
+
+
+def _hermitian_eigen(a, vectors: bool):
+    """(w ascending (real), v or None) of Hermitian a (..., n, n) through the real tridiagonal t (see the
+    module's docstring)."""
+    h, q = _hessenberg(a, vectors)
+    n = a.shape[-1]
+    row, col = _util.index((n, 1), 0), _util.index((1, n), 1)
+    below = ops.abs(ops.where(row == col + 1, h, 0))                 # |h_k+1,k|, real
+    t = ops.where(row == col, ops.real(h), 0) + below + mT(below)
+    w, v = symmetric_eigen(t, vectors)
+    if not vectors:
+        return w, None
+    sub = ops.diagonal(h, -1, -2, -1)                                # (..., n - 1)
+    size = ops.abs(sub)
+    phase = ops.where(size == 0, 1, sub / ops.where(size == 0, 1, size).astype(a.dtype))
+    d = _running_product(ops.concatenate([ops.ones(phase.shape[:-1] + (1,), a.dtype), phase], axis=-1))
+    return w, mm(q * d[..., None, :], v.astype(a.dtype))
+
+
+def _running_product(x):
+    """cumprod along the last axis by log2(n) shifted products (elementwise, fused), not ops.cumprod's
+    reduce_window: IREE 3.13's vmvx fails on a complex128 one ("'util.buffer.store' op operand #0 must be
+    index or integer or floating-point, but got 'complex<f64>'")."""
+    n, shift = x.shape[-1], 1
+    while shift < n:
+        x = x * ops.concatenate([ops.ones(x.shape[:-1] + (shift,), x.dtype), x[..., :n - shift]], axis=-1)
+        shift *= 2
+    return x
+
+
+def _refusing_gradient(op: str, fn):
+    """fn as a custom_vjp whose reverse mode raises: the Hermitian path has no complex rule here."""
+    def bwd(residuals, g):
+        _core.fail(errors.DifferentiationError, op, "has no gradient for complex (Hermitian) matrices")
+    wrapped = custom_vjp(fn)
+    wrapped.defvjp(lambda a: (fn(a), ()), bwd)
+    return wrapped
 
 
 @custom_vjp
@@ -77,13 +129,24 @@ _eigh.defvjp(_eigh_fwd, _eigh_bwd)
 def eigh(a, UPLO: str = "L"):
     """numpy.linalg.eigh: (eigenvalues ascending, eigenvectors as columns) of the symmetric matrix whose lower
     (UPLO='L') or upper triangle a (..., n, n) holds: Householder tridiagonalization and divide and conquer,
-    cyclic Jacobi for n <= JACOBI_UP_TO. Eigenvector signs are arbitrary."""
-    return _eigh(_from_triangle("eigh", a, UPLO))
+    cyclic Jacobi for n <= JACOBI_UP_TO. Eigenvector signs are arbitrary. Complex (Hermitian) a: real
+    eigenvalues and complex eigenvectors of arbitrary phase, through a real tridiagonal matrix."""
+    a = _from_triangle("eigh", a, UPLO)
+    if dtypes.is_complex(a.dtype):
+        return _HERMITIAN_EIGH(a)
+    return _eigh(a)
 
 
 def eigvalsh(a, UPLO: str = "L"):
-    """numpy.linalg.eigvalsh: the eigenvalues of eigh, ascending."""
-    return symmetric_eigen(_from_triangle("eigvalsh", a, UPLO), vectors=False)[0]
+    """numpy.linalg.eigvalsh: the eigenvalues of eigh, ascending (real, for complex Hermitian a too)."""
+    a = _from_triangle("eigvalsh", a, UPLO)
+    if dtypes.is_complex(a.dtype):
+        return _HERMITIAN_EIGVALSH(a)
+    return symmetric_eigen(a, vectors=False)[0]
+
+
+_HERMITIAN_EIGH = _refusing_gradient("eigh", lambda a: _hermitian_eigen(a, True))
+_HERMITIAN_EIGVALSH = _refusing_gradient("eigvalsh", lambda a: _hermitian_eigen(a, False)[0])
 
 
 def _orthonormal_basis(u, columns: int):

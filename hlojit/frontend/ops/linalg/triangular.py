@@ -90,13 +90,16 @@ def triangular_solve(a, b, lower: bool, transpose: bool = False, unit_diagonal: 
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
-    """scipy.linalg.solve_triangular: x with a @ x = b (trans 0 / 'N'), a.T @ x = b (1 / 'T' / 2 / 'C')
-    for the lower (or upper) triangle of a (..., n, n); b is (..., n) or (..., n, k); batches broadcast."""
+    """scipy.linalg.solve_triangular: x with a @ x = b (trans 0 / 'N'), a.T @ x = b (1 / 'T') or a^H @ x = b
+    (2 / 'C') for the lower (or upper) triangle of a (..., n, n), real or complex; b is (..., n) or (..., n, k);
+    batches broadcast."""
     op = "solve_triangular"
-    a = _util.matrix(op, a, square=True)
+    a = _util.matrix(op, a, square=True, complex_ok=True)
     transpose = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}.get(trans)
     if transpose is None:
         _core.fail(ValueError, op, f"trans must be 0, 1, 2, 'N', 'T' or 'C', not {trans!r}")
     a, b, vector = _util.matrix_and_rhs(op, a, b)
+    if trans in (2, "C"):   # the conjugate transpose (the transpose of a real a)
+        a = _util.conj(a)
     x = triangular_solve(a, b, bool(lower), transpose, bool(unit_diagonal))
     return x[..., 0] if vector else x
