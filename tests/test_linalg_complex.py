@@ -124,6 +124,7 @@ def _extra(x):
 
 
 _RESULTS = {}
+pytestmark = pytest.mark.shares_compiles   # a backend's tests on one xdist worker: its modules compile once
 
 
 def _results(backend, dtype):
@@ -137,7 +138,8 @@ def _results(backend, dtype):
         x = _inputs(dtype)
         cases, extra = _cases(x), _extra(x)
         values, properties = {}, {}
-        for eigen in (False, True):
+        for eigen in (False,) if backend == "iree:vmvx" else (False, True):   # vmvx: eigh's real solver is
+            # test_linalg's there, and its complex reduction is eig.py's (test_linalg_eig): 100 s saved
             run, case_names, extra_names = _traced(cases, extra, eigen)
             got_cases, got_extra = hj.jit(run, backend=backend)()
             values |= dict(zip(case_names, got_cases))
@@ -155,6 +157,8 @@ def test_against_numpy(backend, dtype):
     x, cases, actual, _ = _results(backend, dtype)
     scale = 50 if dtype == np.complex64 else 100     # sums of products, and inverses
     for name, (_, expected) in cases.items():
+        if name not in actual:   # eigh on vmvx (see _results)
+            continue
         want, got = expected(), actual[name]
         pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
         for g, w in pairs:
@@ -202,6 +206,8 @@ def test_hermitian_eigh_diagonalises(backend, dtype):
     """a v = v diag(w) with v unitary (eigenvector phases are arbitrary, as numpy's), the eigenvalues
     numpy's; the stack's last matrix has a repeated eigenvalue. eigh reads the lower triangle: the first
     two are not Hermitian."""
+    if backend == "iree:vmvx":
+        pytest.skip("eigh's modules are compiled on the reference backend and iree:cpu (see _results)")
     x, _, _, actual = _results(backend, dtype)
     real, tolerance = np.finfo(dtype).dtype, 100 * np.finfo(dtype).eps
     a = x["eigen"]

@@ -4,9 +4,9 @@ a few n eps |s|max, a = u diag(s) vh to as much, u and vh orthonormal, on input 
 needs the completion (rank-deficient, zero), square, tall, wide and batched.
 
 Each case group is one compiled module: the full-rank and the deficient stacks have one shape, so the second
-call runs the other branch of the completion's cond in the same module. The IREE targets (their compiles take
-tens of seconds at these sizes) run the square stacks alone: f32 on iree:cpu, f64 on iree:vmvx; the reference
-backend runs the rest."""
+call runs the other branch of the completion's cond in the same module. iree:cpu (its compile takes tens of
+seconds at these sizes) runs the square stacks alone, in f32; the reference backend runs the rest (PLAN says
+why not vmvx)."""
 from __future__ import annotations
 
 import numpy as np
@@ -78,10 +78,10 @@ def test_sizes_take_the_polar_path():
     assert "stablehlo.if" in lowered                                   # the completion's cond (Jacobi has none)
 
 
-# (backend, dtype, which matrices of the two stacks): iree:vmvx interprets its dispatches, so it takes one
-# matrix of each (the ill-conditioned one and the rank n/2 one), unbatched
-PLAN = [("reference", np.float32, None), ("reference", np.float64, None), ("iree:cpu", np.float32, None),
-        ("iree:vmvx", np.float64, (1, 0))]
+# (backend, dtype, which matrices of the two stacks). Not iree:vmvx (40 s of the suite's 15 minutes): there svd
+# at these sizes is the same StableHLO as on iree:cpu, and its parts (QR, Cholesky, triangular solves, eigh)
+# are each checked on vmvx by test_linalg.py, as svd's Jacobi path is
+PLAN = [("reference", np.float32, None), ("reference", np.float64, None), ("iree:cpu", np.float32, None)]
 
 
 @pytest.mark.parametrize("backend, dtype, pick", [p for p in PLAN if p[0] in BACKENDS],
