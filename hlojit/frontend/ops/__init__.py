@@ -97,8 +97,11 @@ amax, amin = max, min
 bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, right_shift  # noqa: F821 numpy 2's
 
 # Last, after every import and alias above: every other op runs eagerly outside a trace too (getitem's
-# concrete index is checked and passed as arguments). Not the plain Python helpers, which build no graph
-# (einsum_path computes an order from shapes and subscripts; vectorize returns a function, eager itself)
+# concrete index is checked and passed as arguments; a function's own `prepare_eager` hook rewrites its
+# arguments first: ix_'s masks, ravel_multi_index's checks, the sizes of data-dependent results). Not the
+# plain Python helpers, which build no graph (einsum_path computes an order from shapes and subscripts;
+# vectorize returns a function, eager itself; the dtype and shape questions answer from the static types)
+# or read values before they build one (roots strips zeros, then runs its own eager op)
 _PYTHON_HELPERS = frozenset({"einsum_path", "vectorize", "roots", "broadcast_shapes", "can_cast", "isdtype",
                              "isscalar", "issubdtype", "ndim", "promote_types", "result_type", "shape", "size"})
 for _name, _fn in list(globals().items()):
