@@ -62,6 +62,13 @@ def conjugate(x) -> Tensor:
 conj = conjugate
 
 
+def abs_squared(x) -> Tensor:
+    """|x|^2, real: re^2 + im^2 of a complex x (x * x would be its complex square), x * x of a real one. What
+    var, std, nanvar, the norms and polyfit's column scales sum."""
+    x = as_tensor(x, "abs_squared")
+    return real(x * conjugate(x)) if dtypes.is_complex(x.dtype) else x * x
+
+
 def angle(z, deg: bool = False) -> Tensor:
     """The argument of z, atan2(imag, real), in radians (degrees with deg=True); real input gives 0 or pi."""
     z = as_tensor(z, "angle")

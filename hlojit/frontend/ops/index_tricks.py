@@ -57,15 +57,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> Tensor:
         fail(ShapeError, op, f"{len(multi_index)} coordinate arrays for {len(dims)} dimensions")
     if order not in ("C", "F"):
         fail(ValueError, op, f"order must be 'C' or 'F', not {order!r}")
-    modes = [mode] * len(dims) if isinstance(mode, str) else list(mode)
+    modes = _modes(mode, len(dims))
+    _check_raise_modes(multi_index, dims, modes)
     coords = []
-    for k, (c, d, m) in enumerate(zip(multi_index, dims, modes)):
-        if m == "raise":
-            if isinstance(c, Tensor):
-                fail(TracingError, op, "mode='raise' cannot check traced indices: pass mode='clip' or 'wrap'")
-            values = np.asarray(c)
-            if values.size and (values.min() < 0 or values.max() >= d):
-                fail(ValueError, op, f"coordinate {k} has an index out of range for dimension {d}")
+    for c, d, m in zip(multi_index, dims, modes):
         t = _index(op, c)
         if m == "wrap":
             t = binary("remainder", binary("remainder", t, d) + d, d)
@@ -80,6 +75,24 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> Tensor:
     for k in order_dims:
         flat = flat * dims[k] + coords[k]
     return flat
+
+
+def _modes(mode, count: int) -> list:
+    return [mode] * count if isinstance(mode, str) else list(mode)
+
+
+def _check_raise_modes(multi_index, dims, modes):
+    """mode='raise': the coordinates' values in range of their dimensions (values must be known: numpy,
+    Python, an hj.Array; a traced coordinate cannot be checked)."""
+    for k, (c, d, m) in enumerate(zip(multi_index, dims, modes)):
+        if m != "raise":
+            continue
+        if isinstance(c, Tensor):
+            fail(TracingError, "ravel_multi_index", "mode='raise' cannot check traced indices: pass mode='clip' "
+                                                    "or 'wrap'")
+        values = np.asarray(c)
+        if values.size and (values.min() < 0 or values.max() >= d):
+            fail(ValueError, "ravel_multi_index", f"coordinate {k} has an index out of range for dimension {d}")
 
 
 def ix_(*args) -> tuple[Tensor, ...]:
@@ -137,14 +150,9 @@ def _checked_raise(args, kwargs):
     """ravel_multi_index outside a trace: mode='raise' checks the concrete coordinates here, then the program
     clips (a no-op on indices in range)."""
     bound = dict(zip(("multi_index", "dims", "mode", "order"), args), **kwargs)
-    mode = bound.get("mode", "raise")
-    if mode == "raise" or not isinstance(mode, str) and "raise" in mode:
-        modes = [mode] * len(bound["multi_index"]) if isinstance(mode, str) else list(mode)
-        dims = _dims("ravel_multi_index", bound["dims"])
-        for k, (c, d, m) in enumerate(zip(bound["multi_index"], dims, modes)):
-            values = np.asarray(c)
-            if m == "raise" and values.size and (values.min() < 0 or values.max() >= d):
-                fail(ValueError, "ravel_multi_index", f"coordinate {k} has an index out of range for dimension {d}")
+    modes = _modes(bound.get("mode", "raise"), len(bound["multi_index"]))
+    if "raise" in modes:
+        _check_raise_modes(bound["multi_index"], _dims("ravel_multi_index", bound["dims"]), modes)
         bound["mode"] = ["clip" if m == "raise" else m for m in modes]
     bound["multi_index"] = tuple(np.asarray(c) if not hasattr(c, "shape") else c for c in bound["multi_index"])
     return (), bound

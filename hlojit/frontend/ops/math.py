@@ -29,7 +29,7 @@ from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..derivatives import closed_form, derivative, no_derivative
 from ..tensor import Tensor
-from . import elementwise as ew
+from . import complex_math, elementwise as ew
 from . import _core
 from ._core import as_tensor, convert, describe, emit, fail, wrap
 from .elementwise import in_float32_at_least
@@ -404,10 +404,8 @@ def nan_to_num(x, nan: float = 0.0, posinf: float | None = None, neginf: float |
         if value is not None and (not isinstance(value, numbers.Real) or isinstance(value, Tensor)):
             fail(TypeError, "nan_to_num", f"{name} must be a Python number, not {type(value).__name__}")
     if dtypes.is_complex(x.dtype):   # numpy: each part on its own
-        re, im = (wrap(emit(hlo_op, x.value), x.shape, dtypes.real_dtype(x.dtype), x.weak)
-                  for hlo_op in (hlo.real, hlo.imag))
-        re, im = (nan_to_num(p, nan, posinf, neginf) for p in (re, im))
-        return wrap(emit(hlo.complex, re.value, im.value), x.shape, x.dtype, x.weak)
+        return complex_math.complex(*(nan_to_num(part, nan, posinf, neginf)
+                                      for part in (complex_math.real(x), complex_math.imag(x))))
     if not dtypes.is_float(x.dtype):
         return x
     info = ml_dtypes.finfo(x.dtype)

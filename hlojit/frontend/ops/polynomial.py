@@ -22,7 +22,7 @@ from .. import dtypes
 from .. import eager as _eager   # (loaded: ops imports it before this module)
 from . import _core
 from ._core import as_tensor, describe, fail
-from .complex_math import conj, real
+from .complex_math import abs_squared, conj, real
 from .joining import concatenate, stack
 from .linalg.derived import lstsq
 from .linalg.eig import eigvals
@@ -83,7 +83,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
             fail(ShapeError, op, f"w must be ({m},) to weight the points of x, not {describe(w)}")
         lhs = lhs * w[:, None]
         rhs = rhs * (w if y.ndim == 1 else w[:, None])
-    scale = _core.convert(unary("sqrt", _sum(real(lhs * conj(lhs)), axis=0)), dtype)   # the columns' norms
+    scale = _core.convert(unary("sqrt", _sum(abs_squared(lhs), axis=0)), dtype)   # the columns' norms
     c, residuals, rank, s = lstsq(lhs / scale, rhs, rcond=rcond)
     c = c / (scale if c.ndim == 1 else scale[:, None])
     if full:

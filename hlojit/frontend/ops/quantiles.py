@@ -14,7 +14,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, fail
-from .complex_math import complex, conj, imag, real
+from .complex_math import abs_squared, complex, conj, imag, real
 from .elementwise import binary, compare, unary, where
 from .indexing import take_along_axis
 from .matmul import dot_general
@@ -40,11 +40,6 @@ def _float(op: str, x, complex_ok: bool = False) -> Tensor:
             fail(DTypeError, op, f"does not take complex {describe(x)} (numbers without an order)")
         return x
     return x if dtypes.is_float(x.dtype) else _core.convert(x, dtypes.DEFAULT_FLOAT)
-
-
-def _abs2(x: Tensor) -> Tensor:
-    """|x|^2, real (x * x for real x)."""
-    return real(x * conj(x)) if dtypes.is_complex(x.dtype) else x * x
 
 
 def _rows(op: str, x: Tensor, axis) -> tuple[Tensor, tuple]:
@@ -217,7 +212,7 @@ def nanvar(a, axis=None, ddof=0, keepdims=False) -> Tensor:
     count = _nan_count(clean, nan, axis, True)
     mean = _sum(clean, axis, True) / count
     deviation = where(nan, 0.0, x - mean) if nan is not None else x - mean
-    total = _sum(_abs2(deviation), axis, keepdims)
+    total = _sum(abs_squared(deviation), axis, keepdims)
     count = _nan_count(clean, nan, axis, keepdims)
     return total / binary("maximum", count - ddof, 0.0)
 

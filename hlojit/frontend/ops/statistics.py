@@ -31,7 +31,7 @@ from ..derivatives import closed_form
 from ..tensor import Tensor
 from . import elementwise as ew
 from . import reductions
-from .complex_math import conj, real
+from .complex_math import abs_squared
 from ._core import as_tensor, constant, convert, describe, emit, fail, normalize_axes, normalize_axis, wrap
 from .indexing import one_hot
 from .math import FORMATS, _bits, bitcast
@@ -78,9 +78,7 @@ def _wide_var(x: Tensor, axis, ddof, keepdims) -> Tensor:
     n = _count(x, axes)
     mean = reductions.mean(x, axes, keepdims=True)
     deviation = x - mean
-    squares = real(deviation * conj(deviation)) if dtypes.is_complex(x.dtype) else \
-        deviation * deviation   # |deviation|^2: numpy's var of complex is real
-    total = reductions.sum(squares, axes, keepdims)
+    total = reductions.sum(abs_squared(deviation), axes, keepdims)   # numpy's var of complex is real
     if n - ddof <= 0:   # numpy divides by zero: inf (nan for 0/0); vmvx rejects a division by constant 0
         return total * float("inf")
     return total / (n - ddof)

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ... import dtypes, ops
+from ... import ops
 from .. import _core
+from ..complex_math import abs_squared
 from ..statistics import _float_input
 from .spectral import svdvals
 from ._util import ShapeError
-
-
-def _squares(x):
-    """|x|^2 elementwise, real: re^2 + im^2 for complex x (x * x would be the complex square)."""
-    return ops.real(x * ops.conj(x)) if dtypes.is_complex(x.dtype) else x * x
 
 
 def vector_norm(x, axis=None, keepdims: bool = False, ord=2):
@@ -30,7 +26,7 @@ def vector_norm(x, axis=None, keepdims: bool = False, ord=2):
     if ord == 1:
         return ops.sum(a, axis=axes, keepdims=keepdims)
     if ord == 2:
-        return ops.sqrt(ops.sum(_squares(x), axis=axes, keepdims=keepdims))
+        return ops.sqrt(ops.sum(abs_squared(x), axis=axes, keepdims=keepdims))
     if not isinstance(ord, (int, float)) or isinstance(ord, bool):
         _core.fail(ValueError, "vector_norm", f"invalid ord {ord!r} for a vector norm")
     return ops.sum(a ** float(ord), axis=axes, keepdims=keepdims) ** (1.0 / ord)
@@ -54,7 +50,7 @@ def matrix_norm(x, keepdims: bool = False, ord="fro", axis=(-2, -1)):
     if row == col:
         _core.fail(ValueError, "matrix_norm", f"axis {axis} names one dimension twice")
     if ord in ("fro", None):
-        return ops.sqrt(ops.sum(_squares(x), axis=(row, col), keepdims=keepdims))
+        return ops.sqrt(ops.sum(abs_squared(x), axis=(row, col), keepdims=keepdims))
     if ord in (1, -1, math.inf, -math.inf):
         summed, other = (row, col) if ord in (1, -1) else (col, row)
         sums = ops.sum(ops.abs(x), axis=summed, keepdims=True)
@@ -73,7 +69,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     x = _float_input("norm", x, complex_ok=True)
     if axis is None:
         if ord is None:
-            return _restore(ops.sqrt(ops.sum(_squares(x))), range(x.ndim), x.ndim, keepdims)
+            return _restore(ops.sqrt(ops.sum(abs_squared(x))), range(x.ndim), x.ndim, keepdims)
         if x.ndim == 1:
             return vector_norm(x, 0, keepdims, ord)
         if x.ndim == 2:
