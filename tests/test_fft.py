@@ -1,11 +1,14 @@
-"""hlojit.ops.fft against numpy.fft on every target: lengths 1, 2, primes (7, 97, 997), mixed radix (360),
+"""hlojit.ops.fft against numpy.fft: lengths 1, 2, primes (7, 97, 997), mixed radix (360),
 powers of two up to 2**12, every function and norm, n=/s=/axes=, NaN; gradients against central differences.
-Cases are batched into a few compiled modules per target."""
+Cases are batched into a few compiled modules per target; the tables of cases on the reference backend and iree:cpu
+(conftest.LIBRARY_BACKENDS), the NaN and gradient checks on vmvx too."""
 import numpy as np
 import pytest
 
 import hlojit as hj
 from hlojit import ops
+
+from conftest import LIBRARY_BACKENDS
 
 RNG = np.random.default_rng(5)
 SIZES = [1, 2, 7, 8, 97, 128, 129, 360, 997, 4096]
@@ -100,6 +103,7 @@ def _outputs(backend, group):
 
 
 @pytest.mark.parametrize("group", list(GROUPS))
+@pytest.mark.parametrize("backend", LIBRARY_BACKENDS)
 def test_fft_against_numpy(backend, group):
     for case, actual in zip(GROUPS[group], _outputs(backend, group)):
         name, _, _, expected, dtype = case

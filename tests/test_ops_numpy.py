@@ -1,5 +1,6 @@
-"""numpy's namespace beyond the core ops: einsum and the named products, array building, further math, on every
-backend against numpy; einsum's contraction order against numpy's optimal path; the errors.
+"""numpy's namespace beyond the core ops: einsum and the named products, array building, further math, on the
+reference backend and iree:cpu (conftest.LIBRARY_BACKENDS: their ops are test_ops' on vmvx) against numpy, compiled
+for cuda; einsum's contraction order against numpy's optimal path; the errors.
 
 A row is (id, hlojit fn, numpy fn, inputs): each group is ONE jitted module per backend returning every case's
 result (conftest.group_result), and each case is its own pytest item.
@@ -16,7 +17,7 @@ from hlojit import ops
 from hlojit.frontend.ops import contraction as einsum_module
 from hlojit.pipeline import compile_program, cuda
 
-from conftest import BACKENDS, assert_close, group_module, group_result
+from conftest import LIBRARY_BACKENDS, assert_close, group_module, group_result
 
 rng = np.random.default_rng(11)
 
@@ -417,7 +418,7 @@ def check(actual, expected):
 
 
 @pytest.mark.parametrize("backend, group, index", [
-    pytest.param(b, g, i, id=f"{b}-{c[0]}") for b in BACKENDS for g, cases in CASES.items()
+    pytest.param(b, g, i, id=f"{b}-{c[0]}") for b in LIBRARY_BACKENDS for g, cases in CASES.items()
     if g not in (ON_IREE_ONLY if b == "reference" else ON_REFERENCE_ONLY) for i, c in enumerate(cases)])
 def test_op(backend, group, index):
     check(group_result(_RESULTS, backend, group, CASES[group], index), CASES[group][index][3])
