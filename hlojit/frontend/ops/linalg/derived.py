@@ -1,12 +1,14 @@
-"""What is built from the factorizations: pinv, lstsq, matrix_rank, cond, matrix_power, multi_dot."""
+"""What is built from the factorizations: pinv, lstsq, matrix_rank, cond, matrix_power, multi_dot; real or
+complex (pinv, lstsq through svd's u and vh^H; singular values, residuals, rank and cond real, as numpy's)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ... import dtypes, ops
 from .. import _core
+from ..complex_math import abs_squared
 from . import _util
-from ._util import ShapeError, mT
+from ._util import ShapeError, mH, mT
 from .lu import inv
 from .norms import matrix_norm
 from .spectral import svd
@@ -21,12 +23,12 @@ def _cutoff(s, rtol, m: int, n: int, dtype):
 def pinv(a, rcond=None, hermitian: bool = False, *, rtol=None):
     """numpy.linalg.pinv of a (..., m, n) from its svd; singular values at most rtol (or rcond) times the
     largest are dropped (numpy's default rtol: max(m, n) * eps)."""
-    a = _util.matrix("pinv", a)
+    a = _util.matrix("pinv", a, complex_ok=True)
     m, n = a.shape[-2:]
     u, s, vh = svd(a, full_matrices=False)
     keep = _cutoff(s, rtol if rtol is not None else rcond, m, n, a.dtype)
     s_inv = ops.where(keep, 1 / ops.where(keep, s, 1), 0)
-    return _util.mm(mT(vh) * s_inv[..., None, :], mT(u))
+    return _util.mm(mH(vh) * s_inv.astype(a.dtype)[..., None, :], mH(u))
 
 
 def lstsq(a, b, rcond=None):
@@ -34,7 +36,7 @@ def lstsq(a, b, rcond=None):
     column norms of b - a @ x; numpy returns an empty array when rank < n or m <= n: this does for m <= n
     (known when tracing) and, like JAX, gives the sums otherwise."""
     op = "lstsq"
-    a = _util.matrix(op, a)
+    a = _util.matrix(op, a, complex_ok=True)
     if a.ndim != 2:
         _core.fail(ShapeError, op, f"a must be 2-d, not {_core.describe(a)}")
     m, n = a.shape
@@ -43,13 +45,12 @@ def lstsq(a, b, rcond=None):
     u, s, vh = svd(a, full_matrices=False)
     keep = _cutoff(s, rcond, m, n, a.dtype)
     s_inv = ops.where(keep, 1 / ops.where(keep, s, 1), 0)
-    x = mT(vh) @ (s_inv[:, None] * (mT(u) @ b2))
+    x = mH(vh) @ (s_inv.astype(a.dtype)[:, None] * (mH(u) @ b2))
     rank = ops.sum(keep.astype(dtypes.int32))
     if m > n:
-        residual = b2 - a @ x
-        residuals = ops.sum(residual * residual, axis=0)
+        residuals = ops.sum(abs_squared(b2 - a @ x), axis=0)
     else:
-        residuals = ops.zeros((0,), a.dtype)
+        residuals = ops.zeros((0,), s.dtype)
     return (x[:, 0] if vector else x), residuals, rank, s
 
 
@@ -58,7 +59,7 @@ def matrix_rank(a, tol=None, hermitian: bool = False, *, rtol=None):
     a = _core.as_tensor(a, "matrix_rank")
     if a.ndim < 2:
         return ops.any(a != 0).astype(dtypes.int32)
-    a = _util.matrix("matrix_rank", a)
+    a = _util.matrix("matrix_rank", a, complex_ok=True)
     m, n = a.shape[-2:]
     s = svd(a, compute_uv=False)
     keep = s > tol if tol is not None else _cutoff(s, rtol, m, n, a.dtype)
@@ -68,12 +69,12 @@ def matrix_rank(a, tol=None, hermitian: bool = False, *, rtol=None):
 def cond(x, p=None):
     """numpy.linalg.cond: the condition number in norm p (None / 2 / -2 from singular values; 'fro', 'nuc',
     1, -1, inf, -inf as norm(x, p) * norm(inv(x), p)); singular x gives inf."""
-    x = _util.matrix("cond", x)
+    x = _util.matrix("cond", x, complex_ok=True)
     if p in (None, 2, -2):
         s = svd(x, compute_uv=False)
         ratio = s[..., 0] / s[..., -1] if p in (None, 2) else s[..., -1] / s[..., 0]
         return ops.where(ops.isnan(ratio), float("inf"), ratio)
-    x = _util.matrix("cond", x, square=True)
+    x = _util.matrix("cond", x, square=True, complex_ok=True)
     value = matrix_norm(x, ord=p) * matrix_norm(inv(x), ord=p)
     return ops.where(ops.isnan(value), float("inf"), value)
 

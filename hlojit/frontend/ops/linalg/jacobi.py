@@ -8,6 +8,11 @@ Sweeps repeat in a while_loop until the off-diagonal part is negligible (or MAX_
 the symmetric matrix from both sides (two-sided Jacobi); svd rotates the columns of a until they are
 orthogonal (one-sided Jacobi, Hestenes), which keeps the small singular values accurate (unlike the
 eigenvalues of a.T @ a).
+
+Complex svd rotates the same way: for columns p, q with gamma = a_p^H a_q = |gamma| phi, column q times
+conj(phi) makes gamma real, and the real rotation of [[|a_p|^2, |gamma|], [|gamma|, |a_q|^2]] finishes the
+step (a unitary plane rotation; the phase rides in the rotation's coefficients, so a round is still one
+elementwise pass).
 """
 from __future__ import annotations
 
@@ -17,8 +22,9 @@ from ... import dtypes, ops
 from ...control import fori_loop, while_loop
 from . import _util
 from .._core import as_tensor
+from ..complex_math import abs_squared
 from ..shape import slice_axis
-from ._util import mT
+from ._util import conj, mT
 
 MAX_SWEEPS = {np.dtype(np.float32): 20, np.dtype(np.float64): 30}
 STALLED = 0.5    # eigh: a sweep that leaves more than this fraction of off^2 has reached rounding's floor
@@ -46,18 +52,24 @@ def _rotation(app, aqq, apq):
     return c, t * c
 
 
-def _pair_coefficients(c, s):
+def _pair_coefficients(c, s, phase=None):
     """(C, S), each (..., 2, h): row a of pair k becomes C[a, k] x_(a, k) + S[a, k] x_(1 - a, k), the rotation
-    [[c, -s], [s, c]] of the pair's two rows (k, k + n/2)."""
-    return ops.stack([c, c], axis=-2), ops.stack([-s, s], axis=-2)
+    [[c, -s], [s, c]] of the pair's two rows (k, k + n/2); with a (complex) `phase`, of rows k and
+    conj(phase) x_(k+n/2)."""
+    if phase is None:
+        return ops.stack([c, c], axis=-2), ops.stack([-s, s], axis=-2)
+    turn = conj(phase)
+    c, s = c.astype(phase.dtype), s.astype(phase.dtype)
+    return ops.stack([c, c * turn], axis=-2), ops.stack([-s * turn, s], axis=-2)
 
 
-def _rotate_rows(x, c, s):
-    """x (..., n, m) with rows k and k + n/2 replaced by c x_k - s x_(k+n/2) and s x_k + c x_(k+n/2). As
-    one elementwise expression over x and x with its halves swapped (a reverse of the (2, n/2) view): IREE
-    fuses it into one pass, where a concatenation of the two new halves took a dispatch per half."""
+def _rotate_rows(x, c, s, phase=None):
+    """x (..., n, m) with rows k and k + n/2 replaced by c x_k - s x_(k+n/2) and s x_k + c x_(k+n/2) (x_(k+n/2)
+    taken times conj(phase) when a phase is given). As one elementwise expression over x and x with its
+    halves swapped (a reverse of the (2, n/2) view): IREE fuses it into one pass, where a concatenation of
+    the two new halves took a dispatch per half."""
     *batch, n, m = x.shape
-    big_c, big_s = _pair_coefficients(c, s)
+    big_c, big_s = _pair_coefficients(c, s, phase)
     pairs = ops.reshape(x, (*batch, 2, n // 2, m))
     return ops.reshape(big_c[..., None] * pairs + big_s[..., None] * ops.flip(pairs, -3), x.shape)
 
@@ -195,10 +207,12 @@ def sort_by(w, order):
 
 def column_rotations(a):
     """(sigma, u_scaled, v) of a (..., m, n), m >= n, by one-sided Jacobi: a v = u_scaled, whose columns are
-    orthogonal with norms sigma (unsorted)."""
+    orthogonal with norms sigma (unsorted, real); v unitary for a complex a."""
     n = a.shape[-1]
+    complex_ = dtypes.is_complex(a.dtype)
+    real = dtypes.real_dtype(a.dtype)
     if n == 1:
-        return ops.sqrt(ops.sum(a * a, axis=-2)), a, ops.ones(a.shape[:-2] + (1, 1), a.dtype)
+        return ops.sqrt(ops.sum(abs_squared(a), axis=-2)), a, ops.ones(a.shape[:-2] + (1, 1), a.dtype)
     x = mT(_pad_even(a, False))          # rows of x are the columns of a
     size = x.shape[-2]
     first, move = _layouts(size)
@@ -211,18 +225,27 @@ def column_rotations(a):
     def one_round(r, carry):
         x, vt, worst = carry
         top, bottom = x[..., :half, :], x[..., half:, :]
-        alpha, beta, gamma = (ops.sum(u * w, axis=-1) for u, w in ((top, top), (bottom, bottom), (top, bottom)))
+        if complex_:
+            alpha, beta = ops.sum(abs_squared(top), axis=-1), ops.sum(abs_squared(bottom), axis=-1)
+            inner = ops.sum(conj(top) * bottom, axis=-1)
+            gamma = ops.abs(inner)              # the rotation's, once row k + n/2 is turned by conj(phase)
+            phase = inner / ops.where(gamma == 0, 1, gamma).astype(a.dtype)
+        else:
+            alpha, beta, gamma = (ops.sum(u * w, axis=-1) for u, w in ((top, top), (bottom, bottom), (top, bottom)))
+            phase = None
         scale = ops.sqrt(alpha * beta)
         negligible = ops.abs(gamma) <= tolerance * scale
         c, s = _rotation(alpha, beta, ops.where(negligible, 0, gamma))
+        if phase is not None:
+            phase = ops.where(negligible, 1, phase)
         worst = ops.maximum(worst, ops.max(ops.where(negligible, 0, ops.abs(gamma) / scale)))
-        x = _permute(_rotate_rows(x, c, s), move, -2)
-        return x, _permute(_rotate_rows(vt, c, s), move, -2), worst
+        x = _permute(_rotate_rows(x, c, s, phase), move, -2)
+        return x, _permute(_rotate_rows(vt, c, s, phase), move, -2), worst
 
     def sweep(state):
         x, vt, _ = state
-        return fori_loop(0, size - 1, one_round, (x, vt, ops.zeros((), a.dtype)))
-    _, (x, vt, _) = _sweeps(sweep, (x, vt, ops.ones((), a.dtype)), lambda state: state[2] <= 0, a.dtype)
+        return fori_loop(0, size - 1, one_round, (x, vt, ops.zeros((), real)))
+    _, (x, vt, _) = _sweeps(sweep, (x, vt, ops.ones((), real)), lambda state: state[2] <= 0, real)
     x, vt = _drop_padding(x, n, -2), _drop_padding(vt, n, -2)
-    sigma = ops.sqrt(ops.sum(x * x, axis=-1))
+    sigma = ops.sqrt(ops.sum(abs_squared(x), axis=-1))
     return sigma, mT(x), mT(vt)[..., :n, :]

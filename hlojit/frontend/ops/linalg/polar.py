@@ -15,6 +15,9 @@ weights (3, 1, 3) while a step still moves x by more than cbrt(5 eps), a few at 
 makes u orthonormal to rounding.
 
 Singular values at zero stay zero, so u's columns there are not orthonormal: svd completes them.
+
+A complex a takes the same steps with conjugate transposes (the complex QR and Cholesky; u unitary, h
+Hermitian); the weights stay real. conj is the identity on real dtypes: the real programs are as they were.
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ from ...control import fori_loop, while_loop
 from .._core import as_tensor
 from ..indexing import dynamic_slice
 from . import _util
-from ._util import mm, mT
+from ..complex_math import abs_squared
+from ._util import conj, mH, mm
 from .cholesky import lower_factor
 from .qr import form_q, householder
 from .triangular import triangular_solve
@@ -68,16 +72,16 @@ def _qr_step(x, a, b, c):
     _, v, tau = householder(stacked)
     q = form_q(v, tau, n)
     m = x.shape[-2]
-    return (b / c) * x + ((a - b / c) / root) * mm(q[..., :m, :], mT(q[..., m:, :]))
+    return (b / c) * x + ((a - b / c) / root) * mm(q[..., :m, :], mH(q[..., m:, :]))
 
 
 def _cholesky_step(x, a, b, c):
-    """(b/c) x + (a - b/c) x z^-1 with z = I + c x^T x = l l^T: two triangular solves for z^-1 x^T."""
+    """(b/c) x + (a - b/c) x z^-1 with z = I + c x^H x = l l^H: two triangular solves for z^-1 x^H."""
     n = x.shape[-1]
-    z = c * mm(mT(x), x) + _util.eye(n, x.dtype)
+    z = c * mm(mH(x), x) + _util.eye(n, x.dtype)
     l = lower_factor(z)
-    y = triangular_solve(l, triangular_solve(l, mT(x), lower=True), lower=True, transpose=True)
-    return (b / c) * x + (a - b / c) * mT(y)
+    y = triangular_solve(conj(l), triangular_solve(l, mH(x), lower=True), lower=True, transpose=True)
+    return (b / c) * x + (a - b / c) * mH(y)
 
 
 def _scaled(a):
@@ -90,8 +94,8 @@ def _scaled(a):
 
 def polar(a):
     """(u, h) of a (..., m, n), m >= n: a = u h, u (..., m, n) with orthonormal columns where a's singular
-    values exceed about eps |a|_2, h (..., n, n) = sym(u^T a)."""
-    dtype = a.dtype
+    values exceed about eps |a|_2, h (..., n, n) = sym(u^H a) (Hermitian for a complex a)."""
+    dtype = dtypes.real_dtype(a.dtype)    # of the weights (real for a complex a)
     qr_table, cholesky_table = (as_tensor(t.astype(np.dtype(dtype)), "svd") for t in halley_schedule(dtype))
     scheduled = cholesky_table.shape[0] - 1
     tolerance = float(np.cbrt(5 * _util.eps(dtype)))
@@ -113,10 +117,11 @@ def polar(a):
     def cholesky_step(state):
         step, x, _ = state
         new = _cholesky_step(x, *_weights(cholesky_table, ops.minimum(step, scheduled), dtype))
-        change = ops.sqrt(ops.max(ops.sum((new - x) ** 2, axis=(-2, -1))))
+        moved = abs_squared(new - x) if dtypes.is_complex(x.dtype) else (new - x) ** 2
+        change = ops.sqrt(ops.max(ops.sum(moved, axis=(-2, -1))))
         return step + 1, new, change
     start = (ops.zeros((), dtypes.int32), x, ops.full((), np.inf, dtype))
     _, x, _ = while_loop(moving, cholesky_step, start)
-    x = 1.5 * x - 0.5 * mm(x, mm(mT(x), x))      # Newton-Schulz: orthonormal to rounding
-    h = mm(mT(x), a)
-    return x, (h + mT(h)) / 2
+    x = 1.5 * x - 0.5 * mm(x, mm(mH(x), x))      # Newton-Schulz: orthonormal to rounding
+    h = mm(mH(x), a)
+    return x, (h + mH(h)) / 2

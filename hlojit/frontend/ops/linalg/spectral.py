@@ -11,6 +11,11 @@ h = q^H a q, Hermitian tridiagonal; the unitary diagonal d (d_0 = 1, d_k+1 = d_k
 t = d^H h d real symmetric tridiagonal with the same eigenvalues, so a's eigenvectors are q d times t's.
 Repeated eigenvalues are no trouble (the real embedding [[Re, -Im], [Im, Re]] would double every one and
 leave the pairing of its eigenvectors to be untangled). Their reverse mode raises (no complex rule).
+
+Complex svd takes the same two paths: one-sided Jacobi with complex (unitary) plane rotations (jacobi.py),
+or the polar decomposition with conjugate transposes (polar.py) and the Hermitian eigh of its factor h;
+s is real. Its reverse mode raises with u or vh (no complex rule here); svdvals' is the conjugate of
+u diag(gs) v^H (JAX's convention, grad = dL/dRe - i dL/dIm).
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from ...autodiff import custom_vjp
 from ...control import cond
 from .. import _core
 from . import _util
-from ._util import mH, mm, mT
+from ._util import conj, mH, mm, mT
 from . import divide_conquer, jacobi, polar
 from .eig import _hessenberg
 from .jacobi import column_rotations, sort_by
@@ -46,6 +51,13 @@ def symmetric_eigen(a, vectors: bool = True):
     if a.shape[-1] <= JACOBI_UP_TO:
         return jacobi.symmetric_eigen(a, vectors)
     return divide_conquer.symmetric_eigen(a, vectors)
+
+
+def _self_adjoint_eigen(a, vectors: bool = True):
+    """symmetric_eigen of a real a, the Hermitian eigen of a complex one (real w in both)."""
+    if dtypes.is_complex(a.dtype):
+        return _hermitian_eigen(a, vectors)
+    return symmetric_eigen(a, vectors)
 
 
 def _from_triangle(op: str, a, uplo: str):
@@ -91,10 +103,10 @@ def _running_product(x):
     return x
 
 
-def _refusing_gradient(op: str, fn):
-    """fn as a custom_vjp whose reverse mode raises: the Hermitian path has no complex rule here."""
+def _refusing_gradient(op: str, fn, matrices: str = "complex (Hermitian) matrices"):
+    """fn as a custom_vjp whose reverse mode raises: the complex paths have no rule here."""
     def bwd(residuals, g):
-        _core.fail(errors.DifferentiationError, op, "has no gradient for complex (Hermitian) matrices")
+        _core.fail(errors.DifferentiationError, op, f"has no gradient for {matrices}")
     wrapped = custom_vjp(fn)
     wrapped.defvjp(lambda a: (fn(a), ()), bwd)
     return wrapped
@@ -155,8 +167,12 @@ def _orthonormal_basis(u, columns: int):
     of R's diagonal)."""
     k = u.shape[-1]
     q, r = unblocked_qr(u, columns)
-    signs = ops.sign(ops.diagonal(r, 0, -2, -1)[..., :k])
-    signs = ops.where(signs == 0, 1, signs)
+    diagonal = ops.diagonal(r, 0, -2, -1)[..., :k]
+    if dtypes.is_complex(u.dtype):          # real (zgeqrf's beta), of dtype complex
+        signs = ops.where(ops.real(diagonal) < 0, -1, 1).astype(u.dtype)
+    else:
+        signs = ops.sign(diagonal)
+        signs = ops.where(signs == 0, 1, signs)
     if columns > k:
         signs = ops.concatenate([signs, ops.ones(signs.shape[:-1] + (columns - k,), u.dtype)], axis=-1)
     return q * signs[..., None, :]
@@ -196,7 +212,7 @@ def _reduced_to_square(a, columns: int):
 
 def _sorted_polar(a, columns: int | None):
     """(u, s descending, v) of a (..., m, n), m >= n, by the polar decomposition a = u_p h (of the QR's r when
-    m > n) and eigh(h) = v diag(w) v^T: a v = u_p v diag(w), s = |w|. columns None: u (..., m, n) with zero
+    m > n) and eigh(h) = v diag(w) v^H: a v = u_p v diag(w), s = |w|. columns None: u (..., m, n) with zero
     columns at zero singular values (what the derivative takes); else u (..., m, columns) with those columns
     and the ones past n an orthonormal completion, made only when some singular value is zero (a cond: the
     completion is an unblocked Householder QR, a loop of n column steps over the whole of u)."""
@@ -205,7 +221,7 @@ def _sorted_polar(a, columns: int | None):
     if m > n:
         q, a = _reduced_to_square(a, columns or n)
     u_p, h = polar.polar(a)
-    w, v = symmetric_eigen(h)
+    w, v = _self_adjoint_eigen(h)
     u, s, v = _sorted_columns(ops.abs(w), mm(u_p, v) * w[..., None, :], v, m)
     if columns is not None:
         deficient = ops.any(_zero_below(s, m, s.dtype)[..., -1])
@@ -231,9 +247,9 @@ def _svd_complete(a, columns: int):
     singular values (and those past n) an orthonormal completion."""
     if a.shape[-1] <= JACOBI_SVD_UP_TO:
         u, sigma, v = _sorted_rotations(a)
-        return _orthonormal_basis(u, columns), sigma, mT(v)
+        return _orthonormal_basis(u, columns), sigma, mH(v)
     u, sigma, v = _sorted_polar(a, columns)
-    return u, sigma, mT(v)
+    return u, sigma, mH(v)
 
 
 @custom_vjp
@@ -286,7 +302,7 @@ def _singular_values_fwd(a):
         sigma = column_rotations(a)[0]
     else:
         square = ops.triu(householder(a)[0][..., :n, :]) if m > n else a
-        sigma = ops.abs(symmetric_eigen(polar.polar(square)[1], vectors=False)[0])
+        sigma = ops.abs(_self_adjoint_eigen(polar.polar(square)[1], vectors=False)[0])
     return sort_by(sigma, ops.argsort(-sigma, axis=-1)), (a,)
 
 
@@ -303,8 +319,29 @@ def _singular_values_bwd(residuals, gs):
 _singular_values.defvjp(_singular_values_fwd, _singular_values_bwd)
 
 
+@custom_vjp
+def _complex_singular_values(a):
+    return _singular_values_fwd(a)[0]
+
+
+def _complex_singular_values_bwd(residuals, gs):
+    """ds_i = Re(u_i^H da v_i), so a real loss's gradient is conj(u diag(gs) v^H) (JAX's convention)."""
+    u, _, v = _sorted_svd(residuals[0])
+    return (conj(mm(u * gs[..., None, :].astype(u.dtype), mH(v))),)
+
+
+_complex_singular_values.defvjp(_singular_values_fwd, _complex_singular_values_bwd)
+
+
 def _svd_tall(a, full_matrices: bool, compute_uv: bool):
-    """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending; differentiable unless full_matrices."""
+    """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending; differentiable unless full_matrices
+    (or, complex, unless compute_uv is False)."""
+    if dtypes.is_complex(a.dtype):
+        if not compute_uv:
+            return _complex_singular_values(a)
+        columns = a.shape[-2] if full_matrices else a.shape[-1]
+        return _refusing_gradient("svd", lambda a: _svd_complete(a, columns),
+                                  "complex matrices with compute_uv (svdvals has one)")(a)
     if not compute_uv:
         return _singular_values(a)
     if full_matrices and a.shape[-2] > a.shape[-1]:
@@ -316,9 +353,9 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     """numpy.linalg.svd of a (..., m, n): (u, s, vh) with a = u diag(s) vh, s descending, by one-sided
     Jacobi when min(m, n) <= JACOBI_SVD_UP_TO, by the polar decomposition (QDWH) and eigh above; u (..., m, m)
     and vh (..., n, n) with full_matrices, else (..., m, k), (..., k, n), k = min(m, n).
-    Singular vectors are unique only up to sign; u's columns of zero singular values are any orthonormal
-    completion."""
-    a = _util.matrix("svd", a)
+    Singular vectors are unique only up to sign (complex: phase); u's columns of zero singular values are any
+    orthonormal completion. Complex a: real s, unitary u and vh."""
+    a = _util.matrix("svd", a, complex_ok=True)
     m, n = a.shape[-2:]
     if m >= n:
         return _svd_tall(a, full_matrices, compute_uv)
