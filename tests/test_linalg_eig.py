@@ -204,8 +204,9 @@ def test_qr_iterations_stop_long_before_the_sweep_limit():
 
 @pytest.mark.parametrize("backend", [b for b in ("iree:cpu",) if b in BACKENDS])   # (vmvx fails alike: 30 s)
 @pytest.mark.xfail(strict=True, raises=IndexError, reason="found 12-02, not fixed: two 2x2 eigvals in one module "
-                   "fail at run time (IREE 3.13: copy_buffer OUT_OF_RANGE) after the complex-pairs rewrite; one, a "
-                   "stack of two, 3x3 and eig with vectors run")
+                   "fail at run time (IREE 3.13: copy_buffer OUT_OF_RANGE): IREE's VM register allocator nulls a "
+                   "buffer passed twice to one branch (docs/iree_vm_branch_move.md); one, a stack of two, 3x3 and "
+                   "eig with vectors run")
 def test_two_2x2_eigvals_in_one_module(backend):
     a, b = np.float32([[1, 2], [3, 4]]), np.float32([[0, 1], [-2, 0.5]])
     got = hj.jit(lambda a, b: (ops.linalg.eigvals(a), ops.linalg.eigvals(b)), backend=backend)(a, b)
