@@ -19,6 +19,12 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   fused it into a scatter that looked slower (2**20 traced indices, scatter-add, medians of 120 calls: 6-8 ms
   apart against 12-15 ms fused in 5 of 6 interleaved runs; noisy, 2 loaded cores). A barrier on the updates
   keeps the select a dispatch of its own, on every target, as the frontend had it.
+- a complex128 constant of more than one element (a folded complex eye, a user's table): llvm-cpu's compiler dies of
+  SIGFPE packing it into the module's constants (`SizedStorageDenseElementsAttrModel::getStorageSize`, 32
+  elements are enough), and cuda cannot build it ("'arith.constant' op failed to verify"). Built from two f64
+  constants by stablehlo.complex, it compiles on both (complex64 constants compile as they are). vmvx and
+  llvm-cpu's complex pairs rewrite split complex constants anyway, but llvm-cpu leaves a function with a
+  complex op it does not know (a complex sort) complex, constants and all.
 """
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.build import create, scalar_type
-from ..dialects.types import dot_dimensions, dtype_of, element_type, shape_of
+from ..dialects.types import constant_value, dot_dimensions, dtype_of, element_type, shape_of
 from .legalize import walk
 from .values import V, where
 
@@ -159,5 +165,20 @@ def scatter_selected_updates_apart(module: ir.Module) -> int:
 
 
 # every IREE target, before the rewrites that read dot_generals, reduce_windows or scatters
-ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart]
+def complex128_constants_from_parts(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.constant"):
+        if dtype_of(op.result.type) != np.complex128 or int(np.prod(shape_of(op.result.type))) <= 1:
+            continue
+        value = constant_value(op)
+        with ir.InsertionPoint(op), op.location:
+            op.result.replace_all_uses_with(hlo.complex(hlo.constant(np.ascontiguousarray(value.real)),
+                                                        hlo.constant(np.ascontiguousarray(value.imag))))
+        op.erase()
+        count += 1
+    return count
+
+
+ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
+               complex128_constants_from_parts]
 VMVX = [double_rounding_kept, f64_to_int_by_bits]    # before vmvx's bf16 and float -> int rewrites, which read converts

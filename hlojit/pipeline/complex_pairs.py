@@ -7,7 +7,8 @@ This rewrite gives every complex value of a function two real values (its real a
 every op on complex values its real counterparts: ops that move elements without computing on them
 (broadcast, reshape, transpose, slice, concatenate, pad, select, gather ...) and add/subtract/negate run
 once per part with their own attributes; multiply, divide, dot_general, reduce-add/multiply, convert,
-compare EQ/NE, real, imag and complex are written out. At the function's boundary `flow.tensor.bitcast`
+compare EQ/NE, real, imag, complex and iota (a
+complex eye's) are written out. At the function's boundary `flow.tensor.bitcast`
 (no dispatch, no copy) views a complex argument as real [..., 2] and a result back as complex (vmvx), or
 stablehlo.real/imag/complex do (cpu), so callers still pass complex arrays.
 
@@ -36,7 +37,7 @@ PER_PART = frozenset(f"stablehlo.{name}" for name in (
     "add", "subtract", "negate", "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate", "reverse",
     "pad", "select", "dynamic_slice", "dynamic_update_slice", "gather", "optimization_barrier", "copy"))
 WRITTEN_OUT = frozenset(f"stablehlo.{name}" for name in (
-    "constant", "dot_general", "reduce", "convert", "compare", "real", "imag", "complex")) | frozenset(RULES)
+    "constant", "iota", "dot_general", "reduce", "convert", "compare", "real", "imag", "complex")) | frozenset(RULES)
 
 
 def _is_complex(t: ir.Type) -> bool:
@@ -162,6 +163,10 @@ def _rewrite_op(op, pairs: dict):
     if name == "stablehlo.constant":
         value = constant_value(op)
         return {0: (hlo.constant(np.array(value.real, order="C")), hlo.constant(np.array(value.imag, order="C")))}
+    if name == "stablehlo.iota":            # eye() of a complex dtype: a real iota and zeros
+        part = _part_type(op.results[0].type)
+        re = hlo.iota(shape_of(part), ir.IntegerAttr(op.attributes["iota_dimension"]).value, dtype_of(part))
+        return {0: (re, _splat(0, re))}
     if name in RULES:
         return {0: RULES[name](*(get(v) for v in op.operands))}
     if name == "stablehlo.dot_general":
