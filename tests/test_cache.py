@@ -64,13 +64,13 @@ import numpy as np
 import iree.compiler.api
 import hlojit as hj
 
-invocations = 0          # every IREE compile, in-process, starts with Session.invocation()
-real_invocation = iree.compiler.api.Session.invocation
-def counting_invocation(self):
+invocations = 0          # every IREE compile, in-process, ends in Invocation.output_vm_bytecode()
+real_output = iree.compiler.api.Invocation.output_vm_bytecode
+def counting_output(self, output):
     global invocations
     invocations += 1
-    return real_invocation(self)
-iree.compiler.api.Session.invocation = counting_invocation
+    return real_output(self, output)
+iree.compiler.api.Invocation.output_vm_bytecode = counting_output
 
 def poly(x):
     return x**4 + 1

@@ -202,12 +202,10 @@ def test_qr_iterations_stop_long_before_the_sweep_limit():
     assert matched_distance(np.diag(np.asarray(t)), np.linalg.eigvals(a)) < 1e-12
 
 
-@pytest.mark.parametrize("backend", [b for b in ("iree:cpu",) if b in BACKENDS])   # (vmvx fails alike: 30 s)
-@pytest.mark.xfail(strict=True, raises=IndexError, reason="found 12-02, not fixed: two 2x2 eigvals in one module "
-                   "fail at run time (IREE 3.13: copy_buffer OUT_OF_RANGE): IREE's VM register allocator nulls a "
-                   "buffer passed twice to one branch (docs/iree_vm_branch_move.md); one, a stack of two, 3x3 and "
-                   "eig with vectors run")
+@pytest.mark.parametrize("backend", [b for b in ("iree:cpu",) if b in BACKENDS])
 def test_two_2x2_eigvals_in_one_module(backend):
+    """Failed at run time before pipeline/vm_rewrites.py (IREE 3.13's VM register allocator nulled a buffer one
+    branch passed twice: copy_buffer OUT_OF_RANGE; docs/iree_vm_branch_move.md); vmvx failed alike."""
     a, b = np.float32([[1, 2], [3, 4]]), np.float32([[0, 1], [-2, 0.5]])
     got = hj.jit(lambda a, b: (ops.linalg.eigvals(a), ops.linalg.eigvals(b)), backend=backend)(a, b)
     for g, m in zip(got, (a, b)):

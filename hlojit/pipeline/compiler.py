@@ -4,11 +4,12 @@ The module is copied, as bytecode, into this thread's compiler session for the t
 (sessions.py), and the target's quirks rewrite that copy: the Program's own module is left as the user's
 function built it, so it can be printed, run on the reference backend or compiled again afterwards.
 Diagnostics are captured; on failure the IR is saved and `CompileError` names the first diagnostic and the
-file.
+file. The compile stops at IREE's `vm` phase once, for vm_rewrites.py to mend IREE's own VM module, and resumes.
 """
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import hashlib
 import json
@@ -18,10 +19,10 @@ import tempfile
 import threading
 import time
 
-from iree.compiler.api import Output
+from iree.compiler.api import Output, ctypes_dl
 
 from ..errors import CompileError
-from . import private_files, quirks, sessions
+from . import private_files, quirks, sessions, vm_rewrites
 from .program import Program
 from .targets import Target
 
@@ -83,6 +84,29 @@ def compile_program(program: Program, target: Target) -> Compiled:
                                                                                          operation, chosen))
 
 
+def phase_setters():
+    """(set compile-from phase, set compile-to phase) of an invocation: IREE's C API can stop and resume a compile
+    at a phase (`iree-compile --compile-to=`); the Python wrapper does not expose it, so it is reached through
+    ctypes. Each takes (invocation._inv_p, phase name as bytes)."""
+    setters = []
+    for name in ("ireeCompilerInvocationSetCompileFromPhase", "ireeCompilerInvocationSetCompileToPhase"):
+        fn = getattr(ctypes_dl._dylib, name)
+        fn.restype, fn.argtypes = None, [ctypes.c_void_p, ctypes.c_char_p]
+        setters.append(fn)
+    return setters
+
+
+def resumed_after_vm_rewrites(session, invocation):
+    """The invocation, having run to the `vm` phase, with its module rewritten by vm_rewrites.py and imported
+    into a fresh invocation that resumes from there; (that invocation, refs given distinct values)."""
+    module_op = invocation.export_module()
+    copies = vm_rewrites.distinct_branch_refs(module_op)
+    resumed = session.invocation()
+    resumed.import_module(module_op)
+    phase_setters()[0](resumed._inv_p, b"vm")
+    return resumed, copies
+
+
 @contextlib.contextmanager
 def scratch_folder(prefix: str):
     """A temporary folder removed when the block ends, and only then: tempfile.TemporaryDirectory's finalizer
@@ -111,7 +135,11 @@ def _compile(program: Program, session, operation, target: Target) -> Compiled:
             with COMPILE_LOCK:
                 invocation = session.invocation()
                 invocation.import_module(operation)
+                phase_setters()[1](invocation._inv_p, b"vm")
                 ok = invocation.execute()
+                if ok:
+                    invocation, _ = resumed_after_vm_rewrites(session, invocation)
+                    ok = invocation.execute()
                 if ok:
                     output = Output.open_membuffer()
                     invocation.output_vm_bytecode(output)

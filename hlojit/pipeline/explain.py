@@ -8,7 +8,6 @@ through every pass, so each dispatch can name the StableHLO ops and the user's l
 from __future__ import annotations
 
 import collections
-import ctypes
 import dataclasses
 import glob
 import io
@@ -18,10 +17,9 @@ import time
 import zipfile
 
 from iree.compiler.api import Output
-from iree.compiler.api import ctypes_dl
 
 from ..errors import CompileError
-from .compiler import COMPILE_LOCK, scratch_folder, with_fallback
+from .compiler import COMPILE_LOCK, phase_setters, resumed_after_vm_rewrites, scratch_folder, with_fallback
 from .program import Program
 from .targets import Target
 
@@ -31,16 +29,6 @@ PHASES = ("input", "abi", "preprocessing", "global-optimization", "dispatch-crea
 STAGES = ("stablehlo", "optimized", "dispatches", "llvm_ir", "assembly")
 _SNAPSHOTS = {"global-optimization": "optimized", "flow": "dispatches"}
 _NAMED_LOCATION = re.compile(r'"stablehlo\.(\w+)"\("([^"]+)":(\d+):\d+\)')
-
-
-def _phase_setters():
-    lib = ctypes_dl._dylib
-    setters = []
-    for name in ("ireeCompilerInvocationSetCompileFromPhase", "ireeCompilerInvocationSetCompileToPhase"):
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = None, [ctypes.c_void_p, ctypes.c_char_p]
-        setters.append(fn)
-    return setters
 
 
 @dataclasses.dataclass
@@ -193,7 +181,7 @@ def explain(program: Program, target: Target, tuning: list = ()) -> Explanation:
 
 def _explain(program: Program, session, operation, target: Target, stablehlo: str, op_counts: dict,
              rewrites: dict) -> Explanation:
-    set_from, set_to = _phase_setters()
+    set_from, set_to = phase_setters()
     snapshots, seconds = {}, {}
     with scratch_folder("hlojit-explain-") as dump:
         # the session is the one compile_program uses for these flags: the dump folder is taken back after
@@ -223,6 +211,10 @@ def _explain(program: Program, session, operation, target: Target, stablehlo: st
                             report = _dispatch_report(module_op)
                         invocation = session.invocation()
                         invocation.import_module(module_op)
+                    if phase == "vm":     # what compile_program does there (compiler.py)
+                        invocation, copies = resumed_after_vm_rewrites(session, invocation)
+                        if copies:
+                            rewrites = {**rewrites, "distinct_branch_refs": copies}
                     previous = phase
                 output = Output.open_membuffer()
                 invocation.output_vm_bytecode(output)
