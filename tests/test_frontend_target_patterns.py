@@ -74,8 +74,6 @@ FRONTEND_PATTERNS = {
     "ops/linalg/eig.py::_schur": _BLOCKED + " (one flat loop of rotations, not sweeps in a loop of windows: cpu fails "
                                  "at run time, OUT_OF_RANGE in copy_buffer, on a shift passed to the inner loop; the "
                                  "window's cond takes operands, not captures: 'operand does not dominate this use')",
-    "ops/linalg/eig.py::_eig": _BLOCKED + " (barriers between the Hessenberg and QR loops: cpu fails at run time, "
-                               "OUT_OF_RANGE in copy_buffer, on q passed from one loop to the next)",
     "ops/linalg/jacobi.py::sort_by": "gap: eigenvalues reordered by a one-hot sum, not a gather: cpu could not "
                                      "compile that gather beside the sort that made its indices inside eigh; a "
                                      "take_along_axis of an argsort (beside a sort or not, f32 and f64) compiles, "

@@ -275,8 +275,6 @@ def _eig(a, vectors: bool):
     finite = ops.all(ops.isfinite(a), axis=(-2, -1))
     a = ops.where(finite[..., None, None], a, 0)
     h, q = _hessenberg(a, vectors)
-    h = _core.barrier(h)                    # IREE 3.13's cpu fails at run time (OUT_OF_RANGE in copy_buffer)
-    q = _core.barrier(q) if vectors else None   # on q passed from loop to loop unless it passes a barrier
     t, z, converged = _schur_stack(h, q)
     good = ops.logical_and(finite, converged)
     nan = ops.complex(np.nan, np.nan).astype(a.dtype)
