@@ -98,21 +98,21 @@ def _cases(x):
     return cases
 
 
-def _traced(cases, extra, eigen: bool):
-    """One function computing every case of the group (eigen: eigh / eigvalsh, or the others), plus the
-    results checked by property rather than value. Two modules, not one: with the Jacobi loops of eigh in
-    the same module as the rest, IREE 3.13's cpu fails ("'scf.while' op ... region branch point has 6
-    operands, but region successor needs 8 inputs", as _util.column_loop notes for lstsq and svdvals).
-    The inputs are constants it closes over: the pipeline folds what of them is outside loops with the
-    reference interpreter (1,569 of the c128 group's 27,891 ops); passed as arguments, iree:cpu failed
-    (2026-12-02, not yet looked into)."""
+def _traced(eigen: bool):
+    """One function of the inputs computing every case of the group (eigen: eigh / eigvalsh, or the others),
+    plus the results checked by property rather than value. Two modules, not one: with the Jacobi loops of
+    eigh in the same module as the rest, IREE 3.13's cpu fails ("'scf.while' op ... region branch point has 6
+    operands, but region successor needs 8 inputs", as _util.column_loop notes for lstsq and svdvals). The
+    inputs are arguments, so each target computes every case at run time (closed over as constants, the
+    pipeline's folder computed their parts outside loops with the reference interpreter)."""
     def mine(name):
         return name.startswith("eig") == eigen
 
-    def run():
+    def run(x):
+        cases, extra = _cases(x), _extra(x)
         return (tuple(f() for name, (f, _) in cases.items() if mine(name)),
                 tuple(f() for name, f in extra.items() if mine(name)))
-    return run, [name for name in cases if mine(name)], [name for name in extra if mine(name)]
+    return run, mine
 
 
 def _extra(x):
@@ -150,8 +150,9 @@ def _results(backend, dtype):
         cases, extra = _cases(x), _extra(x)
         values, properties = {}, {}
         for eigen in (False, True):
-            run, case_names, extra_names = _traced(cases, extra, eigen)
-            got_cases, got_extra = hj.jit(run, backend=backend)()
+            run, mine = _traced(eigen)
+            case_names, extra_names = [name for name in cases if mine(name)], [name for name in extra if mine(name)]
+            got_cases, got_extra = hj.jit(run, backend=backend)(x)
             values |= dict(zip(case_names, got_cases))
             properties |= dict(zip(extra_names, got_extra))
         _RESULTS[key] = x, cases, values, properties
