@@ -11,9 +11,11 @@ from .eig import eig, eigvals
 from .norms import matrix_norm, norm, vector_norm
 from .derived import cond, lstsq, matrix_power, matrix_rank, multi_dot, pinv
 from .expm import expm
+from . import empty as _empty
 
 __all__ = ["cho_factor", "cho_solve", "cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "expm", "inv",
            "lstsq", "lu", "lu_factor", "lu_solve", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
            "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]
 
+_empty.wrap_namespace(globals())            # empty matrices and stacks: numpy's results (empty.py)
 _eager.wrap_namespace(globals(), __all__)   # last: outside a trace each runs at once, giving hj.Arrays
