@@ -136,6 +136,22 @@ def test_bad_arguments_raise():
         hj.jit(lambda x: ops.fft.fftn(x, s=(2, 2), axes=(0,)), backend="reference")(x)
 
 
+@pytest.mark.parametrize("backend", LIBRARY_BACKENDS)
+def test_empty_stacks_of_signals(backend):
+    """Transforms along a non-empty axis of an empty stack give numpy's empty results (the plan's reshapes raised
+    "cannot reshape float32[2, 4, 0] into (2, -1, 0)"); an empty transformed axis stays numpy's ValueError."""
+    x = np.zeros((0, 4), np.float32)
+    names = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+    got = hj.jit(lambda x: [getattr(ops.fft, name)(x) for name in names] + [ops.fft.fft2(x, axes=(1, 1))],
+                 backend=backend)(x)
+    expected = [getattr(np.fft, name)(x) for name in names] + [np.fft.fft2(x, axes=(1, 1))]
+    for name, g, e in zip(names + ("fft2",), got, expected):
+        g = np.asarray(g)
+        assert g.shape == e.shape and g.dtype == e.dtype, (name, g.shape, g.dtype, e.shape, e.dtype)   # numpy 2 keeps f32
+    with pytest.raises(ValueError, match="invalid number of data points"):
+        hj.jit(ops.fft.fft2, backend="reference")(x)
+
+
 def test_import_forms():
     import hlojit.ops.fft as hfft
     assert hfft is ops.fft and hfft.rfft2 is ops.fft.rfft2

@@ -74,6 +74,10 @@ def _c2c(op: str, x, n, axis: int, norm, inverse: bool, keep: int | None = None)
         x = _resize(op, x, axis, n)
     if x.shape[axis] == 0:
         fail(ValueError, op, f"invalid number of data points (0) along axis {axis} of {list(x.shape)}")
+    if 0 in x.shape:        # an empty stack of signals: nothing to transform (the plan's reshapes need a row)
+        shape = list(x.shape)
+        shape[axis] = keep or shape[axis]
+        return constant(np.zeros(shape), dtypes.complex_dtype(fft_plan.part_dtype(x.dtype)))
     re, im = _parts(op, moveaxis(x, axis, -1))
     scale = _scale(re.shape[-1], norm, inverse)
     re, im = fft_plan.dft(re, im, inverse, keep)
