@@ -101,6 +101,9 @@ def _reduction_cases():
         ("norm-0", lambda z, w, x: ops.linalg.norm(z[1], 0), lambda z, w, x: np.linalg.norm(z[1], 0)),
         ("vector_norm", lambda z, w, x: ops.linalg.vector_norm(z, axis=0),
          lambda z, w, x: np.linalg.vector_norm(z, axis=0)),
+        # reduce_window of complex values: vmvx could not compile them ('util.buffer.load' of complex<f32>)
+        ("cumsum", lambda z, w, x: ops.cumsum(z, axis=1), lambda z, w, x: np.cumsum(z, axis=1)),
+        ("cumprod", lambda z, w, x: ops.cumprod(w, axis=0), lambda z, w, x: np.cumprod(w, axis=0)),
     ]
 
 

@@ -12,7 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..dialects.types import conv_labels, dtype_of, shape_of
 from ..errors import BackendError
 from .interpreter import OPS, compile_block
-from .structural import _REDUCERS
+from .structural import _REDUCERS, ufunc_reduce
 
 
 def _ints(op, name, default, n):
@@ -118,9 +118,8 @@ def _reduce_window(op):
 
     name = body_ops[0].operation.name.removeprefix("stablehlo.") if len(body_ops) == 2 else None
     if n_inputs == 1 and name in _REDUCERS:
-        ufunc = _REDUCERS[name]
         axes = tuple(range(rank, 2 * rank))
-        return lambda x, init: np.asarray(ufunc(ufunc.reduce(windows(x, init), axis=axes), init), dtype=dtypes[0])
+        return lambda x, init: np.asarray(ufunc_reduce(name, windows(x, init), axes, init), dtype=dtypes[0])
     combine = compile_block(body, "reduce_window_body")
 
     def run(*operands):  # any body: fold it over the window elements, vectorised over the outputs

@@ -11,6 +11,18 @@ _REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "min
              "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
+def ufunc_reduce(name: str, x: np.ndarray, axes: tuple, init) -> np.ndarray:
+    """init combined with the reduce of x over axes by the body's ufunc (the fast path of reduce and
+    reduce_window). A real float sum of nothing but -0.0 (init included) is -0.0, as the spec's adds give:
+    numpy's add.reduce starts its pairwise sums from +0.0 (cumsum([-0.0]) came out +0.0)."""
+    ufunc = _REDUCERS[name]
+    result = ufunc(ufunc.reduce(x, axis=axes), init)
+    if name == "add" and x.dtype.kind == "f":
+        negative_zeros = np.all((x == 0) & np.signbit(x), axis=axes) & (init == 0) & np.signbit(init)
+        result = np.where(negative_zeros, -0.0, result).astype(result.dtype)
+    return result
+
+
 def _constant(op):
     value = constant_value(op)
     return lambda: value
@@ -68,18 +80,18 @@ def _reduce(op):
     if n == 1 and len(body_ops) == 2:  # one binary op on (accumulator, element): a numpy ufunc reduce
         name = body_ops[0].operation.name.removeprefix("stablehlo.")
         if name in _REDUCERS and {body_ops[0].operands[0], body_ops[0].operands[1]} == {args[0], args[1]}:
-            ufunc = _REDUCERS[name]
             dtype = dtype_of(op.results[0].type)
             if dtype == np.bool_ or name not in ("and", "or", "xor"):
-                return lambda x, init: np.asarray(ufunc(ufunc.reduce(x, axis=dims), init), dtype=dtype)
+                return lambda x, init: np.asarray(ufunc_reduce(name, x, dims, init), dtype=dtype)
     combine = compile_block(body, "reduce_body")
     result_dtypes = [dtype_of(r.type) for r in op.results]  # not at run time: the module may be gone
 
     def run(*operands):  # the general case: fold the body over the reduced elements, vectorised
         inputs, acc = operands[:n], list(operands[n:])
         kept = [i for i in range(inputs[0].ndim) if i not in dims]
+        reduced = int(np.prod([inputs[0].shape[d] for d in dims]))   # not -1: a kept axis may be empty
         moved = [np.moveaxis(x, dims, range(len(kept), x.ndim)).reshape(
-            [x.shape[i] for i in kept] + [-1]) for x in inputs]
+            [x.shape[i] for i in kept] + [reduced]) for x in inputs]
         acc = [np.broadcast_to(a, moved[0].shape[:-1]) for a in acc]
         for k in range(moved[0].shape[-1]):
             acc = list(combine(*acc, *(x[..., k] for x in moved)))

@@ -7,8 +7,8 @@ This rewrite gives every complex value of a function two real values (its real a
 every op on complex values its real counterparts: ops that move elements without computing on them
 (broadcast, reshape, transpose, slice, concatenate, pad, select, gather ...) and add/subtract/negate run
 once per part with their own attributes; multiply, divide, dot_general, reduce-add/multiply, convert,
-compare EQ/NE, real, imag, complex and iota (a
-complex eye's) are written out. At the function's boundary `flow.tensor.bitcast`
+compare EQ/NE, real, imag, complex, iota (a
+complex eye's) and reduce_window-add/multiply (cumsum, cumprod) are written out. At the function's boundary `flow.tensor.bitcast`
 (no dispatch, no copy) views a complex argument as real [..., 2] and a result back as complex (vmvx), or
 stablehlo.real/imag/complex do (cpu), so callers still pass complex arrays.
 
@@ -37,7 +37,7 @@ PER_PART = frozenset(f"stablehlo.{name}" for name in (
     "add", "subtract", "negate", "broadcast_in_dim", "reshape", "transpose", "slice", "concatenate", "reverse",
     "pad", "select", "dynamic_slice", "dynamic_update_slice", "gather", "optimization_barrier", "copy"))
 WRITTEN_OUT = frozenset(f"stablehlo.{name}" for name in (
-    "constant", "iota", "dot_general", "reduce", "convert", "compare", "real", "imag", "complex")) | frozenset(RULES)
+    "constant", "iota", "dot_general", "reduce", "reduce_window", "convert", "compare", "real", "imag", "complex")) | frozenset(RULES)
 
 
 def _is_complex(t: ir.Type) -> bool:
@@ -90,7 +90,7 @@ def _supported_block(block) -> bool:
     """Every complex op of the block (and of the control flow in it) is one this rewrite knows."""
     for inner in block.operations:
         op = inner.operation
-        if op.name == "stablehlo.reduce" and _touches_complex(op):
+        if op.name in ("stablehlo.reduce", "stablehlo.reduce_window") and _touches_complex(op):
             if _reduce_body(op) is None:
                 return False
         elif op.name in REGION_OPS:
@@ -149,6 +149,20 @@ def _dot(op, a, b):
     return hlo.binary("subtract", d(ar, br), d(ai, bi)), hlo.binary("add", d(ar, bi), d(ai, br))
 
 
+def _window(op, operands, results, body) -> list[ir.Value]:
+    """The reduce_window `op` again (its windows, strides, padding and dilations) on these operands, with these
+    results and `body`: a binary op's name, or a callable of the scalar block arguments (as regions.reduce's)."""
+    new = ir.Operation.create(op.name, results=results, operands=operands, regions=1,
+                              attributes={name: op.attributes[name] for name in op.attributes})
+    scalars = [ir.RankedTensorType.get([], ir.RankedTensorType(r).element_type) for r in results]
+    block = new.regions[0].blocks.append(*scalars, *scalars)
+    with ir.InsertionPoint(block):
+        args = list(block.arguments)
+        out = [hlo.binary(body, args[0], args[1])] if isinstance(body, str) else list(body(*args))
+        ir.Operation.create("stablehlo.return", results=[], operands=out)
+    return list(new.results)
+
+
 def _rewrite_op(op, pairs: dict):
     """Build the real ops of one complex op before it; returns {result index: (re, im) or real value}."""
     name = op.name
@@ -184,6 +198,13 @@ def _rewrite_op(op, pairs: dict):
             return {0: (hlo.reduce([xr], [ir_], dims, "add")[0], hlo.reduce([xi], [ii], dims, "add")[0])}
         # a product: one reduce of both parts, whose body multiplies (acc_re, acc_im) by (x_re, x_im)
         return {0: tuple(hlo.reduce([xr, xi], [ir_, ii], dims, lambda ar, ai, br, bi: list(mul((ar, ai), (br, bi)))))}
+    if name == "stablehlo.reduce_window":   # cumsum / cumprod: the same windows, of each part or of both
+        (xr, xi), (ir_, ii) = get(op.operands[0]), get(op.operands[1])
+        part = _part_type(op.results[0].type)
+        if _reduce_body(op) == "add":
+            return {0: (_window(op, [xr, ir_], [part], "add")[0], _window(op, [xi, ii], [part], "add")[0])}
+        return {0: tuple(_window(op, [xr, xi, ir_, ii], [part, part],
+                                 lambda ar, ai, br, bi: list(mul((ar, ai), (br, bi)))))}
     if name == "stablehlo.compare":
         direction = _direction(op)
         (ar, ai), (br, bi) = get(op.operands[0]), get(op.operands[1])

@@ -102,8 +102,8 @@ def _quantile(op: str, a, q, axis, method: str, keepdims: bool, ignore_nan: bool
         fail(ValueError, op, "quantiles must be in [0, 1] (percentiles in [0, 100])")
     qs = reshape(q_t, (-1,)) if q_t.ndim else reshape(q_t, (1,))
     rows, axes = _rows(op, x, axis)
-    if rows.shape[-1] == 0:
-        fail(ShapeError, op, f"of an empty selection of {describe(x)}")
+    if rows.shape[-1] == 0:       # numpy's (and JAX's) quantile of nothing is NaN: one NaN row gives it
+        rows = _core.broadcast_to(_core.constant(np.nan, rows.dtype), rows.shape[:-1] + (1,), op)
     ordered = sort(rows, -1)
     nan = unary("isnan", ordered)
     if ignore_nan:
@@ -293,7 +293,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         mean = _mean(x, 1, True)
         centred = x - mean
-        return _squeeze_cov(dot_general(centred, conj(centred), ((1,), (1,))) / (n - ddof))
+        # numpy's degrees of freedom: N - ddof, clipped at 0 (one sample, or none, gives inf / NaN, not a sign flip)
+        return _squeeze_cov(dot_general(centred, conj(centred), ((1,), (1,))) / max(n - ddof, 0))
     total = _sum(w)
     mean = _sum(x * w, 1, True) / total
     centred = x - mean
@@ -301,6 +302,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         factor = total - ddof
     else:
         factor = total - ddof * _sum(w * _core.convert(as_tensor(aweights, "cov"), x.dtype)) / total
+    factor = where(compare("less", factor, 0), 0.0, factor)
     return _squeeze_cov(dot_general(centred * w, conj(centred), ((1,), (1,))) / factor)
 
 

@@ -101,7 +101,10 @@ def _distinct_axes(op: str, axes, x: Tensor) -> list[int]:
 
 
 def slice_axis(x: Tensor, axis: int, start: int, limit: int, stride: int = 1) -> Tensor:
-    """x[..., start:limit:stride, ...] along `axis`, bounds already in range: one stablehlo.slice."""
+    """x[..., start:limit:stride, ...] along `axis` (stride > 0): one stablehlo.slice. Bounds past the axis are
+    clipped as a Python slice's are (x[1:] of an empty axis is empty: the op's verifier refuses start > limit)."""
+    start = min(max(start, 0), x.shape[axis])
+    limit = min(max(limit, start), x.shape[axis])
     if (start, limit, stride) == (0, x.shape[axis], 1):
         return x
     starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim

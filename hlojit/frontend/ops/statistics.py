@@ -247,6 +247,8 @@ def _cumulative(op: str, combine: str, reduction: str):
         target = reductions._accumulator_dtype(reduction, x.dtype) if dtype is None else dtypes.canonical(dtype)
         wide = reductions.computation_dtype(target) if reduction in ("sum", "prod") else target
         _, _, init, _ = reductions.REDUCTIONS[reduction]
+        if reduction == "sum" and dtypes.is_inexact(wide):   # -0.0 + x is x for every x: cumsum([-0.0]) is -0.0
+            init = lambda d: -0.0                              # noqa: E731 (numpy's; 0.0 + -0.0 would be +0.0)
         return convert(_scan(op, combine, convert(x, wide, x.weak), axis, init), target, x.weak)
     run.__name__ = run.__qualname__ = op
     run.__doc__ = (f"numpy's {op} along axis (None: the flattened array); small ints accumulate as in "
