@@ -59,13 +59,6 @@ def real_diagonal(x):
     return ops.where(index((n, n), 0) == index((n, n), 1), ops.real(x).astype(x.dtype), x)
 
 
-def refuse_complex_gradient(op: str, *tensors):
-    """The custom_vjp rules here are the real ones (transposes, not conjugate transposes): reverse mode through
-    a complex input raises rather than give a wrong gradient."""
-    if any(dtypes.is_complex(t.dtype) for t in tensors):
-        _core.fail(errors.DifferentiationError, op, "has no gradient for complex matrices (real ones only)")
-
-
 def eye(n: int, dtype, m: int | None = None):
     m = n if m is None else m
     return ops.eye(n, m, dtype=dtype)
