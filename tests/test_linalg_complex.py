@@ -12,7 +12,7 @@ import scipy.linalg
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.errors import DifferentiationError, ShapeError
+from hlojit.errors import ShapeError
 
 from conftest import LIBRARY_BACKENDS, assert_close
 
@@ -233,17 +233,6 @@ def test_cholesky_of_an_indefinite_matrix_is_nan_in_its_triangle(backend, dtype)
     _, _, _, actual = _results(backend, dtype)
     l = np.asarray(actual["cholesky indefinite"])
     assert np.all(np.isnan(l[np.tril_indices(4)])) and np.all(l[np.triu_indices(4, 1)] == 0)
-
-
-def test_complex_gradients_are_refused_not_wrong():
-    a = _inputs(np.complex64)["a"]
-    b = _inputs(np.complex64)["b"]
-    losses = {"solve": lambda a: ops.real(ops.sum(L.solve(a, b))), "det": lambda a: ops.real(L.det(a)),
-              "slogdet": lambda a: L.slogdet(a)[1], "eigvalsh": lambda a: ops.sum(L.eigvalsh(a)),
-              "eigh": lambda a: ops.sum(L.eigh(a)[0])}
-    for name, loss in losses.items():
-        with pytest.raises(DifferentiationError, match=name):
-            hj.jit(hj.grad(loss), backend="reference")(a)
 
 
 def test_complex_errors_name_the_op():

@@ -50,11 +50,13 @@ def conj(x):
     return ops.conjugate(x) if dtypes.is_complex(x.dtype) else x
 
 
-def refuse_complex_gradient(op: str, *tensors):
-    """The custom_vjp rules here are the real ones (transposes, not conjugate transposes): reverse mode through
-    a complex input raises rather than give a wrong gradient."""
-    if any(dtypes.is_complex(t.dtype) for t in tensors):
-        _core.fail(errors.DifferentiationError, op, "has no gradient for complex matrices (real ones only)")
+def real_diagonal(x):
+    """x (..., n, n) with its diagonal's imaginary parts dropped (x itself when real): what LAPACK's Hermitian
+    routines (zpotrf, zheevd) read of a diagonal, so that neither the result nor its gradient depends on them."""
+    if not dtypes.is_complex(x.dtype):
+        return x
+    n = x.shape[-1]
+    return ops.where(index((n, n), 0) == index((n, n), 1), ops.real(x).astype(x.dtype), x)
 
 
 def eye(n: int, dtype, m: int | None = None):

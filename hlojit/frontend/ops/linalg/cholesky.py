@@ -44,7 +44,10 @@ def _factor_block(a):
 
 
 def lower_factor(a):
-    """L (..., n, n), lower triangular, with L @ L^H = a for the symmetric (Hermitian) positive definite a."""
+    """L (..., n, n), lower triangular, with L @ L^H = a for the symmetric (Hermitian) positive definite a; of
+    a complex a's diagonal only the real parts are read (zpotrf's: the imaginary parts reached L's diagonal
+    and the gradient)."""
+    a = _util.real_diagonal(a)
     n = a.shape[-1]
     block, size = _util.blocks_of(n)
     a = _util.pad_identity(a, size)
@@ -64,10 +67,11 @@ def lower_factor(a):
 
 def cholesky(a, upper: bool = False):
     """numpy.linalg.cholesky: the lower factor L of the symmetric (complex: Hermitian) positive definite a
-    (..., n, n), a = L @ L^H (the upper factor L^H with upper=True). Not positive definite: NaN in the
+    (..., n, n), a = L @ L^H, from a's lower triangle; with upper=True the upper factor U, a = U^H @ U, from a's
+    upper triangle (numpy's and LAPACK's uplo='U'). Not positive definite: NaN in the
     factor's triangle, as JAX."""
-    l = lower_factor(_util.matrix("cholesky", a, square=True, complex_ok=True))
-    return mH(l) if upper else l
+    a = _util.matrix("cholesky", a, square=True, complex_ok=True)
+    return mH(lower_factor(mH(a))) if upper else lower_factor(a)
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):

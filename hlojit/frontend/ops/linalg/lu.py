@@ -230,8 +230,9 @@ def _solve_fwd(a, b):
 
 
 def _solve_bwd(residuals, g):
+    """JAX's rule, gb = a^-T g and ga = -gb x^T: plain transposes for complex a too (solve is holomorphic, and
+    a cotangent is the transpose of the linear map, JAX's convention)."""
     lu, order, x = residuals
-    _util.refuse_complex_gradient("solve", lu)
     gb = solve_factored(lu, order, g, transpose=True)
     return -mm(gb, mT(x)), gb
 
@@ -276,8 +277,8 @@ def _det_fwd(a):
 
 
 def _det_bwd(residuals, g):
+    """g det(a) a^-T (holomorphic: the same for complex a)."""
     a, d = residuals
-    _util.refuse_complex_gradient("det", a)
     return ((g * d)[..., None, None] * mT(inv(a)),)
 
 
@@ -292,13 +293,17 @@ def _slogdet(a):
 
 def _slogdet_fwd(a):
     sign, logabs, _ = _log_det_parts(a)
-    return (sign, logabs), (a,)
+    return (sign, logabs), (a, sign)
 
 
 def _slogdet_bwd(residuals, g):
-    (a,), (_, g_logabs) = residuals, g
-    _util.refuse_complex_gradient("slogdet", a)
-    return (g_logabs[..., None, None] * mT(inv(a)),)
+    """JAX's rule: with t = trace(a^-1 da), d log|det| = Re t and d sign = i Im(t) sign (0 for real a), so
+    ga = (g_logabs + i Im(g_sign sign)) a^-T."""
+    (a, sign), (g_sign, g_logabs) = residuals, g
+    weight = g_logabs
+    if dtypes.is_complex(a.dtype):
+        weight = ops.complex(g_logabs, ops.imag(g_sign * sign))
+    return (weight[..., None, None] * mT(inv(a)),)
 
 
 _slogdet.defvjp(_slogdet_fwd, _slogdet_bwd)

@@ -3,19 +3,19 @@ the Jacobi iterations of jacobi.py up to it; svd by the polar decomposition (pol
 JACOBI_SVD_UP_TO, by one-sided Jacobi up to it.
 
 The iterations run while_loops whose trip counts depend on the data, which reverse mode cannot walk:
-eigh's and svd's derivatives are JAX's closed forms (custom_vjps); svd's only with full_matrices=False
-(or compute_uv=False), as JAX's.
+eigh's, eigvalsh's and svd's derivatives are JAX's closed forms (custom_vjps), for real and complex
+matrices alike (in JAX's convention, grad = dL/dRe - i dL/dIm: the real rules' conjugates, with conjugate
+transposes); svd's not with full_matrices=True for m != n, as JAX's.
 
 Hermitian (complex) eigh / eigvalsh reduce to the real case: eig.py's complex Householder reduction gives
 h = q^H a q, Hermitian tridiagonal; the unitary diagonal d (d_0 = 1, d_k+1 = d_k phase(h_k+1,k)) makes
 t = d^H h d real symmetric tridiagonal with the same eigenvalues, so a's eigenvectors are q d times t's.
 Repeated eigenvalues are no trouble (the real embedding [[Re, -Im], [Im, Re]] would double every one and
-leave the pairing of its eigenvectors to be untangled). Their reverse mode raises (no complex rule).
+leave the pairing of its eigenvectors to be untangled).
 
 Complex svd takes the same two paths: one-sided Jacobi with complex (unitary) plane rotations (jacobi.py),
 or the polar decomposition with conjugate transposes (polar.py) and the Hermitian eigh of its factor h;
-s is real. Its reverse mode raises with u or vh (no complex rule here); svdvals' is the conjugate of
-u diag(gs) v^H (JAX's convention, grad = dL/dRe - i dL/dIm).
+s is real.
 """
 from __future__ import annotations
 
@@ -103,8 +103,9 @@ def _running_product(x):
     return x
 
 
-def _refusing_gradient(op: str, fn, matrices: str = "complex (Hermitian) matrices"):
-    """fn as a custom_vjp whose reverse mode raises: the complex paths have no rule here."""
+def _refusing_gradient(op: str, fn, matrices: str):
+    """fn as a custom_vjp whose reverse mode raises a DifferentiationError naming the op (no derivative exists),
+    not autodiff's about the while_loops inside."""
     def bwd(residuals, g):
         _core.fail(errors.DifferentiationError, op, f"has no gradient for {matrices}")
     wrapped = custom_vjp(fn)
@@ -114,28 +115,51 @@ def _refusing_gradient(op: str, fn, matrices: str = "complex (Hermitian) matrice
 
 @custom_vjp
 def _eigh(a):
-    return symmetric_eigen(a)
+    return _self_adjoint_eigen(a)
 
 
 def _eigh_fwd(a):
-    w, v = symmetric_eigen(a)
+    w, v = _self_adjoint_eigen(a)
     return (w, v), (w, v)
 
 
 def _eigh_bwd(residuals, g):
-    """JAX's rule: v (diag(gw) + F * (v^T gv)) v^T with F_ij = 1 / (w_j - w_i) off the diagonal."""
+    """JAX's rule: conj(v) (diag(gw) + F * (v^T gv)) v^T with F_ij = 1 / (w_j - w_i) off the diagonal (conj
+    is the identity on real v), the transpose of JAX's jvp dw = Re diag(v^H da v), dv = v (F * (v^H da v)).
+    The loss must not depend on the eigenvectors' phases (signs), as in JAX: dv has no part along v's own
+    columns."""
     (w, v), (gw, gv) = residuals, g
     n = w.shape[-1]
     gap = w[..., None, :] - w[..., :, None]
     off = ops.logical_not(_util.eye(n, dtypes.bool_))
     f = ops.where(off, 1 / ops.where(off, gap, 1), 0)
-    inner = f * mm(mT(v), gv)
+    inner = f.astype(v.dtype) * mm(mT(v), gv)
     if gw is not None:
-        inner = inner + gw[..., None] * _util.eye(n, w.dtype)
-    return (mm(mm(v, inner), mT(v)),)
+        inner = inner + gw.astype(v.dtype)[..., None] * _util.eye(n, v.dtype)
+    return (mm(mm(conj(v), inner), mT(v)),)
 
 
 _eigh.defvjp(_eigh_fwd, _eigh_bwd)
+
+
+def _eigenvalues_fwd(a):
+    """w alone, as without derivatives (the custom_vjp's fwd is what runs); bwd takes v from a second
+    decomposition."""
+    return _self_adjoint_eigen(a, vectors=False)[0], (a,)
+
+
+@custom_vjp
+def _eigenvalues(a):
+    return _eigenvalues_fwd(a)[0]
+
+
+def _eigenvalues_bwd(residuals, gw):
+    """conj(v) diag(gw) v^T: dw_i = Re(v_i^H da v_i)."""
+    _, v = _self_adjoint_eigen(residuals[0])
+    return (mm(conj(v) * gw.astype(v.dtype)[..., None, :], mT(v)),)
+
+
+_eigenvalues.defvjp(_eigenvalues_fwd, _eigenvalues_bwd)
 
 
 def eigh(a, UPLO: str = "L"):
@@ -143,22 +167,12 @@ def eigh(a, UPLO: str = "L"):
     (UPLO='L') or upper triangle a (..., n, n) holds: Householder tridiagonalization and divide and conquer,
     cyclic Jacobi for n <= JACOBI_UP_TO. Eigenvector signs are arbitrary. Complex (Hermitian) a: real
     eigenvalues and complex eigenvectors of arbitrary phase, through a real tridiagonal matrix."""
-    a = _from_triangle("eigh", a, UPLO)
-    if dtypes.is_complex(a.dtype):
-        return _HERMITIAN_EIGH(a)
-    return _eigh(a)
+    return _eigh(_from_triangle("eigh", a, UPLO))
 
 
 def eigvalsh(a, UPLO: str = "L"):
     """numpy.linalg.eigvalsh: the eigenvalues of eigh, ascending (real, for complex Hermitian a too)."""
-    a = _from_triangle("eigvalsh", a, UPLO)
-    if dtypes.is_complex(a.dtype):
-        return _HERMITIAN_EIGVALSH(a)
-    return symmetric_eigen(a, vectors=False)[0]
-
-
-_HERMITIAN_EIGH = _refusing_gradient("eigh", lambda a: _hermitian_eigen(a, True))
-_HERMITIAN_EIGVALSH = _refusing_gradient("eigvalsh", lambda a: _hermitian_eigen(a, False)[0])
+    return _eigenvalues(_from_triangle("eigvalsh", a, UPLO))
 
 
 def _orthonormal_basis(u, columns: int):
@@ -264,30 +278,37 @@ def _svd_reduced_fwd(a):
 
 def _svd_reduced_bwd(residuals, g):
     """JAX's rule (Townsend, "Differentiating the singular value decomposition") for a = u diag(s) vh with
-    m >= n and vh square: u (J s + diag(gs) + s K) vh + (I - u u^T) gu diag(1/s) vh, where
-    J = F * (u^T gu - gu^T u), K = F * (v^T gv - gv^T v), F_ij = 1 / (s_j^2 - s_i^2) off the diagonal.
-    Singular values must be distinct (and nonzero where u's cotangent is), as JAX's."""
+    m >= n and vh square, the transpose of JAX's jvp (a real loss's gradient G has dL = Re sum(G * da)):
+    G = conj(u (J s + diag(gs) + s K + D) vh + (I - u u^H) conj(gu) diag(1/s) vh), where P = u^H conj(gu),
+    J = F * (P - P^H), Q = vh gvh^T, K = F * (Q - Q^H), F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, and
+    D = diag(i Im(P_ii) / s_i), complex only (JAX's (dS - dS^H) / 2s term: the phases' change, given to u).
+    On real matrices conj is the identity and ^H is ^T: the real rule. Singular values must be distinct (and
+    nonzero where u's cotangent is), as JAX's; the loss must not depend on the singular vectors' phases."""
     (u, s, vh), (gu, gs, gvh) = residuals, g
     n = s.shape[-1]
-    v = mT(vh)
+    v = mH(vh)
     off = ops.logical_not(_util.eye(n, dtypes.bool_))
     s2 = s * s
     gap = s2[..., None, :] - s2[..., :, None]
-    f = ops.where(off, 1 / ops.where(off, gap, 1), 0)
-    inner = ops.zeros(s.shape + (n,), s.dtype)
+    f = ops.where(off, 1 / ops.where(off, gap, 1), 0).astype(u.dtype)
+    inner = ops.zeros(s.shape + (n,), u.dtype)
     if gs is not None:
-        inner = inner + gs[..., None] * _util.eye(n, s.dtype)
+        inner = inner + gs.astype(u.dtype)[..., None] * _util.eye(n, u.dtype)
     if gu is not None:
-        utgu = mm(mT(u), gu)
-        inner = inner + (f * (utgu - mT(utgu))) * s[..., None, :]
+        gu = conj(gu)
+        uhgu = mm(mH(u), gu)
+        inner = inner + (f * (uhgu - mH(uhgu))) * s[..., None, :].astype(u.dtype)
+        if dtypes.is_complex(u.dtype):
+            phase = ops.imag(ops.diagonal(uhgu, 0, -2, -1)) / ops.where(s == 0, 1, s)
+            inner = inner + ops.complex(ops.zeros_like(phase), phase)[..., None] * _util.eye(n, u.dtype)
     if gvh is not None:
         gv = mT(gvh)
-        vtgv = mm(mT(v), gv)
-        inner = inner + s[..., :, None] * (f * (vtgv - mT(vtgv)))
+        vhgv = mm(mH(v), gv)
+        inner = inner + s[..., :, None].astype(u.dtype) * (f * (vhgv - mH(vhgv)))
     ga = mm(mm(u, inner), vh)
     if gu is not None and u.shape[-2] > n:
-        ga = ga + mm((gu - mm(u, mm(mT(u), gu))) / s[..., None, :], vh)
-    return (ga,)
+        ga = ga + mm((gu - mm(u, mm(mH(u), gu))) / s[..., None, :].astype(u.dtype), vh)
+    return (conj(ga),)
 
 
 _svd_reduced.defvjp(_svd_reduced_fwd, _svd_reduced_bwd)
@@ -312,40 +333,22 @@ def _singular_values(a):
 
 
 def _singular_values_bwd(residuals, gs):
+    """conj(u diag(gs) v^H) (u diag(gs) v^T for real a): ds_i = Re(u_i^H da v_i)."""
     u, s, v = _sorted_svd(residuals[0])
-    return _svd_reduced_bwd((u, s, mT(v)), (None, gs, None))
+    return _svd_reduced_bwd((u, s, mH(v)), (None, gs, None))
 
 
 _singular_values.defvjp(_singular_values_fwd, _singular_values_bwd)
 
 
-@custom_vjp
-def _complex_singular_values(a):
-    return _singular_values_fwd(a)[0]
-
-
-def _complex_singular_values_bwd(residuals, gs):
-    """ds_i = Re(u_i^H da v_i), so a real loss's gradient is conj(u diag(gs) v^H) (JAX's convention)."""
-    u, _, v = _sorted_svd(residuals[0])
-    return (conj(mm(u * gs[..., None, :].astype(u.dtype), mH(v))),)
-
-
-_complex_singular_values.defvjp(_singular_values_fwd, _complex_singular_values_bwd)
-
-
 def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     """svd of a (..., m, n) with m >= n: (u, s, vh) or s, s descending; differentiable unless full_matrices
-    (or, complex, unless compute_uv is False)."""
-    if dtypes.is_complex(a.dtype):
-        if not compute_uv:
-            return _complex_singular_values(a)
-        columns = a.shape[-2] if full_matrices else a.shape[-1]
-        return _refusing_gradient("svd", lambda a: _svd_complete(a, columns),
-                                  "complex matrices with compute_uv (svdvals has one)")(a)
+    with m > n."""
     if not compute_uv:
         return _singular_values(a)
-    if full_matrices and a.shape[-2] > a.shape[-1]:
-        return _svd_complete(a, a.shape[-2])
+    if full_matrices and a.shape[-2] > a.shape[-1]:   # u's completion is any orthonormal one: no derivative
+        return _refusing_gradient("svd", lambda a: _svd_complete(a, a.shape[-2]),
+                                  "non-square matrices with full_matrices=True (JAX has none either)")(a)
     return _svd_reduced(a)
 
 
