@@ -12,8 +12,8 @@ import sys
 from . import errors
 from .errors import (ArtifactError, BackendError, CheckpointError, CompileError, ConfigError, DifferentiationError,
                      DTypeError, HlojitError, ShapeError, SignatureError, TracingError)
-from .backends import Array, device_put, set_cpu_threads   # set_cpu_threads: local-task's workers
-from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, dtypes, jit, ops, promotion
+from .backends import Array, set_cpu_threads   # set_cpu_threads: local-task's workers
+from .frontend import CacheInfo, Exec, Lowered, RecompileWarning, Tensor, device_put, dtypes, jit, ops, promotion
 # `import hlojit.ops`, `from hlojit.ops import exp` and `import hlojit.numpy as hnp` (jax.numpy's role) name the one
 # module, and its namespaces of numpy's (ops.linalg, ops.fft) import under those names too
 numpy = ops

@@ -191,6 +191,16 @@ def test_device_put_uploads_once_and_calls_take_it_as_it_is(backend):
             hj.device_put(unsupported, backend=backend)
 
 
+def test_device_put_places_every_leaf_of_a_pytree():
+    """As jax.device_put: a tree of parameters in one call (it raised "object is not a dtype" for a dict); its
+    structure and its leaves that are no arrays (None, strings) stay."""
+    params = {"w": np.ones((2, 3), np.float32), "layers": [np.arange(3), None, "relu"], "scale": np.float32(2)}
+    placed = hj.device_put(params)
+    assert isinstance(placed["w"], hj.Array) and isinstance(placed["layers"][0], hj.Array)
+    assert placed["layers"][1:] == [None, "relu"] and isinstance(placed["scale"], hj.Array)
+    np.testing.assert_array_equal(np.asarray(hj.jit(lambda w, s: w * s)(placed["w"], placed["scale"])), 2 * params["w"])
+
+
 # --- donating an Array that is passed again (issue 10) ---
 
 @pytest.mark.parametrize("backend", BACKENDS + ["iree:vmvx"])

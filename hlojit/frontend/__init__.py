@@ -5,7 +5,7 @@ from ..backends import operators as _operators
 from . import dtypes, ops  # first: ops makes its functions eager (eager.py) as it loads
 from . import eager, numpy_protocols
 from .dtypes import promotion
-from .jit import CacheInfo, Exec, Lowered, RecompileWarning, jit
+from .jit import CacheInfo, Exec, Lowered, RecompileWarning, device_put, jit
 from .tensor import Tensor
 
 # hj.Array's and Tensor's operators and numpy protocols run these (backends/operators.py says why)

@@ -482,3 +482,14 @@ def jit(fn=None, *, backend: str | None = None, static_argnums=(), static_argnam
     if fn is None:
         return functools.partial(jit, **options)
     return Exec(fn, **options)
+
+
+def device_put(x, backend: str | None = None):
+    """JAX's `device_put`: every array leaf of the pytree `x` (a numpy array or scalar, an hj.Array) copied once
+    onto `backend`'s device as an hj.Array (backends.device_put says why that saves a copy a call); the tree's
+    structure, and leaves that are no arrays (None, strings), stay as they are."""
+    def place(leaf):
+        arrays = (np.ndarray, np.generic, backends.Array, int, float, complex, bool)
+        return backends.device_put(leaf, backend) if isinstance(leaf, arrays) else leaf
+    leaves, treedef = pytree.flatten(x)
+    return pytree.unflatten(treedef, [place(leaf) for leaf in leaves])
