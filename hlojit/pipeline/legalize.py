@@ -274,9 +274,7 @@ def cbrt_of_subnormals(module: ir.Module) -> int:
 
 
 def integer_division_by_zero_and_overflow(module: ir.Module) -> int:
-    """a / b and a % b of integers with the divisor 1 where it is 0 (or -1 under INT_MIN); there the quotient is 0
-    (the reference backend's choice) and the remainder the spec's a - (a / b) * b: a where b is 0, 0 under INT_MIN
-    (IREE's remsi by 0 gave 0)."""
+    """a / b and a % b of integers with the divisor 1 where it is 0 (or -1 under INT_MIN), the result 0 there."""
     count = 0
     for op in _ops_named(module, "stablehlo.divide", "stablehlo.remainder"):
         dtype = dtype_of(op.results[0].type)
@@ -285,17 +283,13 @@ def integer_division_by_zero_and_overflow(module: ir.Module) -> int:
         a, b = op.operands
         shape = shape_of(b.type)
         with ir.InsertionPoint(op), op.location:
-            zero = hlo.compare(b, _splat(0, dtype, shape), "EQ")
-            bad = zero
+            bad = hlo.compare(b, _splat(0, dtype, shape), "EQ")
             if dtype.kind == "i":
                 overflow = hlo.binary("and", hlo.compare(a, _splat(np.iinfo(dtype).min, dtype, shape), "EQ"),
                                       hlo.compare(b, _splat(-1, dtype, shape), "EQ"))
                 bad = hlo.binary("or", bad, overflow)
-            result = hlo.binary(op.name.removeprefix("stablehlo."), a, hlo.select(bad, _splat(1, dtype, shape), b))
-            result = hlo.select(bad, _splat(0, dtype, shape), result)
-            if op.name == "stablehlo.remainder":
-                result = hlo.select(zero, a, result)
-            count += _replace(op, result)
+            quotient = hlo.binary(op.name.removeprefix("stablehlo."), a, hlo.select(bad, _splat(1, dtype, shape), b))
+            count += _replace(op, hlo.select(bad, _splat(0, dtype, shape), quotient))
     return count
 
 

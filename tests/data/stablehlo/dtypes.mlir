@@ -95,21 +95,6 @@ func.func @round_f64_f16() {
 
 // -----
 
-// lhs - divide(lhs, rhs) * rhs: x % 0 is x whatever the quotient; INT_MIN % -1 is 0
-func.func @remainder_by_zero_is_the_dividend() {
-  %a0 = stablehlo.constant dense<[7, -7, -2147483648, 5, -5]> : tensor<5xi32>
-  %a1 = stablehlo.constant dense<[0, 0, -1, 3, 3]> : tensor<5xi32>
-  %r2 = "stablehlo.remainder"(%a0, %a1) : (tensor<5xi32>, tensor<5xi32>) -> tensor<5xi32>
-  check.expect_eq_const %r2, dense<[7, -7, 0, 2, -2]> : tensor<5xi32>
-  %a3 = stablehlo.constant dense<[7, 255, 200]> : tensor<3xui8>
-  %a4 = stablehlo.constant dense<[0, 0, 7]> : tensor<3xui8>
-  %r5 = "stablehlo.remainder"(%a3, %a4) : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
-  check.expect_eq_const %r5, dense<[7, 255, 4]> : tensor<3xui8>
-  func.return
-}
-
-// -----
-
 // ui64/ui32/i64 arithmetic wraps modulo 2^n; negate of an unsigned is the two's complement; abs(INT_MIN) is INT_MIN
 func.func @unsigned_and_wide_integers() {
   %a0 = stablehlo.constant dense<[1, 2, 18446744073709551615, 9223372036854775808]> : tensor<4xui64>
