@@ -322,7 +322,8 @@ def test_complex_pairs_native_ends_and_unknown_ops():
         _rewritten(unknown)
 
 
-ORDER_BEFORE = """func.func @main(%z: tensor<2xcomplex<f32>>, %w: tensor<2xcomplex<f32>>) -> (tensor<2xi1>, tensor<2xi1>) {
+ORDER_BEFORE = """func.func @main(%z: tensor<2xcomplex<f32>>, %w: tensor<2xcomplex<f32>>)
+    -> (tensor<2xi1>, tensor<2xi1>) {
   %0 = stablehlo.compare GE, %z, %w, FLOAT : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xi1>
   %1 = stablehlo.convert %z : (tensor<2xcomplex<f32>>) -> tensor<2xi1>
   return %0, %1 : tensor<2xi1>, tensor<2xi1>

@@ -206,6 +206,8 @@ def test_complex_atan2_is_minus_i_log_of_the_normalised_point(dtype):
             for a, b in zip(y, x)]
     np.testing.assert_allclose(got, np.array(want, dtype), rtol=2e-6 if dtype == np.complex64 else 1e-14)
     np.testing.assert_allclose(got.real[[0, 3]], np.arctan2([1, 3], [1, -4]), rtol=1e-6)
+    zero = _one_op("atan2", np.zeros(1, dtype), np.array([1 - 2.5j], dtype))     # 0: complex64's own rounding gave 6e-8
+    assert np.abs(zero[0]) < 1e-12, zero
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
@@ -240,12 +242,14 @@ def test_cholesky_and_triangular_solve_of_half_floats(dtype):
     """numpy's linalg refuses f16 and its einsum refuses bf16: both run in float32, rounded back."""
     a = np.array([[4.0, 2.0], [2.0, 3.0]], dtype)
     t = f"tensor<2x2x{_TYPES[np.dtype(dtype)]}>"
-    chol = f"func.func @main(%a: {t}) -> {t} {{\n  %r = stablehlo.cholesky %a, lower = true : {t}\n  return %r : {t}\n}}"
+    chol = (f"func.func @main(%a: {t}) -> {t} {{\n  %r = stablehlo.cholesky %a, lower = true : {t}\n"
+            f"  return %r : {t}\n}}")
     got = np.asarray(hj.from_mlir(chol, backend="reference")(a))
     assert got.dtype == dtype
     np.testing.assert_allclose(np.tril(got).astype(np.float64), np.linalg.cholesky(a.astype(np.float64)), rtol=1e-2)
     solve = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n  %r = \"stablehlo.triangular_solve\"(%a, %b) "
-             f"{{left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}}"
+             f"{{left_side = true, lower = true, unit_diagonal = false, "
+             f"transpose_a = #stablehlo<transpose NO_TRANSPOSE>}}"
              f" : ({t}, {t}) -> {t}\n  return %r : {t}\n}}")
     low, b = np.tril(a), np.array([[1.0, 2.0], [3.0, 4.0]], dtype)
     got = np.asarray(hj.from_mlir(solve, backend="reference")(low, b))
