@@ -189,7 +189,7 @@ _BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": _maximum,
     "minimum": _minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
     "atan2": _atan2, "shift_left": np.left_shift, "shift_right_arithmetic": _shift_right_arithmetic,
-    "shift_right_logical": _shift_right_logical, "power": _power, "divide": _divide,
+    "shift_right_logical": _shift_right_logical, "power": _power, "divide": _divide, "remainder": np.fmod,
 }
 _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal, "GT": np.greater,
             "GE": np.greater_equal}
