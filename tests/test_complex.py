@@ -320,9 +320,49 @@ def test_complex_pairs_native_ends_and_unknown_ops():
     math = GOLDEN_BEFORE.replace("stablehlo.multiply %z, %w", "stablehlo.exponential %z")
     count, body = _rewritten(math)   # complex exp has real-pair rules now (pipeline/complex_math_pairs.py)
     assert count == 1 and not any("complex" in line for line in body if "stablehlo.exponential" in line)
-    unknown = GOLDEN_BEFORE.replace("stablehlo.multiply %z, %w", "stablehlo.atan2 %z, %w")
-    with pytest.raises(hj.CompileError, match="atan2"):   # no rule: refused before IREE, which may crash on it
+    unknown = GOLDEN_BEFORE.replace("stablehlo.multiply %z, %w", "stablehlo.remainder %z, %w")
+    with pytest.raises(hj.CompileError, match="remainder"):   # no rule (the spec has none): refused before IREE
         _rewritten(unknown)
+
+
+ORDER_BEFORE = """func.func @main(%z: tensor<2xcomplex<f32>>, %w: tensor<2xcomplex<f32>>)
+    -> (tensor<2xi1>, tensor<2xi1>) {
+  %0 = stablehlo.compare GE, %z, %w, FLOAT : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xi1>
+  %1 = stablehlo.convert %z : (tensor<2xcomplex<f32>>) -> tensor<2xi1>
+  return %0, %1 : tensor<2xi1>, tensor<2xi1>
+}"""
+ORDER_AFTER = [
+    "%0 = stablehlo.real %arg0 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%1 = stablehlo.imag %arg0 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%2 = stablehlo.real %arg1 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%3 = stablehlo.imag %arg1 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%4 = stablehlo.compare EQ, %0, %2, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%5 = stablehlo.compare GE, %1, %3, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%6 = stablehlo.and %4, %5 : tensor<2xi1>",
+    "%7 = stablehlo.compare GT, %0, %2, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%8 = stablehlo.or %7, %6 : tensor<2xi1>",
+    "%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>",
+    "%9 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<2xf32>",
+    "%10 = stablehlo.compare NE, %0, %9, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%11 = stablehlo.compare NE, %1, %9, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%12 = stablehlo.or %10, %11 : tensor<2xi1>",
+    "return %8, %12 : tensor<2xi1>, tensor<2xi1>",
+]
+
+
+def test_complex_pairs_order_lexicographically_and_convert_nonzero_to_true():
+    """Complex GE is (re > re') or (re == re' and im >= im'), as the spec orders complex numbers (IREE's own GE
+    was true for 1+1j >= 1+2j); complex -> i1 is true where either part is nonzero (it took the real part).
+    Their values against the spec on every backend: tests/data/stablehlo/dtypes.mlir."""
+    count, body = _rewritten(ORDER_BEFORE, native_ends=True)
+    assert count == 2 and body == ORDER_AFTER
+
+
+def test_complex_atan2_and_cbrt_have_real_pair_rules():
+    """Both were refused as ops without a rule; now written out on real ops (no complex op left)."""
+    for op in ("atan2 %z, %w", "cbrt %z"):
+        count, body = _rewritten(GOLDEN_BEFORE.replace("multiply %z, %w", op))
+        assert count == 1 and not any(f"stablehlo.{op.split()[0]}" in line and "complex" in line for line in body)
 
 
 def test_complex_artifacts_export_and_load(tmp_path):

@@ -374,6 +374,40 @@ def test_popcnt_becomes_shifts_masks_and_adds():
     assert count == 1 and "popcnt" not in text and "stablehlo.shift_right_logical" in text, text
 
 
+SIGNED_ZEROS = """func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>, %i: tensor<2xi32>)
+    -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi32>) {
+  %0 = stablehlo.maximum %a, %b : tensor<2xf32>
+  %1 = stablehlo.round_nearest_even %a : tensor<2xf32>
+  %2 = stablehlo.minimum %i, %i : tensor<2xi32>
+  return %0, %1, %2 : tensor<2xf32>, tensor<2xf32>, tensor<2xi32>
+}"""
+
+
+def test_vmvx_maximum_of_equal_floats_takes_the_and_of_their_bits():
+    """vmvx's maximum(-0.0, +0.0) was -0.0: equal operands give the AND of their bits (+0 if either is); integers
+    are left alone. Values on vmvx: tests/data/stablehlo/dtypes.mlir (maximum_minimum_signed_zeros_*)."""
+    count, text = rewritten(SIGNED_ZEROS, vmvx_rewrites.signed_zeros_of_maximum_minimum)
+    assert count == 1
+    assert text.splitlines()[2:-3] == [f"    {line}" for line in [
+        "%0 = stablehlo.bitcast_convert %arg0 : (tensor<2xf32>) -> tensor<2xui32>",
+        "%1 = stablehlo.bitcast_convert %arg1 : (tensor<2xf32>) -> tensor<2xui32>",
+        "%2 = stablehlo.and %0, %1 : tensor<2xui32>",
+        "%3 = stablehlo.maximum %arg0, %arg1 : tensor<2xf32>",
+        "%4 = stablehlo.compare EQ, %arg0, %arg1, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+        "%5 = stablehlo.bitcast_convert %2 : (tensor<2xui32>) -> tensor<2xf32>",
+        "%6 = stablehlo.select %4, %5, %3 : tensor<2xi1>, tensor<2xf32>",
+        "%7 = stablehlo.round_nearest_even %arg0 : tensor<2xf32>",
+        "%8 = stablehlo.minimum %arg2, %arg2 : tensor<2xi32>"]], text
+
+
+def test_vmvx_round_nearest_even_takes_its_operands_sign_bit():
+    """vmvx's round_nearest_even(-0.5) was +0.0: the rounded bits without their sign, or x's sign bit."""
+    count, text = rewritten(SIGNED_ZEROS, vmvx_rewrites.signed_round_nearest_even)
+    assert count == 1
+    assert "%4 = stablehlo.and %2, %3 : tensor<2xui32>" in text and "%7 = stablehlo.and %5, %6 : tensor<2xui32>" in text
+    assert "%8 = stablehlo.or %4, %7 : tensor<2xui32>" in text and "return %0, %9, %10" in text, text
+
+
 T6 = "tensor<6xf32>"
 CHLO_F32 = f"""func.func @main(%a: {T6}, %q: {T6}) -> ({T6}, {T6}, {T6}, {T6}) {{
   %0 = chlo.tan %a : {T6} -> {T6}

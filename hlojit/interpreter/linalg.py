@@ -13,6 +13,11 @@ from ..dialects.types import dtype_of
 from .interpreter import OPS, enum_attr
 
 
+def _working(x: np.ndarray) -> np.ndarray:
+    """f16 and bf16 in float32: numpy's linalg and einsum refuse them (the result is rounded back)."""
+    return x.astype(np.float32) if x.dtype.itemsize == 2 and x.dtype.kind != "c" else x
+
+
 def _bool_attr(op, name: str) -> bool:
     return name in op.attributes and bool(ir.BoolAttr(op.attributes[name]).value)
 
@@ -33,6 +38,7 @@ def _triangular_solve(op):
     dtype = dtype_of(op.result.type)
 
     def run(a, b):
+        a, b = _working(np.asarray(a)), _working(np.asarray(b))
         a = np.tril(a) if lower else np.triu(a)
         if transpose != "NO_TRANSPOSE":
             a = np.swapaxes(a, -1, -2)
@@ -61,6 +67,7 @@ def _cholesky(op):
     dtype = dtype_of(op.result.type)
 
     def run(a):
+        a = _working(np.asarray(a))
         half = np.tril(a) if lower else np.triu(a)
         diagonal = np.diagonal(half, axis1=-2, axis2=-1)[..., None, :] * np.eye(a.shape[-1], dtype=a.dtype)
         full = half + np.conj(np.swapaxes(half, -1, -2)) - diagonal        # the triangle, mirrored

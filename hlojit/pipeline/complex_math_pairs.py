@@ -186,12 +186,35 @@ def absolute(z):
 
 
 def sign(z):
-    """z / |z|, 0 at 0 (numpy 2 and JAX)."""
+    """The spec's: (nan, nan) when a part is NaN, (0, 0) at either zero, z / |z| otherwise, which is NaN for an
+    infinite z (a complex quotient by (inf, 0); the reference backend's value)."""
     x, y = z
     r = hypot(x, y)
     zero = _eq(r, _splat(0, r))
     safe = _where(zero, _splat(1, r), r)
-    return _where(zero, _mulr(_splat(0, x), x), _divr(x, safe)), _where(zero, _mulr(_splat(0, y), y), _divr(y, safe))
+    re, im = _divr(x, safe), _divr(y, safe)
+    nan = hlo.binary("or", hlo.compare(re, re, "NE"), hlo.compare(im, im, "NE"))
+    nan_value, zero_value = _splat(np.nan, x), _splat(0, x)
+    return (_where(zero, zero_value, _where(nan, nan_value, re)),
+            _where(zero, zero_value, _where(nan, nan_value, im)))
+
+
+def cbrt(z):
+    """The principal cube root |z|^(1/3) e^(i arg(z)/3); a zero is its own root, signs kept (the reference
+    backend's)."""
+    x, y = z
+    r = _u("cbrt", hypot(x, y))
+    third = _mulr(hlo.binary("atan2", y, x), _splat(1 / 3, x))
+    zero = _is_zero(z)
+    return _where(zero, x, _mulr(r, _u("cosine", third))), _where(zero, y, _mulr(r, _u("sine", third)))
+
+
+def atan2(y, x):
+    """The spec's complex atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2)); i y and -i w from the parts."""
+    (yr, yi), (xr, xi) = y, x
+    (sr, si), (tr, ti) = mul(x, x), mul(y, y)
+    wr, wi = log(div((_sub(xr, yi), _add(xi, yr)), sqrt((_add(sr, tr), _add(si, ti)))))
+    return wi, _u("negate", wr)
 
 
 def logistic(z):
@@ -214,9 +237,10 @@ def power(a, b):
     return _where(a_zero, at_zero, pr), _where(a_zero, zero, pi)
 
 
-# stablehlo op -> its rule on the operands' parts (every elementwise complex op StableHLO 1.x defines but
-# atan2 and cbrt, which take no complex operands in hlojit's registry)
+# stablehlo op -> its rule on the operands' parts (every elementwise complex op of the StableHLO spec but
+# remainder, which the spec leaves undefined for complex numbers)
 RULES = {f"stablehlo.{name}": rule for name, rule in {
     "multiply": mul, "divide": div, "exponential": exp, "exponential_minus_one": expm1, "log": log,
     "log_plus_one": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sine": sine, "cosine": cosine, "tan": tan,
-    "tanh": tanh, "abs": absolute, "sign": sign, "logistic": logistic, "power": power}.items()}
+    "tanh": tanh, "abs": absolute, "sign": sign, "logistic": logistic, "power": power, "cbrt": cbrt,
+    "atan2": atan2}.items()}

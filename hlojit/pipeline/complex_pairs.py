@@ -7,8 +7,8 @@ This rewrite gives every complex value of a function two real values (its real a
 every op on complex values its real counterparts: ops that move elements without computing on them
 (broadcast, reshape, transpose, slice, concatenate, pad, select, gather ...) and add/subtract/negate run
 once per part with their own attributes; multiply, divide, dot_general, reduce-add/multiply, convert,
-compare EQ/NE, real, imag, complex, iota (a
-complex eye's) and reduce_window-add/multiply (cumsum, cumprod) are written out. At the function's boundary `flow.tensor.bitcast`
+compare (EQ/NE on both parts, the orders lexicographically), real, imag, complex, iota (a complex eye's) and
+reduce_window-add/multiply (cumsum, cumprod) are written out. At the function's boundary `flow.tensor.bitcast`
 (no dispatch, no copy) views a complex argument as real [..., 2] and a result back as complex (vmvx), or
 stablehlo.real/imag/complex do (cpu), so callers still pass complex arrays.
 
@@ -99,8 +99,6 @@ def _supported_block(block) -> bool:
         elif _nested_complex(op):          # sort, scatter, reduce_window ... with complex inside
             return False
         elif _touches_complex(op) and op.name not in PER_PART | WRITTEN_OUT | TERMINATORS:
-            return False
-        elif op.name == "stablehlo.compare" and _touches_complex(op) and _direction(op) not in ("EQ", "NE"):
             return False
     return True
 
@@ -206,13 +204,22 @@ def _rewrite_op(op, pairs: dict):
         return {0: tuple(_window(op, [xr, xi, ir_, ii], [part, part],
                                  lambda ar, ai, br, bi: list(mul((ar, ai), (br, bi)))))}
     if name == "stablehlo.compare":
-        direction = _direction(op)
-        (ar, ai), (br, bi) = get(op.operands[0]), get(op.operands[1])
-        both = "and" if direction == "EQ" else "or"
-        return {0: hlo.binary(both, hlo.compare(ar, br, direction), hlo.compare(ai, bi, direction))}
+        return {0: _compare(_direction(op), get(op.operands[0]), get(op.operands[1]))}
     if name == "stablehlo.convert":
         return {0: _convert(op, get(op.operands[0]))}
     raise AssertionError(f"complex_pairs: {name} passed _supported but has no rule")
+
+
+def _compare(direction, a, b):
+    """EQ: both parts equal, NE: either differs; the orders are lexicographic on (re, im), as the spec orders
+    complex numbers: the real parts decide unless they are equal (IREE's own complex GE looked at them alone)."""
+    (ar, ai), (br, bi) = a, b
+    if direction in ("EQ", "NE"):
+        both = "and" if direction == "EQ" else "or"
+        return hlo.binary(both, hlo.compare(ar, br, direction), hlo.compare(ai, bi, direction))
+    strict = direction.replace("E", "T")
+    tie = hlo.binary("and", hlo.compare(ar, br, "EQ"), hlo.compare(ai, bi, direction))
+    return hlo.binary("or", hlo.compare(ar, br, strict), tie)
 
 
 def _convert(op, parts):
@@ -224,6 +231,9 @@ def _convert(op, parts):
     if _is_complex(result.type):            # complex -> complex: each part
         part = dtype_of(_part_type(result.type))
         return tuple(p if dtype_of(p.type) == part else hlo.convert(p, part) for p in parts)
+    if target == np.bool_:                  # complex -> i1: any nonzero number is true, 1j too (the spec's rule)
+        zero = _splat(0, parts[0])
+        return hlo.binary("or", hlo.compare(parts[0], zero, "NE"), hlo.compare(parts[1], zero, "NE"))
     return parts[0] if dtype_of(parts[0].type) == target else hlo.convert(parts[0], target)
 
 

@@ -9,6 +9,8 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - popcnt: math.ctpop, which vmvx cannot lower: the bit-parallel sum of bits (shifts, masks and adds).
 - count_leading_zeros below 32 bits: vmvx counts in 32 bits (ui8 1 gave 31): the count of the value widened
   with zeros to 32 bits, minus the extra bits.
+- float maximum/minimum of equal operands and round_nearest_even: signed zeros lost (maximum(-0.0, +0.0) gave
+  -0.0, round_nearest_even(-0.5) +0.0): from the bits.
 - ui8/ui16 divide, remainder, shift_right_logical: vmvx sign-extends the operands (ui8 252 >> 7 gave 255): in i32
   on the operands widened with zeros.
 - bf16 arithmetic: vmvx keeps bf16 in i32 and emits f32 instructions on it ('vm.add.f32' op operand #0 must
@@ -289,6 +291,46 @@ def f16_converts_by_bits(module: ir.Module) -> int:
     return count
 
 
+_FLOATS = {"float16", "bfloat16", "float32", "float64"}
+_REDUCING = {"stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.select_and_scatter"}
+
+
+def _float_ops(module: ir.Module, *names):
+    """The float ops named, but those that are a reduction's body (which bf16_arithmetic_in_f32 reads as one op)."""
+    return [op for op in list(walk(module.operation))
+            if op.name in names and dtype_of(op.results[0].type).name in _FLOATS and op.parent.name not in _REDUCING]
+
+
+def signed_zeros_of_maximum_minimum(module: ir.Module) -> int:
+    """vmvx's float maximum and minimum give the first operand when the two compare equal, so maximum(-0.0, +0.0)
+    was -0.0 (IEEE's is +0.0): where they compare equal, the AND of their bits (maximum: +0 if either is) or the OR
+    (minimum: -0), which is the value itself for any other pair of equal floats; NaN is the op's own business.
+    Reduction bodies are left as they are."""
+    count = 0
+    for op in _float_ops(module, "stablehlo.maximum", "stablehlo.minimum"):
+        with ir.InsertionPoint(op), op.location:
+            a, b = V(op.operands[0]), V(op.operands[1])
+            tied = (a.bits() & b.bits()) if op.name == "stablehlo.maximum" else (a.bits() | b.bits())
+            own = V(hlo.binary(op.name.removeprefix("stablehlo."), a.value, b.value))
+            count += _replace(op, where(a == b, V(hlo.bitcast_convert(tied.value, a.dtype)), own))
+    return count
+
+
+def signed_round_nearest_even(module: ir.Module) -> int:
+    """vmvx's round_nearest_even(-0.5) was +0.0: an integral rounding keeps its operand's sign (IEEE
+    roundToIntegral), so the result takes x's sign bit."""
+    count = 0
+    for op in _float_ops(module, "stablehlo.round_nearest_even"):
+        with ir.InsertionPoint(op), op.location:
+            x = V(op.operands[0])
+            sign = 1 << (8 * x.dtype.itemsize - 1)
+            rounded = V(hlo.unary("round_nearest_even", x.value))
+            bits = (rounded.bits() & (sign - 1)) | (x.bits() & sign)
+            count += _replace(op, V(hlo.bitcast_convert(bits.value, x.dtype)))
+    return count
+
+
 # quirks.py runs AFTER_SPEC after the rewrites of every cpu-like target (accurate_math's, legalize's) and before
-# vmvx's NaN-aware compares
-AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32, narrow_unsigned_in_i32]
+# vmvx's NaN-aware compares (the signed-zero rewrites' equal compares get them)
+AFTER_SPEC = [popcnt_by_bits, narrow_count_leading_zeros_in_i32, narrow_unsigned_in_i32,
+              signed_zeros_of_maximum_minimum, signed_round_nearest_even]
