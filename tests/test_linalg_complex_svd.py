@@ -65,8 +65,10 @@ def _cases(x):
 ON_IREE = {"tall", "pinv tall", "lstsq tall", "norm nuc"}
 
 
-def _all_of(x, cases, names):
-    def run():
+def _all_of(names):
+    """One function of the inputs (arguments, so each target computes the cases at run time)."""
+    def run(x):
+        cases = _cases(x)
         return ({name: L.svd(_matrix(x, name), full_matrices=full) for name, full in SVD_OF.items() if name in names},
                 {name: f() for name, (f, _) in cases.items() if name in names})
     return run
@@ -85,7 +87,7 @@ def _results(backend, dtype):
         x = _inputs(dtype)
         cases = _cases(x)
         names = set(SVD_OF) | set(cases) if backend == "reference" else ON_IREE
-        svds, values = hj.jit(_all_of(x, cases, names), backend=backend)()
+        svds, values = hj.jit(_all_of(names), backend=backend)(x)
         _RESULTS[key] = x, cases, svds, values
     return _RESULTS[key]
 
