@@ -47,7 +47,8 @@ FAMILY_FILES = {  # op families tested in files of their own, beside the op tabl
 NAME_FILES = [  # the other tests of public names (the sections of names)
     "tests/test_ops_numpy.py", "tests/test_linalg.py", "tests/test_linalg_eig.py", "tests/test_fft.py",
     "tests/test_complex.py", "tests/test_random_distributions.py", "tests/test_functional.py",
-    "tests/test_eager_namespaces.py",
+    "tests/test_eager_namespaces.py", "tests/test_linalg_complex.py", "tests/test_linalg_complex_svd.py",
+    "tests/test_linalg_complex_grad.py", "tests/test_linalg_empty.py", "tests/test_numpy_edge_cases.py",
 ]
 STRUCTURAL = {"constant", "broadcast_in_dim", "reshape", "convert", "return", "transpose", "iota"}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -84,6 +85,7 @@ def compile_program(program: Program, target: Target) -> Compiled:
                                                                                          operation, chosen))
 
 
+@functools.cache
 def phase_setters():
     """(set compile-from phase, set compile-to phase) of an invocation: IREE's C API can stop and resume a compile
     at a phase (`iree-compile --compile-to=`); the Python wrapper does not expose it, so it is reached through
