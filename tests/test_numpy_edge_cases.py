@@ -35,6 +35,44 @@ CASES = [  # (name, hlojit function, numpy function, inputs)
     ("cov of one sample", ops.cov, np.cov, (ONE,)),
     ("cov empty", ops.cov, np.cov, (EMPTY,)),
     ("var ddof past the count", lambda x: ops.var(x, ddof=2), lambda x: np.var(x, ddof=2), (ONE,)),
+    # 12-02, the audit of every name (each failed before)
+    ("remainder's zeros take the divisor's sign", ops.remainder, np.remainder,
+     (F32([-1, 1, -0.0, 0.0, -3]), F32([1, -1, 5, -np.inf, 3]))),
+    ("floor_divide's zeros take the sign of a / b", ops.floor_divide, np.floor_divide,
+     (F32([-0.0, -0.0, -1, -0.5, 1]), F32([1, -1, -np.inf, -2, np.inf]))),
+    ("cumsum along full rows of no rows", lambda x: ops.cumsum(x, axis=1), lambda x: np.cumsum(x, axis=1),
+     (EMPTY_ROWS,)),   # the interpreter's reduce_window: window shape cannot be larger than input array shape
+    ("cummax of no rows", lambda x: ops.cummax(x, axis=1), lambda x: np.maximum.accumulate(x, axis=1), (EMPTY_ROWS,)),
+    ("modf's zero fractions keep the sign", lambda x: ops.modf(x)[0], lambda x: np.modf(x)[0],
+     (F32([-2.0, -0.0, 3.0, -np.inf]),)),
+    ("correlate conjugates v (real part)", lambda a, v: ops.real(ops.correlate(a, v, "full")),
+     lambda a, v: np.correlate(a, v, "full").real, (np.complex64([1, 1j, 2]), np.complex64([1j, 2 - 1j]))),
+    ("correlate conjugates v (imaginary part)", lambda a, v: ops.imag(ops.correlate(a, v, "full")),
+     lambda a, v: np.correlate(a, v, "full").imag, (np.complex64([1, 1j, 2]), np.complex64([1j, 2 - 1j]))),
+    ("nanvar with ddof at the count", lambda x: ops.nanvar(x, ddof=2), lambda x: np.nanvar(x, ddof=2),
+     (F32([1, np.nan, 3]),)),
+    ("poly of no roots", ops.poly, np.poly, (EMPTY,)),
+    ("polyder of a constant", ops.polyder, np.polyder, (ONE,)),
+    ("histogram counts of nothing", lambda x: ops.histogram(x, 4)[0], lambda x: np.histogram(x, 4)[0], (EMPTY,)),
+    ("histogram edges of nothing", lambda x: ops.histogram(x, 4)[1], lambda x: np.histogram(x, 4)[1], (EMPTY,)),
+    ("unique of nothing, filled", lambda x: ops.unique(x, size=2, fill_value=7.0), lambda x: np.full(2, 7.0),
+     (EMPTY,)),
+    ("take no traced indices from nothing", lambda x, i: ops.take(x, i, axis=0), lambda x, i: np.take(x, i, axis=0),
+     (EMPTY_ROWS, np.zeros(0, np.int32))),
+    ("resize nothing", lambda x: ops.resize(x, (2, 2)), lambda x: np.resize(x, (2, 2)), (EMPTY,)),
+    ("delete no positions", lambda x: ops.delete(x, []), lambda x: np.delete(x, []), (NEGATIVE_ZEROS,)),
+    ("log_sigmoid(inf) is -0.0", ops.log_sigmoid, lambda x: -np.logaddexp(0, -x), (F32([np.inf, -np.inf, 0]),)),
+    ("lgamma is +0.0 at 1 and 2", ops.lgamma, lambda x: F32([0.0, 0.0]), (F32([1, 2]),)),
+    ("quantile of negative zeros", lambda x: ops.quantile(x, 0.5), lambda x: np.quantile(x, 0.5), (NEGATIVE_ZEROS[:2],)),
+]
+
+EAGER_CASES = [  # (name, hlojit function, numpy function, inputs): outside a trace the data give the lengths
+    ("unique of nothing", ops.unique, np.unique, (EMPTY_ROWS,)),
+    ("unique_counts of nothing", lambda x: ops.unique_counts(x).counts, lambda x: np.unique_counts(x).counts,
+     (EMPTY,)),
+    ("unique's inverse of nothing keeps the shape", lambda x: ops.unique(x, return_inverse=True)[1],
+     lambda x: np.unique(x, return_inverse=True)[1], (EMPTY_ROWS,)),
+    ("union1d of nothing", ops.union1d, np.union1d, (EMPTY, EMPTY)),
 ]
 
 
@@ -54,4 +92,12 @@ def test_edges_give_numpys_answers(backend):
         warnings.simplefilter("ignore", RuntimeWarning)     # numpy warns of the empty and degenerate ones
         expected = [np.asarray(numpy_fn(*x), F32) for _, _, numpy_fn, x in CASES]
     bad = [(name, np.asarray(g), e) for (name, *_), g, e in zip(CASES, got, expected) if not _same(g, e)]
+    assert not bad, bad
+
+
+def test_eager_edges_give_numpys_answers():
+    with hj.eager.default_backend("reference"):
+        got = [f(*x) for _, f, _, x in EAGER_CASES]
+    bad = [(name, np.asarray(g), numpy_fn(*x)) for (name, _, numpy_fn, x), g in zip(EAGER_CASES, got)
+           if not _same(g, numpy_fn(*x))]
     assert not bad, bad

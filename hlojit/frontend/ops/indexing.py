@@ -127,7 +127,7 @@ def parse(op: str, x: Tensor, index) -> tuple[list[Entry], bool, bool]:
             value = payload % n
             entries.append(Entry("array", axis, index=np.array(value)) if advanced else Entry("int", axis, value))
         elif isinstance(payload, Tensor):
-            if n == 0:
+            if n == 0 and 0 not in payload.shape:   # no indices into nothing is fine: an empty result
                 fail(IndexOutOfRangeError, op, f"traced indices into axis {axis} of size 0 of {describe(x)}: "
                                                 "there is no element to take")
             entries.append(Entry("array", axis, index=payload))

@@ -137,10 +137,11 @@ def divmod(x, y) -> tuple[Tensor, Tensor]:
 
 
 def modf(x) -> tuple[Tensor, Tensor]:
-    """(fractional part, integral part), both with x's sign; infinities give (+-0, +-inf)."""
+    """(fractional part, integral part), both with x's sign, a zero fraction too (modf(-2.0) is (-0.0, -2.0));
+    infinities give (+-0, +-inf)."""
     (x,) = _floats("modf", x)
     whole = unary("trunc", x)
-    fraction = where(unary("isinf", x), binary("copysign", _core.constant(0, x.dtype), x), x - whole)
+    fraction = binary("copysign", where(unary("isinf", x), _core.constant(0, x.dtype), x - whole), x)
     return fraction, whole
 
 
@@ -385,8 +386,10 @@ def _correlate_valid(a: Tensor, v: Tensor) -> Tensor:
 
 
 def correlate(a, v, mode="valid") -> Tensor:
-    """numpy.correlate of two 1-D arrays: modes 'valid', 'same', 'full'."""
-    return _convolve_or_correlate("correlate", a, v, mode, flip=False)
+    """numpy.correlate of two 1-D arrays: modes 'valid', 'same', 'full'; sum(a[n + k] * conj(v[n])), so complex v
+    is conjugated (numpy's and JAX's)."""
+    v = as_tensor(v, "correlate")
+    return _convolve_or_correlate("correlate", a, conj(v) if dtypes.is_complex(v.dtype) else v, mode, flip=False)
 
 
 def convolve(a, v, mode="full") -> Tensor:
