@@ -64,6 +64,27 @@ CASES = [  # (name, hlojit function, numpy function, inputs)
     ("log_sigmoid(inf) is -0.0", ops.log_sigmoid, lambda x: -np.logaddexp(0, -x), (F32([np.inf, -np.inf, 0]),)),
     ("lgamma is +0.0 at 1 and 2", ops.lgamma, lambda x: F32([0.0, 0.0]), (F32([1, 2]),)),
     ("quantile of negative zeros", lambda x: ops.quantile(x, 0.5), lambda x: np.quantile(x, 0.5), (NEGATIVE_ZEROS[:2],)),
+    # numpy's keywords for these edges (a TypeError before): initial= for max of nothing, where=, dtype=, modes
+    ("max of nothing, initial", lambda x: ops.max(x, initial=-1.0), lambda x: np.max(x, initial=-1.0), (EMPTY,)),
+    ("max of no rows, initial", lambda x: ops.max(x, axis=0, initial=-1.0), lambda x: np.max(x, axis=0, initial=-1.0),
+     (EMPTY_ROWS,)),
+    ("min where, initial", lambda x: ops.min(x, where=x > 0, initial=9.0), lambda x: np.min(x, where=x > 0, initial=9.0),
+     (F32([-2, 3, 1, -1]),)),
+    ("sum where, initial", lambda x: ops.sum(x, where=x > 0, initial=0.5),
+     lambda x: np.sum(x, where=x > 0, initial=0.5), (F32([-2, 3, 1, -1]),)),
+    ("mean where, none kept", lambda x: ops.mean(x.reshape(2, 2), axis=1, where=x.reshape(2, 2) > 0),
+     lambda x: np.mean(x.reshape(2, 2), axis=1, where=x.reshape(2, 2) > 0), (F32([-2, -3, 1, 2]),)),
+    ("sum in int8 wraps", lambda x: ops.sum(x, dtype=np.int8), lambda x: np.sum(x, dtype=np.int8),
+     (np.int8([100, 100, 7]),)),
+    ("take wrap", lambda x, i: ops.take(x, i, mode="wrap"), lambda x, i: np.take(x, i, mode="wrap"),
+     (F32([3, 1, 2, 5]), np.int32([5, -9, 2, -1]))),
+    ("take clip", lambda x, i: ops.take(x, i, mode="clip"), lambda x, i: np.take(x, i, mode="clip"),
+     (F32([3, 1, 2, 5]), np.int32([5, -9, 2, -1]))),
+    ("interp period", lambda x, xp, fp: ops.interp(x, xp, fp, period=360),
+     lambda x, xp, fp: np.interp(x, xp, fp, period=360),
+     (F32([-180, -185, 185, -5, 0, 365, 175]), F32([190, -190, 350, -350]), F32([5, 10, 3, 4]))),
+    ("argsort kind heapsort, ties in order", lambda x: ops.argsort(x, kind="heapsort"),
+     lambda x: np.argsort(x, kind="stable"), (F32([1, 0, 1, 0, 1]),)),
 ]
 
 EAGER_CASES = [  # (name, hlojit function, numpy function, inputs): outside a trace the data give the lengths

@@ -416,20 +416,31 @@ def _convolve_or_correlate(op: str, a, v, mode: str, flip: bool) -> Tensor:
     return reverse(out) if swapped and not flip else out
 
 
-def interp(x, xp, fp, left=None, right=None) -> Tensor:
+def interp(x, xp, fp, left=None, right=None, period=None) -> Tensor:
     """Piecewise-linear interpolation of (xp, fp) at x, xp increasing; `left`/`right` beyond the ends (default:
-    fp's first and last values); NaN stays NaN. Complex fp: its parts interpolated apart (numpy's)."""
+    fp's first and last values); NaN stays NaN. Complex fp: its parts interpolated apart (numpy's). With a
+    `period`, numpy's: x and xp are taken modulo it (xp in any order), the ends wrap round, left/right unused."""
     values = as_tensor(fp, "interp")
     if dtypes.is_complex(values.dtype):
         def part(v, take_part):
             return None if v is None else take_part(v) if isinstance(v, Tensor) else \
                 float(np.real(v) if take_part is real else np.imag(v))
-        return complex(interp(x, xp, real(values), part(left, real), part(right, real)),
-                       interp(x, xp, imag(values), part(left, imag), part(right, imag)))
+        return complex(interp(x, xp, real(values), part(left, real), part(right, real), period),
+                       interp(x, xp, imag(values), part(left, imag), part(right, imag), period))
     x, xp, fp = _floats("interp", x, xp, fp, broadcast=False)
     if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape or xp.shape[0] == 0:
         fail(ShapeError, "interp", f"xp and fp must be 1-D of one non-zero length, not {describe(xp)} and "
                                    f"{describe(fp)}")
+    if period is not None:
+        if period == 0:
+            fail(ValueError, "interp", "period must be a non-zero value")
+        from .statistics import argsort
+        period, left, right = abs(period), None, None
+        x, xp = binary("remainder", x, period), binary("remainder", xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
     n, flat = xp.shape[0], ravel(x)
     if n == 1:
         value = _core.broadcast_to(fp, flat.shape, "interp")
