@@ -170,10 +170,11 @@ def extract(condition, arr, size=None, fill_value=0) -> Tensor:
 
 
 def compress(condition, a, axis=None, size=None, fill_value=0) -> Tensor:
-    """The slices of a along axis (flattened: None) where condition is true, `size` of them."""
+    """The slices of a along axis (flattened: None) where condition is true, `size` of them; a shorter condition
+    is False past its end (numpy's)."""
     x = as_tensor(a, "compress")
     if axis is None:
-        return extract(condition, x, size, fill_value)
+        x, axis = ravel(x), 0
     axis = _core.normalize_axis("compress", axis, x.ndim)
     mask = ravel(as_tensor(condition, "compress"))
     size = _needs_size("compress", size)
