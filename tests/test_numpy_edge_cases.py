@@ -93,6 +93,10 @@ CASES = [  # (name, hlojit function, numpy function, inputs)
      (F32([3, 1, 2, 5]),)),
     ("pad linear_ramp", lambda x: ops.pad(x, (4, 2), mode="linear_ramp", end_values=(5, -3)),
      lambda x: np.pad(x, (4, 2), mode="linear_ramp", end_values=(5, -3)), (F32([1, 2, 6, 1]),)),
+    ("reshape order F", lambda x: ops.reshape(x, (4, 6), order="F"), lambda x: np.reshape(x, (4, 6), order="F"),
+     (np.arange(24, dtype=F32).reshape(2, 3, 4),)),
+    ("ravel order F", lambda x: ops.ravel(x, order="F"), lambda x: np.ravel(x, order="F"),
+     (np.arange(6, dtype=F32).reshape(2, 3),)),
     ("argsort kind heapsort, ties in order", lambda x: ops.argsort(x, kind="heapsort"),
      lambda x: np.argsort(x, kind="stable"), (F32([1, 0, 1, 0, 1]),)),
 ]
