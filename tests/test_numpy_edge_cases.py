@@ -68,6 +68,8 @@ CASES = [  # (name, hlojit function, numpy function, inputs)
     ("max of nothing, initial", lambda x: ops.max(x, initial=-1.0), lambda x: np.max(x, initial=-1.0), (EMPTY,)),
     ("max of no rows, initial", lambda x: ops.max(x, axis=0, initial=-1.0), lambda x: np.max(x, axis=0, initial=-1.0),
      (EMPTY_ROWS,)),
+    ("max of bools, initial", lambda x: ops.max(x > 5, initial=True), lambda x: np.max(x > 5, initial=True),
+     (F32([1, 2]),)),
     ("min where, initial", lambda x: ops.min(x, where=x > 0, initial=9.0), lambda x: np.min(x, where=x > 0, initial=9.0),
      (F32([-2, 3, 1, -1]),)),
     ("sum where, initial", lambda x: ops.sum(x, where=x > 0, initial=0.5),

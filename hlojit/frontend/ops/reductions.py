@@ -100,7 +100,7 @@ def reduce(name: str, x, axis=None, keepdims: bool = False, *, dtype=None, initi
         x = wrap(value, shape, accumulator, x.weak)
     if initial is not None:
         from .elementwise import binary
-        x = binary(body, x, constant(initial, accumulator))
+        x = binary({"or": "logical_or", "and": "logical_and"}.get(body, body), x, constant(initial, accumulator))
     x = convert(x, out, x.weak)
     if keepdims:
         from .shape import reshape
