@@ -53,6 +53,7 @@ CASES = [  # (name, hlojit function, numpy function, inputs)
      (F32([1, np.nan, 3]),)),
     ("poly of no roots", ops.poly, np.poly, (EMPTY,)),
     ("polyder of a constant", ops.polyder, np.polyder, (ONE,)),
+    ("polymul by no coefficients", ops.polymul, np.polymul, (EMPTY, F32([3, 1, 2]))),
     ("histogram counts of nothing", lambda x: ops.histogram(x, 4)[0], lambda x: np.histogram(x, 4)[0], (EMPTY,)),
     ("histogram edges of nothing", lambda x: ops.histogram(x, 4)[1], lambda x: np.histogram(x, 4)[1], (EMPTY,)),
     ("unique of nothing, filled", lambda x: ops.unique(x, size=2, fill_value=7.0), lambda x: np.full(2, 7.0),

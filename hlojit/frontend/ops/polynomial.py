@@ -136,8 +136,9 @@ def polysub(a1, a2) -> Tensor:
 
 
 def polymul(a1, a2) -> Tensor:
-    """The product of two polynomials: their coefficients' convolution."""
-    a, b = _coefficients("polymul", a1, a2)
+    """The product of two polynomials: their coefficients' convolution; no coefficients are the zero polynomial
+    [0] (numpy's poly1d, JAX's)."""
+    a, b = (_leading_zeros(p, 1) if p.shape[0] == 0 else p for p in _coefficients("polymul", a1, a2))
     return convolve(a, b)
 
 
