@@ -109,11 +109,14 @@ def _reduce_window(op):
     dtypes = [dtype_of(r.type) for r in op.results]
     take = tuple(slice(None, None, s) for s in strides) + tuple(slice(None, None, d) for d in spacing)
     extent = [(w - 1) * d + 1 for w, d in zip(window, spacing)]   # a dilated window's reach
+    no_windows = tuple(shape_of(op.results[0].type)) + tuple(window)
 
     def windows(x, init):
         """Every window: base dilation and padding filled with the init value (the spec's), then windows of
         `extent` every stride, of which every window-dilation-th element."""
         x = _pad(_dilate(x, base, list(range(rank)), init), pads, init)
+        if any(n < e for n, e in zip(x.shape, extent)):   # no window fits (an empty axis): an empty result
+            return np.empty(no_windows, x.dtype)
         return sliding_window_view(x, extent)[take]
 
     name = body_ops[0].operation.name.removeprefix("stablehlo.") if len(body_ops) == 2 else None

@@ -16,6 +16,8 @@ def ufunc_reduce(name: str, x: np.ndarray, axes: tuple, init) -> np.ndarray:
     reduce_window). A real float sum of nothing but -0.0 (init included) is -0.0, as the spec's adds give:
     numpy's add.reduce starts its pairwise sums from +0.0 (cumsum([-0.0]) came out +0.0)."""
     ufunc = _REDUCERS[name]
+    if x.size == 0:   # the spec's init alone (numpy's maximum.reduce of nothing raises: it has no identity)
+        return np.full([d for i, d in enumerate(x.shape) if i not in axes], init, x.dtype)
     result = ufunc(ufunc.reduce(x, axis=axes), init)
     if name == "add" and x.dtype.kind == "f":
         negative_zeros = np.all((x == 0) & np.signbit(x), axis=axes) & (init == 0) & np.signbit(init)

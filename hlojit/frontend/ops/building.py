@@ -203,6 +203,8 @@ def _static_positions(op: str, obj, length: int, allow_end: bool) -> list[int]:
     if isinstance(obj, Tensor):
         fail(TypeError, op, "positions must be static (Python ints, slices or numpy arrays), not a traced Tensor")
     values = np.asarray(obj)
+    if values.size == 0:    # [] is float64 to numpy, and no positions (numpy's delete and insert take it)
+        return []
     if values.dtype == bool:
         fail(TypeError, op, "boolean masks are not supported; use positions")
     if values.dtype.kind not in "iu":
@@ -260,10 +262,11 @@ def insert(arr, obj, values, axis=None) -> Tensor:
 
 
 def resize(a, new_shape) -> Tensor:
-    """numpy.resize: the flattened array repeated (or cut) to fill `new_shape`."""
+    """numpy.resize: the flattened array repeated (or cut) to fill `new_shape`; an empty array gives zeros (numpy's,
+    JAX's)."""
     x = ravel(as_tensor(a, "resize"))
     shape = _shape(new_shape)
     size = int(np.prod(shape))
     if x.shape[0] == 0:
-        fail(ShapeError, "resize", "cannot resize an empty array")
+        return _core.broadcast_to(_core.constant(0, x.dtype, x.weak), shape, "resize")
     return reshape(slice_axis(tile(x, -(-size // x.shape[0])), 0, 0, size), shape)

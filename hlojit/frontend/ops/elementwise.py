@@ -359,12 +359,13 @@ def _fmod(a: Tensor, b: Tensor) -> Tensor:
 @composite("remainder")
 @derivative(lambda x, y, z: (ones_like(x), -unary("floor", x / y)))
 def _remainder(a, b):
-    """numpy's remainder: the result has the divisor's sign; x % 0 is 0 for integers, nan for floats."""
+    """numpy's remainder: the result has the divisor's sign, a zero one too (-1.0 % 1.0 is 0.0, 1.0 % -1.0 is
+    -0.0); x % 0 is 0 for integers, nan for floats."""
     dtype, weak = a.dtype, a.weak
     if dtypes.is_float(dtype):
         r = _fmod(a, b)
         fix = (r != 0) & ((r < 0) != (b < 0))
-        return _select(fix, r + b, r)
+        return _select(r == 0, binary("copysign", _full_like(r, 0), b), _select(fix, r + b, r))
     r = _emit_same("remainder", [a, _safe_divisor(a, b)], dtype, weak)
     if dtype.kind == "i":
         r = _select((r != 0) & ((r < 0) != (b < 0)), r + b, r)
@@ -374,7 +375,8 @@ def _remainder(a, b):
 @composite("floor_divide")
 @derivative(lambda x, y, z: (zeros_like(x), zeros_like(y)))
 def _floor_divide(a, b):
-    """numpy's floor_divide: rounds toward -inf; x // 0 is 0 for integers, +-inf/nan for floats."""
+    """numpy's floor_divide: rounds toward -inf, a zero quotient with the sign of a / b (-0.0 // 1.0 is -0.0,
+    -1.0 // -inf is 0.0); x // 0 is 0 for integers, +-inf/nan for floats."""
     dtype, weak = a.dtype, a.weak
     if dtypes.is_float(dtype):
         mod = _fmod(a, b)
@@ -382,6 +384,7 @@ def _floor_divide(a, b):
         div = _select((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
         floordiv = unary("floor", div)
         floordiv = _select(div - floordiv > 0.5, floordiv + 1, floordiv)
+        floordiv = _select(div == 0, binary("copysign", _full_like(div, 0), a / b), floordiv)
         return _select(b == 0, a / b, floordiv)
     q = _emit_same("divide", [a, _safe_divisor(a, b)], dtype, weak)
     if dtype.kind == "i":

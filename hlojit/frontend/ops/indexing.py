@@ -127,7 +127,7 @@ def parse(op: str, x: Tensor, index) -> tuple[list[Entry], bool, bool]:
             value = payload % n
             entries.append(Entry("array", axis, index=np.array(value)) if advanced else Entry("int", axis, value))
         elif isinstance(payload, Tensor):
-            if n == 0:
+            if n == 0 and 0 not in payload.shape:   # no indices into nothing is fine: an empty result
                 fail(IndexOutOfRangeError, op, f"traced indices into axis {axis} of size 0 of {describe(x)}: "
                                                 "there is no element to take")
             entries.append(Entry("array", axis, index=payload))
@@ -328,13 +328,25 @@ def getitem(x, index, op: str = "getitem") -> Tensor:
     return reshape_to(_gather(x, axes, layout, batch), shape)
 
 
-def take(x, indices, axis=None) -> Tensor:
-    """numpy take: the elements of x at `indices` along `axis` (of the flattened x when None)."""
+def take(x, indices, axis=None, mode=None) -> Tensor:
+    """numpy take: the elements of x at `indices` along `axis` (of the flattened x when None). numpy's modes:
+    "raise" (the default; out-of-range static indices raise), "wrap" (indices modulo the length) and "clip"
+    (into [0, n - 1]: a negative index is the first element, not one from the end)."""
     x = as_tensor(x, "take")
     if axis is None:
         x = reshape_to(x, (x.size,))
         axis = 0
     axis = normalize_axis("take", axis, x.ndim)
+    if mode not in (None, "raise", "wrap", "clip"):
+        fail(ValueError, "take", f"mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
+    n = x.shape[axis]
+    if mode in ("wrap", "clip") and n:
+        if isinstance(indices, Tensor):
+            from .elementwise import binary
+            indices = binary("remainder", indices, n) if mode == "wrap" else \
+                binary("minimum", binary("maximum", indices, 0), n - 1)
+        else:
+            indices = np.mod(indices, n) if mode == "wrap" else np.clip(indices, 0, n - 1)
     return getitem(x, (slice(None),) * axis + (indices,), "take")
 
 

@@ -229,7 +229,9 @@ def roll(x, shift, axis=None) -> Tensor:
 
 # --- padding ---------------------------------------------------------------------------------------
 
-PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "maximum", "minimum", "mean", "median",
+             "linear_ramp")
+_STAT_MODES = ("maximum", "minimum", "mean", "median")
 
 
 def _take(x: Tensor, axis: int, indices: list[int]) -> Tensor:
@@ -301,10 +303,12 @@ def _pad_op(x: Tensor, value: Tensor, low, high) -> Tensor:
     return wrap(emit(hlo.pad, x.value, value.value, low, high), shape, x.dtype, x.weak)
 
 
-def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even") -> Tensor:
+def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", end_values=0) -> Tensor:
     """numpy pad. constant: stablehlo.pad with constant_values (one value, or (before, after) per axis);
     edge, reflect, symmetric, wrap: each axis gathers its static source positions (numpy's own padding of
-    0..n-1) from slices and reversed slices."""
+    0..n-1) from slices and reversed slices; maximum, minimum, mean, median: the statistic of the whole axis
+    (numpy's default stat_length; integers round half to even), axis by axis as numpy pads; linear_ramp: from
+    end_values to the edge."""
     x = as_tensor(x, "pad")
     widths = _pad_widths(x, pad_width)
     if mode not in PAD_MODES:
@@ -313,12 +317,56 @@ def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even") -
         fail(ValueError, "pad", f"reflect_type {reflect_type!r} is not supported; hlojit reflects with 'even'")
     if mode == "constant":
         return _pad_constant(x, widths, constant_values)
+    ends = np.broadcast_to(np.asarray(end_values), (x.ndim, 2)) if mode == "linear_ramp" else None
     for axis, (before, after) in enumerate(widths):
         if not before and not after:
             continue
         if x.shape[axis] == 0:
             fail(ShapeError, "pad", f"cannot extend the empty axis {axis} of {describe(x)} with mode {mode!r}")
-        sources = np.pad(np.arange(x.shape[axis]), (before, after), mode=mode).tolist()
-        x = _take(x, axis, sources)
+        if mode in _STAT_MODES:
+            x = _pad_with(x, axis, *[_axis_statistic(x, axis, mode)] * 2, before, after)
+        elif mode == "linear_ramp":
+            n = x.shape[axis]
+            x = _pad_with(x, axis, _ramp(slice_axis(x, axis, 0, 1), axis, ends[axis][0], before, False),
+                          _ramp(slice_axis(x, axis, n - 1, n), axis, ends[axis][1], after, True), before, after)
+        else:
+            sources = np.pad(np.arange(x.shape[axis]), (before, after), mode=mode).tolist()
+            x = _take(x, axis, sources)
     return x
+
+
+def _pad_with(x: Tensor, axis: int, low: Tensor, high: Tensor, before: int, after: int) -> Tensor:
+    """x between `before` copies of low and `after` of high (each of length 1 or the width along axis)."""
+    from .shape import broadcast_to
+
+    def block(v, width):
+        return broadcast_to(v, x.shape[:axis] + (width,) + x.shape[axis + 1:])
+    return _join([block(low, before), x, block(high, after)], axis)
+
+
+def _axis_statistic(x: Tensor, axis: int, mode: str) -> Tensor:
+    """numpy pad's statistic of the whole axis (kept), in x's dtype: integer means and medians rounded."""
+    from . import reductions, quantiles
+    from .elementwise import unary
+    stat = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
+            "median": quantiles.median}[mode](x, axis=axis, keepdims=True)
+    if stat.dtype != x.dtype:   # integers: numpy rounds half to even (np.around), then casts back
+        stat = _core.convert(unary("round", stat) if mode in ("mean", "median") else stat, x.dtype, x.weak)
+    return stat
+
+
+def _ramp(edge: Tensor, axis: int, end, width: int, reverse: bool) -> Tensor:
+    """numpy's linspace(end, edge, width, endpoint=False) along axis (reversed after the array), floored for
+    integers as numpy's linspace rounds."""
+    from .elementwise import unary
+    if not width:
+        return edge
+    shape = [1] * edge.ndim
+    shape[axis] = width
+    steps = np.arange(width)[::-1] if reverse else np.arange(width)
+    real = edge.dtype if edge.dtype.kind in "fc" else np.dtype(np.float32)
+    start = _core.constant(np.asarray(end, real), real)
+    fraction = _core.constant((steps / width).astype(real).reshape(shape), real)
+    values = start + (_core.convert(edge, real) - start) * fraction
+    return values if edge.dtype == real else _core.convert(unary("floor", values), edge.dtype, edge.weak)
 

@@ -330,8 +330,9 @@ def _silu(x):
 @ew.composite("log_sigmoid")
 @in_float32_at_least
 def _log_sigmoid(x):
-    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow, no log(0) for very negative x."""
-    return ew.binary("minimum", x, 0) - _unary("log1p", _unary("exp", -_unary("abs", x)))
+    """log(sigmoid(x)) = -(max(-x, 0) + log1p(exp(-|x|))): no overflow, no log(0) for very negative x, and -0.0
+    at +inf (scipy's log_expit, JAX's -softplus(-x))."""
+    return -(ew.binary("maximum", -x, 0) + _unary("log1p", _unary("exp", -_unary("abs", x))))
 
 
 def _float_operand(op: str, x) -> Tensor:

@@ -137,10 +137,11 @@ def divmod(x, y) -> tuple[Tensor, Tensor]:
 
 
 def modf(x) -> tuple[Tensor, Tensor]:
-    """(fractional part, integral part), both with x's sign; infinities give (+-0, +-inf)."""
+    """(fractional part, integral part), both with x's sign, a zero fraction too (modf(-2.0) is (-0.0, -2.0));
+    infinities give (+-0, +-inf)."""
     (x,) = _floats("modf", x)
     whole = unary("trunc", x)
-    fraction = where(unary("isinf", x), binary("copysign", _core.constant(0, x.dtype), x), x - whole)
+    fraction = binary("copysign", where(unary("isinf", x), _core.constant(0, x.dtype), x - whole), x)
     return fraction, whole
 
 
@@ -385,8 +386,10 @@ def _correlate_valid(a: Tensor, v: Tensor) -> Tensor:
 
 
 def correlate(a, v, mode="valid") -> Tensor:
-    """numpy.correlate of two 1-D arrays: modes 'valid', 'same', 'full'."""
-    return _convolve_or_correlate("correlate", a, v, mode, flip=False)
+    """numpy.correlate of two 1-D arrays: modes 'valid', 'same', 'full'; sum(a[n + k] * conj(v[n])), so complex v
+    is conjugated (numpy's and JAX's)."""
+    v = as_tensor(v, "correlate")
+    return _convolve_or_correlate("correlate", a, conj(v) if dtypes.is_complex(v.dtype) else v, mode, flip=False)
 
 
 def convolve(a, v, mode="full") -> Tensor:
@@ -413,20 +416,31 @@ def _convolve_or_correlate(op: str, a, v, mode: str, flip: bool) -> Tensor:
     return reverse(out) if swapped and not flip else out
 
 
-def interp(x, xp, fp, left=None, right=None) -> Tensor:
+def interp(x, xp, fp, left=None, right=None, period=None) -> Tensor:
     """Piecewise-linear interpolation of (xp, fp) at x, xp increasing; `left`/`right` beyond the ends (default:
-    fp's first and last values); NaN stays NaN. Complex fp: its parts interpolated apart (numpy's)."""
+    fp's first and last values); NaN stays NaN. Complex fp: its parts interpolated apart (numpy's). With a
+    `period`, numpy's: x and xp are taken modulo it (xp in any order), the ends wrap round, left/right unused."""
     values = as_tensor(fp, "interp")
     if dtypes.is_complex(values.dtype):
         def part(v, take_part):
             return None if v is None else take_part(v) if isinstance(v, Tensor) else \
                 float(np.real(v) if take_part is real else np.imag(v))
-        return complex(interp(x, xp, real(values), part(left, real), part(right, real)),
-                       interp(x, xp, imag(values), part(left, imag), part(right, imag)))
+        return complex(interp(x, xp, real(values), part(left, real), part(right, real), period),
+                       interp(x, xp, imag(values), part(left, imag), part(right, imag), period))
     x, xp, fp = _floats("interp", x, xp, fp, broadcast=False)
     if xp.ndim != 1 or fp.ndim != 1 or xp.shape != fp.shape or xp.shape[0] == 0:
         fail(ShapeError, "interp", f"xp and fp must be 1-D of one non-zero length, not {describe(xp)} and "
                                    f"{describe(fp)}")
+    if period is not None:
+        if period == 0:
+            fail(ValueError, "interp", "period must be a non-zero value")
+        from .statistics import argsort
+        period, left, right = abs(period), None, None
+        x, xp = binary("remainder", x, period), binary("remainder", xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
     n, flat = xp.shape[0], ravel(x)
     if n == 1:
         value = _core.broadcast_to(fp, flat.shape, "interp")

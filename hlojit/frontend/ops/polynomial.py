@@ -136,13 +136,15 @@ def polysub(a1, a2) -> Tensor:
 
 
 def polymul(a1, a2) -> Tensor:
-    """The product of two polynomials: their coefficients' convolution."""
-    a, b = _coefficients("polymul", a1, a2)
+    """The product of two polynomials: their coefficients' convolution; no coefficients are the zero polynomial
+    [0] (numpy's poly1d, JAX's)."""
+    a, b = (_leading_zeros(p, 1) if p.shape[0] == 0 else p for p in _coefficients("polymul", a1, a2))
     return convolve(a, b)
 
 
 def polyder(p, m: int = 1) -> Tensor:
-    """The m-th derivative (numpy.polyder); integer coefficients stay integers."""
+    """The m-th derivative (numpy.polyder); integer coefficients stay integers; of a polynomial of degree below
+    m, no coefficients (numpy's and JAX's empty array)."""
     (p,) = _coefficients("polyder", p)
     m = int(m)
     if m < 0:
@@ -150,7 +152,7 @@ def polyder(p, m: int = 1) -> Tensor:
     for _ in range(m):
         n = p.shape[0]
         if n <= 1:
-            return _core.broadcast_to(_core.constant(0, p.dtype, p.weak), (1,), "polyder")
+            return p[:0]
         powers = _core.constant(np.arange(n - 1, 0, -1), p.dtype)
         p = p[: n - 1] * powers
     return p
@@ -196,7 +198,7 @@ def polydiv(u, v):
 
 def poly(seq_of_zeros) -> Tensor:
     """The monic polynomial with these roots (1-D), or the characteristic polynomial of a square matrix (its
-    eigenvalues' polynomial: real coefficients for a real matrix)."""
+    eigenvalues' polynomial: real coefficients for a real matrix). No roots: the constant 1.0, 0-d (numpy's)."""
     z = as_tensor(seq_of_zeros, "poly")
     real_matrix = False
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] > 0:
@@ -206,6 +208,8 @@ def poly(seq_of_zeros) -> Tensor:
         fail(ShapeError, "poly", f"needs a 1-D sequence of roots or a square matrix, not {describe(z)}")
     if not dtypes.is_inexact(z.dtype):
         z = _core.convert(z, dtypes.DEFAULT_FLOAT)
+    if z.shape[0] == 0:
+        return _core.constant(1, z.dtype)
     p = _core.broadcast_to(_core.constant(1, z.dtype), (1,), "poly")
     for i in range(z.shape[0]):
         p = concatenate([p, _core.broadcast_to(_core.constant(0, z.dtype), (1,), "poly")]) - \

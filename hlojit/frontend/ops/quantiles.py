@@ -88,7 +88,10 @@ def _interpolate(sorted_rows: Tensor, count: Tensor, q: Tensor, method: str) -> 
     lo, hi = (_core.broadcast_to(i, flat_shape, "quantile") for i in (lo, hi))
     a, b = take_along_axis(sorted_rows, lo, -1), take_along_axis(sorted_rows, hi, -1)
     gamma = _core.broadcast_to(gamma, flat_shape, "quantile")
-    return where(compare("equal", gamma, 0.0), a, a + gamma * (b - a))   # exact where no interpolating
+    # numpy's lerp, from the nearer end (so two -0.0 give -0.0), and exact where not interpolating (so an infinite
+    # end is itself, where numpy's lerp gives NaN)
+    lerp = where(compare("greater_equal", gamma, 0.5), b - (b - a) * (1 - gamma), a + gamma * (b - a))
+    return where(compare("equal", gamma, 0.0), a, lerp)
 
 
 def _quantile(op: str, a, q, axis, method: str, keepdims: bool, ignore_nan: bool) -> Tensor:
@@ -213,8 +216,8 @@ def nanvar(a, axis=None, ddof=0, keepdims=False) -> Tensor:
     mean = _sum(clean, axis, True) / count
     deviation = where(nan, 0.0, x - mean) if nan is not None else x - mean
     total = _sum(abs_squared(deviation), axis, keepdims)
-    count = _nan_count(clean, nan, axis, keepdims)
-    return total / binary("maximum", count - ddof, 0.0)
+    dof = _nan_count(clean, nan, axis, keepdims) - ddof
+    return where(dof > 0, total / binary("maximum", dof, 1.0), np.nan)   # numpy's NaN where dof <= 0
 
 
 def nanstd(a, axis=None, ddof=0, keepdims=False) -> Tensor:

@@ -170,10 +170,11 @@ def extract(condition, arr, size=None, fill_value=0) -> Tensor:
 
 
 def compress(condition, a, axis=None, size=None, fill_value=0) -> Tensor:
-    """The slices of a along axis (flattened: None) where condition is true, `size` of them."""
+    """The slices of a along axis (flattened: None) where condition is true, `size` of them; a shorter condition
+    is False past its end (numpy's)."""
     x = as_tensor(a, "compress")
     if axis is None:
-        return extract(condition, x, size, fill_value)
+        x, axis = ravel(x), 0
     axis = _core.normalize_axis("compress", axis, x.ndim)
     mask = ravel(as_tensor(condition, "compress"))
     size = _needs_size("compress", size)
@@ -200,7 +201,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     size = _needs_size("unique", size)
     n = flat.shape[0]
     if n == 0:
-        fail(ShapeError, "unique", "of an empty array has no elements to fill with")
+        return _unique_of_nothing(flat, as_tensor(ar, "unique").shape, size, fill_value, return_index,
+                                  return_inverse, return_counts)
     order = argsort(flat)
     values = take(flat, order)
     previous = concatenate([slice_axis(values, 0, 0, 1), slice_axis(values, 0, 0, n - 1)])
@@ -222,6 +224,20 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         ends = concatenate([slice_axis(starts, 0, 1, size), _core.constant(np.array([n], np.int32), dtypes.int32)])
         ends = where(compare("less", ends, n), ends, n)
         out.append(where(real, ends - starts, _core.constant(0, dtypes.int32)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_of_nothing(flat, shape, size, fill_value, return_index, return_inverse, return_counts):
+    """unique of an empty array: `size` fill values (none: numpy's empty results; an eager call's size is 0),
+    zero first indices and counts, an empty inverse of the input's shape."""
+    if size and fill_value is None:
+        fail(ShapeError, "unique", f"of an empty array has no elements to fill {size} places with: pass fill_value=")
+    fill = _core.constant(0 if fill_value is None else fill_value, flat.dtype, flat.weak)
+    zeros = _core.broadcast_to(_core.constant(0, dtypes.int32), (size,), "unique")
+    out = [_core.broadcast_to(fill, (size,), "unique")]
+    out += [zeros] if return_index else []
+    out += [_core.broadcast_to(_core.constant(0, dtypes.int32), shape, "unique")] if return_inverse else []
+    out += [zeros] if return_counts else []
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -293,7 +309,8 @@ def bincount(x, weights=None, minlength=0, *, length=None) -> Tensor:
 
 def histogram(a, bins=10, range=None, weights=None, density=False) -> tuple[Tensor, Tensor]:
     """(counts, edges) of a flattened, numpy.histogram's rule: `bins` equal bins over `range` (default: the data's
-    min and max; static or traced) or explicit increasing edges, the last bin closed on the right."""
+    min and max, (0, 1) for no data; static or traced) or explicit increasing edges, the last bin closed on the
+    right."""
     x = ravel(as_tensor(a, "histogram"))
     if dtypes.is_complex(x.dtype):
         fail(DTypeError, "histogram", f"does not take complex {describe(x)} (bins need ordered numbers)")
@@ -303,6 +320,8 @@ def histogram(a, bins=10, range=None, weights=None, density=False) -> tuple[Tens
         count = int(bins)
         if count < 1:
             fail(ValueError, "histogram", f"bins must be positive, not {count}")
+        if range is None and x.shape[0] == 0:
+            range = (0.0, 1.0)
         if range is None:
             low, high = _min(x), _max(x)
         else:

@@ -14,9 +14,12 @@ from . import _core
 from ._core import as_tensor, constant, emit, fail, normalize_axes, normalize_axis, wrap
 
 
-def reshape(x, shape) -> Tensor:
-    """numpy reshape; one dimension may be -1."""
+def reshape(x, shape, order="C") -> Tensor:
+    """numpy reshape; one dimension may be -1; order "F" reads and writes the elements column-major (the
+    reversed axes reshaped, reversed back), as numpy's and JAX's."""
     x = as_tensor(x, "reshape")
+    if order not in ("C", "F"):
+        fail(ValueError, "reshape", f"order must be 'C' or 'F', not {order!r}")
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
     if shape.count(-1) > 1 or any(d < -1 for d in shape):
         fail(ShapeError, "reshape", f"invalid target shape {shape}")
@@ -27,6 +30,8 @@ def reshape(x, shape) -> Tensor:
         shape = tuple(x.size // known if d == -1 else d for d in shape)
     if math.prod(shape) != x.size:
         fail(ShapeError, "reshape", f"cannot reshape {_core.describe(x)} ({x.size} elements) into {shape}")
+    if order == "F" and x.ndim + len(shape) > 2:
+        return transpose(reshape(transpose(x), shape[::-1]))
     if shape == x.shape:
         return x
     return wrap(emit(hlo.reshape, x.value, shape), shape, x.dtype, x.weak)
@@ -135,10 +140,11 @@ def swapaxes(x, axis1, axis2) -> Tensor:
     return transpose(x, order)
 
 
-def ravel(x) -> Tensor:
-    """The elements in row-major order as a 1-d array (numpy's ravel and flatten: traced values never alias)."""
+def ravel(x, order="C") -> Tensor:
+    """The elements in row-major order (column-major with order "F") as a 1-d array (numpy's ravel and
+    flatten: traced values never alias)."""
     x = as_tensor(x, "ravel")
-    return reshape(x, (x.size,))
+    return reshape(x, (x.size,), order)
 
 
 def flip(x, axis=None) -> Tensor:

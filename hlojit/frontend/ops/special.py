@@ -194,14 +194,15 @@ def _abs_sin_pi(x: Tensor) -> Tensor:
 @derivative(lambda x, y: ew.unary("digamma", x))
 @ew.in_float32_at_least
 def lgamma(x: Tensor) -> Tensor:
-    """log|Gamma(x)|; +inf at the poles (0, -1, -2 ...) and at +-inf, as math.lgamma's limits."""
+    """log|Gamma(x)|; +inf at the poles (0, -1, -2 ...) and at +-inf, as math.lgamma's limits; +0.0 at 1 and 2
+    (C's, scipy's: the fit's -0.0 is not)."""
     positive = x > 0
     y = ew.where(positive, x, 1 - x)
     value = _lgamma_positive_f64(y) if x.dtype == dtypes.float64 else _lgamma_positive_f32(y)
     sin_pi = _abs_sin_pi(x)
     reflected = (_pymath.log(_pymath.pi) - ew.unary("log", sin_pi)) - value
     out = ew.where(positive, value, ew.where(sin_pi == 0, np.inf, reflected))
-    return ew.where(ew.unary("isinf", x), np.inf, out)
+    return ew.where(ew.unary("isinf", x), np.inf, ew.where(out == 0, 0.0, out))
 
 
 # --- digamma ------------------------------------------------------------------------------------------

@@ -393,14 +393,26 @@ def _sort_input(op: str, x, axis):
     return x, normalize_axis(op, axis, x.ndim)
 
 
-def sort(x, axis=-1) -> Tensor:
-    """numpy's sort: ascending along axis (None: flattened), NaNs last."""
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _check_kind(op: str, kind) -> None:
+    """numpy's kind= and stable=: every kind sorts stably here (a stable order is a right answer for each)."""
+    if kind not in _SORT_KINDS:
+        fail(ValueError, op, f"kind must be one of {', '.join(map(str, _SORT_KINDS[1:]))}, not {kind!r}")
+
+
+def sort(x, axis=-1, kind=None, *, stable=None) -> Tensor:
+    """numpy's sort: ascending along axis (None: flattened), NaNs last; stable whatever `kind` and `stable`."""
+    _check_kind("sort", kind)
     x, axis = _sort_input("sort", x, axis)
     return _sort("sort", x, axis, False, False)[0]
 
 
-def argsort(x, axis=-1) -> Tensor:
-    """numpy's argsort(kind="stable"): int32 indices that sort x along axis, equal elements in order."""
+def argsort(x, axis=-1, kind=None, *, stable=None) -> Tensor:
+    """numpy's argsort(kind="stable"): int32 indices that sort x along axis, equal elements in order (whatever
+    `kind` and `stable` say)."""
+    _check_kind("argsort", kind)
     x, axis = _sort_input("argsort", x, axis)
     return _sorted_with_indices("argsort", x, axis, False)[1]
 
