@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import cProfile
+import inspect
 import json
 import os
 import re
@@ -45,7 +46,7 @@ def _watched() -> dict:
     codes = collections.defaultdict(list)
     for title, names in namespaces().items():
         for name, fn in names.items():
-            inner = getattr(fn, "eager_fn", fn)
+            inner = inspect.unwrap(getattr(fn, "eager_fn", fn))   # past wrappers (linalg's empty-input rules)
             code = getattr(inner, "__code__", None)
             if code is not None:
                 codes[code].append((qualified(title, name), inner))

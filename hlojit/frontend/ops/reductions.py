@@ -18,6 +18,8 @@ from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..tensor import Tensor
 from ._core import as_tensor, constant, convert, emit, fail, normalize_axes, wrap
+from .elementwise import binary, where as select
+from .shape import broadcast_to, reshape
 
 
 def lowest(dtype):
@@ -91,7 +93,6 @@ def reduce(name: str, x, axis=None, keepdims: bool = False, *, dtype=None, initi
     op, bool_op, init, _ = REDUCTIONS[name]
     body = bool_op if accumulator == dtypes.bool_ else op
     if where is not None:
-        from .elementwise import where as select
         x = select(where, x, constant(init(accumulator), accumulator))
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     if axes:
@@ -99,11 +100,9 @@ def reduce(name: str, x, axis=None, keepdims: bool = False, *, dtype=None, initi
         (value,) = emit(hlo.reduce, [x.value], [init_value.value], axes, body)
         x = wrap(value, shape, accumulator, x.weak)
     if initial is not None:
-        from .elementwise import binary
         x = binary({"or": "logical_or", "and": "logical_and"}.get(body, body), x, constant(initial, accumulator))
     x = convert(x, out, x.weak)
     if keepdims:
-        from .shape import reshape
         x = reshape(x, tuple(1 if i in axes else d for i, d in enumerate(original)))
     return x
 
@@ -143,7 +142,6 @@ def mean(x, axis=None, keepdims=False, *, dtype=None, where=None):
     if not dtypes.is_inexact(x.dtype):
         x = convert(x, dtypes.DEFAULT_FLOAT, x.weak)
     if where is not None:
-        from .shape import broadcast_to
         count = reduce("sum", convert(broadcast_to(as_tensor(where, "mean"), x.shape), computation_dtype(x.dtype)),
                        axes, keepdims)
         return convert(reduce("sum", widened(x), axes, keepdims, where=where) / count, x.dtype, x.weak)
