@@ -26,7 +26,7 @@ from ...errors import DTypeError, IndexOutOfRangeError, ShapeError, TracingError
 from .. import dtypes
 from ..tensor import Tensor
 from ._core import as_tensor, constant, convert, describe, emit, fail, normalize_axis, wrap
-from .elementwise import where
+from .elementwise import binary, where
 
 
 class Entry(NamedTuple):
@@ -342,7 +342,6 @@ def take(x, indices, axis=None, mode=None) -> Tensor:
     n = x.shape[axis]
     if mode in ("wrap", "clip") and n:
         if isinstance(indices, Tensor):
-            from .elementwise import binary
             indices = binary("remainder", indices, n) if mode == "wrap" else \
                 binary("minimum", binary("maximum", indices, 0), n - 1)
         else:

@@ -12,6 +12,7 @@ from ...errors import ShapeError, TracingError
 from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, emit, fail, wrap
+from .elementwise import unary
 from .shape import axis_of, ravel, reshape, slice_axis, static_int
 
 
@@ -347,7 +348,6 @@ def _pad_with(x: Tensor, axis: int, low: Tensor, high: Tensor, before: int, afte
 def _axis_statistic(x: Tensor, axis: int, mode: str) -> Tensor:
     """numpy pad's statistic of the whole axis (kept), in x's dtype: integer means and medians rounded."""
     from . import reductions, quantiles
-    from .elementwise import unary
     stat = {"maximum": reductions.max, "minimum": reductions.min, "mean": reductions.mean,
             "median": quantiles.median}[mode](x, axis=axis, keepdims=True)
     if stat.dtype != x.dtype:   # integers: numpy rounds half to even (np.around), then casts back
@@ -358,7 +358,6 @@ def _axis_statistic(x: Tensor, axis: int, mode: str) -> Tensor:
 def _ramp(edge: Tensor, axis: int, end, width: int, reverse: bool) -> Tensor:
     """numpy's linspace(end, edge, width, endpoint=False) along axis (reversed after the array), floored for
     integers as numpy's linspace rounds."""
-    from .elementwise import unary
     if not width:
         return edge
     shape = [1] * edge.ndim

@@ -24,6 +24,7 @@ from .joining import concatenate, pad, stack
 from .matmul import dot_general
 from .reductions import all as _all, any as _any, max as _max, min as _min, sum as _sum
 from .shape import flip as reverse, ravel, reshape, slice_axis, static_int
+from .statistics import argsort
 
 
 def _floats(op: str, *xs, broadcast: bool = True, complex_ok: bool = False):
@@ -434,7 +435,6 @@ def interp(x, xp, fp, left=None, right=None, period=None) -> Tensor:
     if period is not None:
         if period == 0:
             fail(ValueError, "interp", "period must be a non-zero value")
-        from .statistics import argsort
         period, left, right = abs(period), None, None
         x, xp = binary("remainder", x, period), binary("remainder", xp, period)
         order = argsort(xp)
