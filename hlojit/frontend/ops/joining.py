@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import _core
 from ._core import as_tensor, describe, emit, fail, wrap
 from .elementwise import unary
-from .shape import axis_of, ravel, reshape, slice_axis, static_int
+from .shape import axis_of, broadcast_to, ravel, reshape, slice_axis, static_int
 
 
 def _sequence(op: str, arrays) -> list:
@@ -338,8 +338,6 @@ def pad(x, pad_width, mode="constant", constant_values=0, reflect_type="even", e
 
 def _pad_with(x: Tensor, axis: int, low: Tensor, high: Tensor, before: int, after: int) -> Tensor:
     """x between `before` copies of low and `after` of high (each of length 1 or the width along axis)."""
-    from .shape import broadcast_to
-
     def block(v, width):
         return broadcast_to(v, x.shape[:axis] + (width,) + x.shape[axis + 1:])
     return _join([block(low, before), x, block(high, after)], axis)
