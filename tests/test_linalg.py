@@ -400,14 +400,3 @@ def test_errors_name_the_op_and_line(fn, message):
     with pytest.raises((hj.ShapeError, ValueError), match=message) as info:
         hj.jit(fn, backend="reference").lower(np.zeros((4, 4), np.float32))
     assert "test_linalg.py:" in str(info.value)
-
-
-@pytest.mark.skipif("iree:cpu" not in BACKENDS, reason="llvm-cpu's flags")
-def test_solve_256_compiles_with_data_tiling_not_its_fallback():
-    """On this AVX-512 Zen 5 LU's trailing updates needed 40-60 KB of dispatch stack under data tiling (IREE's limit
-    is 32 KB; targets.LLVM_CPU_FLAGS says 64) and their product fused with the subtract vectorised a 192 x 192
-    unpack whole: the module fell back to no data tiling after a failed compile (22 s, not 12)."""
-    from hlojit.pipeline import compile_program, targets
-    a = np.random.default_rng(7).standard_normal((256, 256)).astype(np.float32)
-    compiled = compile_program(hj.jit(ops.linalg.solve).lower(a, a[:, :2]).program, targets.cpu())
-    assert compiled.target.flag_set == "data-tiling"

@@ -15,13 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 COMMON_FLAGS = ("--iree-input-type=stablehlo", "--iree-input-demote-f64-to-f32=false")
-# Dispatch functions may put 64 KB on the stack, not IREE's default 32: data tiling fuses the packing of a sliced
-# matmul operand into the matmul's dispatch, and on AVX-512 (16 x 16 tiles) LU's trailing updates needed 40-60 KB
-# at 256² ("exceeded stack allocation limit of 32768 bytes"), so solve 256² compiled twice (10 s lost, then the
-# fallback without data tiling). Not more: local-task's workers run on 128 KB stacks (IREE's
-# --task_worker_stack_size default), part of it the task system's; solve 1024² (66.5 KB) still falls back.
-LLVM_CPU_FLAGS = COMMON_FLAGS + ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-                                 "--iree-llvmcpu-stack-allocation-limit=65536")
+LLVM_CPU_FLAGS = COMMON_FLAGS + ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -182,9 +182,7 @@ def factor(a):
         if end == size:
             break
         u12 = mm(_unit_lower_inverse(panel[..., start:end, :], inverses), a[..., start:end, end:])
-        # the product passes a barrier: fused with the subtract, llvm-cpu's data tiling (AVX-512) unpacked the
-        # whole 192 x 192 block as one vector ("large vector sizes") and the module fell back to no data tiling
-        a22 = a[..., end:, end:] - _core.barrier(mm(panel[..., end:, :], u12))
+        a22 = a[..., end:, end:] - mm(panel[..., end:, :], u12)
         right = ops.concatenate([a[..., :start, end:], u12, a22], axis=-2)
         a = ops.concatenate([a[..., :, :end], right], axis=-1)
     pivots = ops.concatenate(pivots, axis=-1) if len(pivots) > 1 else pivots[0]
