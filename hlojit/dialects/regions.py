@@ -22,6 +22,17 @@ __all__ = ["reduce", "reduce_window", "if_", "case", "while_", "scatter", "sort"
 
 # --- reductions (a binary op's name, or a body over accumulators and elements) -------------------
 
+def reduction_body(op, scalar_types, body: Callable[..., Sequence[ir.Value]] | str, *, loc=None) -> None:
+    """Fill the one empty region of a reduce or reduce_window `op`: block arguments of `scalar_types` twice
+    (accumulators, then elements) and `body`, a binary op's name or a callable of the block arguments that
+    returns the new accumulators."""
+    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
+    with ir.InsertionPoint(block), loc or ir.Location.unknown():
+        args = list(block.arguments)
+        new = [binary(body, args[0], args[1])] if isinstance(body, str) else list(body(*args))
+        create("stablehlo.return", [], new)
+
+
 def reduce(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], dimensions: Sequence[int],
            body: Callable[..., Sequence[ir.Value]] | str, *, loc=None, ip=None) -> list[ir.Value]:
     """`stablehlo.reduce` over `dimensions`.
@@ -39,15 +50,7 @@ def reduce(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], dimensio
         results.append(with_shape(x, [d for i, d in enumerate(shape) if i not in dims]))
     op = create("stablehlo.reduce", results, [*inputs, *init_values],
                 {"dimensions": i64_array(dimensions)}, regions=1, loc=loc, ip=ip)
-    scalar_types = [scalar_type(v) for v in init_values]
-    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
-    with ir.InsertionPoint(block), loc or ir.Location.unknown():
-        args = list(block.arguments)
-        if isinstance(body, str):
-            new = [binary(body, args[0], args[1])]
-        else:
-            new = list(body(*args))
-        create("stablehlo.return", [], new)
+    reduction_body(op, [scalar_type(v) for v in init_values], body, loc=loc)
     return list(op.results)
 
 
@@ -66,12 +69,7 @@ def reduce_window(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], *
     attrs = {"window_dimensions": i64_array(window), "window_strides": i64_array(strides),
              "padding": ir.DenseElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(len(window), 2))}
     op = create("stablehlo.reduce_window", results, [*inputs, *init_values], attrs, regions=1, loc=loc, ip=ip)
-    scalar_types = [scalar_type(v) for v in init_values]
-    block = op.regions[0].blocks.append(*scalar_types, *scalar_types)
-    with ir.InsertionPoint(block), loc or ir.Location.unknown():
-        args = list(block.arguments)
-        new = [binary(body, args[0], args[1])] if isinstance(body, str) else list(body(*args))
-        create("stablehlo.return", [], new)
+    reduction_body(op, [scalar_type(v) for v in init_values], body, loc=loc)
     return list(op.results)
 
 

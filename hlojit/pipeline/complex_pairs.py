@@ -28,6 +28,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.elementwise import BINARY_OPS, UNARY_OPS
+from ..dialects.regions import reduction_body
 from ..dialects.types import constant_value, dtype_of, shape_of
 from ..errors import CompileError
 from .complex_math_pairs import RULES, mul
@@ -149,15 +150,11 @@ def _dot(op, a, b):
 
 def _window(op, operands, results, body) -> list[ir.Value]:
     """The reduce_window `op` again (its windows, strides, padding and dilations) on these operands, with these
-    results and `body`: a binary op's name, or a callable of the scalar block arguments (as regions.reduce's)."""
+    results and `body` (regions.reduction_body's)."""
     new = ir.Operation.create(op.name, results=results, operands=operands, regions=1,
                               attributes={name: op.attributes[name] for name in op.attributes})
-    scalars = [ir.RankedTensorType.get([], ir.RankedTensorType(r).element_type) for r in results]
-    block = new.regions[0].blocks.append(*scalars, *scalars)
-    with ir.InsertionPoint(block):
-        args = list(block.arguments)
-        out = [hlo.binary(body, args[0], args[1])] if isinstance(body, str) else list(body(*args))
-        ir.Operation.create("stablehlo.return", results=[], operands=out)
+    reduction_body(new, [ir.RankedTensorType.get([], ir.RankedTensorType(r).element_type) for r in results], body,
+                   loc=op.location)
     return list(new.results)
 
 
