@@ -10,7 +10,8 @@ import pytest
 import hlojit as hj
 from hlojit import ops
 from hlojit.frontend.from_mlir import parse
-from hlojit.pipeline import compile_program, compile_rewrites, cuda, sort_rewrites
+from iree.compiler import ir
+from hlojit.pipeline import compile_program, compile_rewrites, cuda, quirks, sort_rewrites, targets
 
 from test_legalize import on_target_and_reference, rewritten, target_rewritten
 
@@ -385,3 +386,63 @@ def test_complex128_solve_and_inverse_of_arguments(backend):
                                rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(np.asarray(hj.jit(ops.linalg.inv, backend=backend)(a)), np.linalg.inv(a),
                                rtol=1e-12, atol=1e-13)
+
+
+# LU's trailing update and a transposed panel product: slices of one argument that reach data-tiled matmuls, as a
+# matmul's operand (%u, %t through a transpose), and beside its result in an elementwise consumer (%s); %n reaches
+# one through a negate. Raw IREE 3.13 fails both ways on every x86 CPU ("exceeded stack allocation limit",
+# "large vector sizes"), and compiled it again without data tiling.
+SLICED_MATMULS = """func.func @main(%a: tensor<256x256xf32>, %p: tensor<192x64xf32>)
+    -> (tensor<192x192xf32>, tensor<192x192xf32>) {
+  %s = stablehlo.slice %a [64:256, 64:256] : (tensor<256x256xf32>) -> tensor<192x192xf32>
+  %n = stablehlo.negate %s : tensor<192x192xf32>
+  %u = stablehlo.slice %a [0:64, 64:256] : (tensor<256x256xf32>) -> tensor<64x192xf32>
+  %d = stablehlo.dot_general %p, %u, contracting_dims = [1] x [0]
+      : (tensor<192x64xf32>, tensor<64x192xf32>) -> tensor<192x192xf32>
+  %r = stablehlo.subtract %n, %d : tensor<192x192xf32>
+  %t0 = stablehlo.slice %a [0:64, 64:256] : (tensor<256x256xf32>) -> tensor<64x192xf32>
+  %t = stablehlo.transpose %t0, dims = [1, 0] : (tensor<64x192xf32>) -> tensor<192x64xf32>
+  %e = stablehlo.dot_general %t, %p, contracting_dims = [1] x [1]
+      : (tensor<192x64xf32>, tensor<192x64xf32>) -> tensor<192x192xf32>
+  return %r, %e : tensor<192x192xf32>, tensor<192x192xf32>
+}"""
+
+
+def test_slices_reaching_matmuls_get_barriers_golden():
+    count, text = rewritten(SLICED_MATMULS, compile_rewrites.sliced_matmul_inputs_materialized)
+    assert count == 3
+    assert text.count("stablehlo.optimization_barrier") == 3
+    assert """%0 = stablehlo.slice %arg0 [64:256, 64:256] : (tensor<256x256xf32>) -> tensor<192x192xf32>
+    %1 = stablehlo.optimization_barrier %0 : tensor<192x192xf32>
+    %2 = stablehlo.negate %1 : tensor<192x192xf32>
+    %3 = stablehlo.slice %arg0 [0:64, 64:256] : (tensor<256x256xf32>) -> tensor<64x192xf32>
+    %4 = stablehlo.optimization_barrier %3 : tensor<64x192xf32>
+    %5 = stablehlo.dot_general %arg1, %4, contracting_dims = [1] x [0]""" in text, text
+    assert """%8 = stablehlo.optimization_barrier %7 : tensor<64x192xf32>
+    %9 = stablehlo.transpose %8, dims = [1, 0]""" in text, text
+    unsliced = """func.func @main(%a: tensor<64x192xf32>, %p: tensor<192x64xf32>, %s: tensor<192x192xf32>) -> tensor<192x192xf32> {
+  %d = stablehlo.dot_general %p, %a, contracting_dims = [1] x [0]
+      : (tensor<192x64xf32>, tensor<64x192xf32>) -> tensor<192x192xf32>
+  %r = stablehlo.subtract %s, %d : tensor<192x192xf32>
+  return %r : tensor<192x192xf32>
+}"""
+    assert rewritten(unsliced, compile_rewrites.sliced_matmul_inputs_materialized)[0] == 0
+
+
+def test_only_data_tiled_cpu_builds_get_the_slice_barriers():
+    """The bare fallback and the quick build tile no matmuls, vmvx and cuda pack none this way."""
+    def barriers(target):
+        with ir.Context() as context:
+            context.load_all_available_dialects()
+            return quirks.apply(ir.Module.parse(SLICED_MATMULS), target).get("sliced_matmul_inputs_materialized", 0)
+    assert barriers(targets.cpu()) == barriers(targets.cpu(flag_set="inner-tiled")) == 3
+    assert barriers(targets.cpu().fallback) == barriers(targets.quick(targets.cpu())) == 0
+    assert barriers(targets.vmvx()) == barriers(targets.cuda()) == 0
+
+
+def test_sliced_matmuls_compile_data_tiled_and_match_the_reference():
+    assert compile_program(parse(SLICED_MATMULS), targets.cpu()).target.flag_set == "data-tiling"  # not its fallback
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((256, 256), np.float32), rng.standard_normal((192, 64), np.float32)]
+    for a, e in on_target_and_reference(SLICED_MATMULS, inputs, "iree:cpu"):
+        np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-4)

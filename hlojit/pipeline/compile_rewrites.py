@@ -25,13 +25,21 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   constants by stablehlo.complex, it compiles on both (complex64 constants compile as they are). vmvx and
   llvm-cpu's complex pairs rewrite split complex constants anyway, but llvm-cpu leaves a function with a
   complex op it does not know (a complex sort) complex, constants and all.
+- llvm-cpu with data tiling (every flag set but the bare fallback and the quick build): a slice or
+  dynamic_slice of a larger value that reaches a matmul's operand, or an operand of an elementwise consumer
+  the matmul's dispatch takes in, directly or through transposes, reshapes and elementwise ops, fails to compile
+  on every x86 CPU IREE knows ("exceeded stack allocation limit of 32768 bytes", "large vector sizes"): IREE
+  packs the slice into the matmul's tiled layout inside the matmul's dispatch, reading the whole slice as one
+  vector. Found as LU's trailing update (a[k:, k:] - l[k:] @ u, a[:k, k:] @ ...) and a fused QKV projection's
+  q/k/v columns, which compiled twice (22 s for solve 256², the data-tiled attempt failing after 10) and then
+  ran without data tiling. A barrier after the slice materializes it (one copy) and the matmul compiles tiled.
 """
 from __future__ import annotations
 
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects import stablehlo as hlo
+from ..dialects import registry, stablehlo as hlo
 from ..dialects.build import create, scalar_type
 from ..dialects.types import constant_value, dot_dimensions, dtype_of, element_type, shape_of
 from .legalize import walk
@@ -179,6 +187,54 @@ def complex128_constants_from_parts(module: ir.Module) -> int:
     return count
 
 
+_SLICES = registry.op_set({"stablehlo.slice", "stablehlo.dynamic_slice"}, "slices a matmul's dispatch packs")
+_ELEMENTWISE = frozenset(registry.names(elementwise=True))
+_SEE_THROUGH = registry.op_set({"stablehlo.transpose", "stablehlo.reshape"}, "ops between a slice and a matmul") \
+    | _ELEMENTWISE
+
+
+def _slices_behind(value: ir.Value, found: dict, seen: set) -> None:
+    """The slice ops `value` comes from through _SEE_THROUGH ops, into `found` (keyed by identity, in order)."""
+    op = _producer(value)
+    if op is None or op in seen:
+        return
+    seen.add(op)
+    if op.name in _SLICES:
+        found.setdefault(op, None)
+    elif op.name in _SEE_THROUGH:
+        for operand in op.operands:
+            _slices_behind(operand, found, seen)
+
+
+def _fused_consumer_operands(result: ir.Value, seen: set):
+    """The other operands of the elementwise ops that consume a matmul's result (and theirs, onwards): what
+    IREE fuses into the matmul's dispatch and packs there."""
+    for use in result.uses:
+        consumer = use.owner.operation
+        if consumer.name in _ELEMENTWISE and consumer not in seen:
+            seen.add(consumer)
+            yield from (v for v in consumer.operands if v != result)
+            yield from _fused_consumer_operands(consumer.results[0], seen)
+
+
+def sliced_matmul_inputs_materialized(module: ir.Module) -> int:
+    found: dict = {}
+    for op in _ops_named(module, "stablehlo.dot_general"):
+        inputs = list(op.operands) + list(_fused_consumer_operands(op.result, set()))
+        seen: set = set()
+        for value in inputs:
+            _slices_behind(value, found, seen)
+    for op in found:
+        result = op.results[0]
+        with ir.InsertionPoint.after(op), op.location:
+            materialized = hlo.optimization_barrier([result])[0]
+        result.replace_all_uses_with(materialized)
+        materialized.owner.operands[0] = result      # the barrier itself still reads the slice
+    return len(found)
+
+
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
                complex128_constants_from_parts]
 VMVX = [double_rounding_kept, f64_to_int_by_bits]    # before vmvx's bf16 and float -> int rewrites, which read converts
+# llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
+CPU_DATA_TILING = [sliced_matmul_inputs_materialized]

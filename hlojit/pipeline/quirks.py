@@ -18,7 +18,7 @@ from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .subnormal_compares import float_compares_by_bits
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
-from .targets import Target
+from .targets import Target, data_tiled
 from .winograd import requested_winograd
 
 
@@ -202,7 +202,8 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + [comple
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
           "cpu": _FIRST + legalize.CHLO_FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
-              float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd],
+              float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
+              + compile_rewrites.CPU_DATA_TILING,
           "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
                   + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
@@ -211,5 +212,7 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + [comple
 def apply(module: ir.Module, target: Target) -> dict:
     """Rewrite `module` for `target`; {rewrite name: ops rewritten} of those that changed something, in the
     order they ran (what `explain` lists and an artifact's manifest counts)."""
+    tiled = data_tiled(target)
     with module.context:
-        return {quirk.__name__: n for quirk in QUIRKS.get(target.name, ()) if (n := quirk(module))}
+        return {quirk.__name__: n for quirk in QUIRKS.get(target.name, ())
+                if (tiled or quirk not in compile_rewrites.CPU_DATA_TILING) and (n := quirk(module))}

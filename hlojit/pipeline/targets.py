@@ -88,6 +88,12 @@ def quick(target: Target) -> Target | None:
     return Target("cpu", target.driver, flags, flag_set=QUICK, note="tiered compilation's quick build")
 
 
+def data_tiled(target: Target) -> bool:
+    """Whether the target's flags turn on IREE's data tiling (every cpu flag set but the bare fallback and the
+    quick build): some target rewrites work around its bugs only."""
+    return any(f in ("--iree-opt-data-tiling", "--iree-global-opt-data-tiling") for f in target.flags)
+
+
 def cpu_name_of(target: Target) -> str:
     """The `--iree-llvmcpu-target-cpu` a cpu target compiles for (`host`, `generic`, a CPU's name)."""
     return next(f.split("=", 1)[1] for f in target.flags if f.startswith("--iree-llvmcpu-target-cpu="))
