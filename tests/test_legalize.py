@@ -22,7 +22,7 @@ def rewritten(text: str, rewrite) -> tuple[int, str]:
         return count, str(module)
 
 
-def target_rewritten(text: str, target: str) -> tuple[dict, str]:
+def target_rewritten(text: str, target: "str | targets.Target") -> tuple[dict, str]:
     """(rewrites applied, module text) after every rewrite quirks.py lists for `target`, verified."""
     return rewritten(text, lambda module: quirks.apply(module, targets.get(target)))
 

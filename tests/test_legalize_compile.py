@@ -10,8 +10,7 @@ import pytest
 import hlojit as hj
 from hlojit import ops
 from hlojit.frontend.from_mlir import parse
-from iree.compiler import ir
-from hlojit.pipeline import compile_program, compile_rewrites, cuda, quirks, sort_rewrites, targets
+from hlojit.pipeline import compile_program, compile_rewrites, cuda, sort_rewrites, targets
 
 from test_legalize import on_target_and_reference, rewritten, target_rewritten
 
@@ -432,9 +431,7 @@ def test_slices_reaching_matmuls_get_barriers_golden():
 def test_only_data_tiled_cpu_builds_get_the_slice_barriers():
     """The bare fallback and the quick build tile no matmuls, vmvx and cuda pack none this way."""
     def barriers(target):
-        with ir.Context() as context:
-            context.load_all_available_dialects()
-            return quirks.apply(ir.Module.parse(SLICED_MATMULS), target).get("sliced_matmul_inputs_materialized", 0)
+        return target_rewritten(SLICED_MATMULS, target)[0].get("sliced_matmul_inputs_materialized", 0)
     assert barriers(targets.cpu()) == barriers(targets.cpu(flag_set="inner-tiled")) == 3
     assert barriers(targets.cpu().fallback) == barriers(targets.quick(targets.cpu())) == 0
     assert barriers(targets.vmvx()) == barriers(targets.cuda()) == 0
