@@ -9,7 +9,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import nn, ops
-from hlojit.pipeline import layout, quirks
+from hlojit.pipeline import compile_rewrites, layout, quirks
 
 from conftest import assert_close
 
@@ -70,7 +70,8 @@ def test_channels_last_modules_are_left_alone():
 def test_only_llvm_cpu_gets_the_layout():
     """vmvx and cuda get the user's layout (IREE's GPU pipeline picks its own; vmvx measured no faster)."""
     cpu = quirks.QUIRKS["cpu"]
-    assert layout.channels_last in cpu and cpu[-2:] == [layout.channels_last, quirks.requested_winograd]  # speed last
+    # Speed rewrites run last but for the data-tiling barrier, which must see the graph they leave.
+    assert cpu[-3:] == [layout.channels_last, quirks.requested_winograd, *compile_rewrites.CPU_DATA_TILING]
     for name in ("vmvx", "cuda"):
         assert layout.channels_last not in quirks.QUIRKS[name]
 
