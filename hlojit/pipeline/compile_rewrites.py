@@ -7,10 +7,17 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
 - reduce_window of i1 (a cumulative any/all): every target fails ("'arith.ori' op requires the same type for
   all operands and results"). The window runs on 0/1 in int32, the body's op on those (the spec's i1 add and
   multiply are OR and AND), and the result is `!= 0`.
-- vmvx: int -> float -> narrower float (hlojit's int -> bfloat16 goes through float32, as JAX's): IREE
-  folds the two converts into one int -> bf16, which vmvx cannot lower ('arith.sitofp' (i32) -> bf16). A
-  barrier keeps the converts apart. llvm-cpu and cuda compile the pair as two roundings (2**24 + 2**16 + 1
-  gives 2**24, as JAX; cuda's PTX: cvt.rn.f32.s32, then cvt.rn.bf16x2.f32).
+- vmvx and llvm-cpu: int -> float -> narrower float (hlojit's int -> bfloat16 goes through float32, as JAX's):
+  IREE folds the two converts into one int -> bf16 ('arith.sitofp' (i32) -> bf16), which vmvx cannot lower and
+  llvm-cpu lowers to a call of `__truncsfbf2` on CPUs without AVX512-BF16 (Zen 3, found on a 2-core EPYC), which
+  IREE's executables cannot link. A barrier keeps the converts apart. cuda compiles the pair as two roundings
+  (2**24 + 2**16 + 1 gives 2**24, as JAX; its PTX: cvt.rn.f32.s32, then cvt.rn.bf16x2.f32).
+- llvm-cpu: a direct f64 / int / bool -> bf16 convert (a from_mlir module's; the frontend's f64 astype):
+  the same libcall for ints, and f64 -> bf16 rounds twice, through f32 (2**24 + 2**16 + 1 gave 2**24, where the
+  spec and ml_dtypes round once to 2**24 + 2**17). It becomes f64 -> f32 rounded to odd (by the bits), which
+  f32 -> bf16's rounding to nearest even then rounds exactly once; ints and bools go to f64 first (exact up to
+  32 bits; an int64 beyond 2**53 rounds there first). vmvx keeps its own (vmvx_rewrites.py: through f32, twice
+  rounded): it cannot lower the f64 -> f32 convert inside this rounding's dispatch.
 - vmvx: f64 -> int converts ('arith.fptosi' (f64) -> i32 is illegal there): from the bits, in u64 integer ops
   (the mantissa with its implicit bit shifted by the exponent: truncation toward zero), negated for a negative
   x, then the int64 converted to the result's width (wrapping, as the spec's i64 -> narrower convert does).
@@ -134,6 +141,34 @@ def double_rounding_kept(module: ir.Module) -> int:
     return count
 
 
+def _f64_to_f32_rounded_to_odd(x: V) -> V:
+    """x (f64) as the f32 next to it whose last mantissa bit is odd where x is not exact in f32 (round to odd):
+    rounding that to any float of at most 22 mantissa bits is the single rounding of x (overflow goes to f32's
+    largest, underflow to its smallest subnormal, which still round to inf and 0). NaN and exact values pass."""
+    y = x.to(np.float32)
+    back = y.to(np.float64)
+    bits = y.bits()
+    inexact = (back != x) & (x == x)
+    even = (bits & 1) == 0
+    odd = where(back.abs() > x.abs(), bits - 1, bits + 1)
+    return V(hlo.bitcast_convert(where(inexact & even, odd, bits).value, np.dtype(np.float32)))
+
+
+def bf16_converts_rounded_once(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.convert"):
+        source, target = dtype_of(op.operands[0].type), dtype_of(op.result.type)
+        if target.name != "bfloat16" or not (source == np.float64 or source.kind in "iub"):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            narrow = _f64_to_f32_rounded_to_odd(V(op.operands[0]).to(np.float64))
+            kept = hlo.optimization_barrier([narrow.value])[0]
+            op.result.replace_all_uses_with(hlo.convert(kept, target))
+        op.erase()
+        count += 1
+    return count
+
+
 def _truncated_by_bits(x: V) -> V:
     """A finite f64 x truncated toward zero, as int64 (|x| < 2**63)."""
     bits = x.bits()
@@ -235,6 +270,8 @@ def sliced_matmul_inputs_materialized(module: ir.Module) -> int:
 
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
                complex128_constants_from_parts]
-VMVX = [double_rounding_kept, f64_to_int_by_bits]    # before vmvx's bf16 and float -> int rewrites, which read converts
+# before vmvx's bf16 and float -> int rewrites, which read converts
+VMVX = [double_rounding_kept, f64_to_int_by_bits]
+CPU = [double_rounding_kept, bf16_converts_rounded_once]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
 CPU_DATA_TILING = [sliced_matmul_inputs_materialized]

@@ -201,7 +201,7 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + [comple
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _FIRST + legalize.CHLO_FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
+          "cpu": _FIRST + compile_rewrites.CPU + legalize.CHLO_FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
               + compile_rewrites.CPU_DATA_TILING,
           "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
