@@ -51,9 +51,18 @@ def _is_nan(x: V) -> V:
 
 
 def _copysign(magnitude, sign: V) -> V:
-    """|magnitude| with sign's sign bit (-0.0 and negative NaNs included); magnitude a V or a number."""
+    """|magnitude| with sign's sign bit (-0.0 and negative NaNs included); magnitude a V or a number. On the bits,
+    not by a select of -m and m: vmvx makes a select of a constant -0.0 +0.0."""
     m = magnitude.abs() if isinstance(magnitude, V) else sign.splat(abs(magnitude))
-    return where(sign.signbit(), -m, m)
+    mask = 1 << (8 * sign.dtype.itemsize - 1)
+    return V(hlo.bitcast_convert((m.bits() | (sign.bits() & mask)).value, sign.dtype))
+
+
+def _signed_zero(sign: V) -> V:
+    """0.0 with sign's sign bit, from the run-time bits: 0 * sign for a finite sign, which vmvx folds to +0.0 when
+    the 0 is a constant (and inf * 0 with it)."""
+    mask = 1 << (8 * sign.dtype.itemsize - 1)
+    return V(hlo.bitcast_convert((sign.bits() & mask).value, sign.dtype))
 
 
 def _nan_like(x: V) -> V:
@@ -139,7 +148,7 @@ def _c99_mul(a, b):
         return _copysign(where(_is_inf(v), 1.0, v.splat(0.0)), v)
 
     def zero_nan(v):
-        return where(_is_nan(v), _copysign(0.0, v), v)
+        return where(_is_nan(v), _signed_zero(v), v)
     ar2, ai2 = where(a_inf, boxed(ar), zero_nan(ar)), where(a_inf, boxed(ai), zero_nan(ai))
     br2, bi2 = where(b_inf, boxed(br), zero_nan(br)), where(b_inf, boxed(bi), zero_nan(bi))
     ar2, ai2 = where(b_inf & ~a_inf, zero_nan(ar), ar2), where(b_inf & ~a_inf, zero_nan(ai), ai2)
@@ -153,7 +162,9 @@ def _is_zero(z) -> V:
 
 
 def _one(z):
-    return z[0].splat(1.0), z[0].splat(0.0)
+    """1 + 0i, the 0 a run-time value (|a signed zero|): products with a constant 0 are folded to 0 on vmvx, whose
+    inf * 0 would not be NaN then."""
+    return z[0].splat(1.0), _signed_zero(z[0]).abs()
 
 
 def _times_i(z):
@@ -178,7 +189,7 @@ def _exp(z):
     y_not_finite = ~y.is_finite()
     at_plus_inf, at_minus_inf = y_not_finite & (x == np.inf), y_not_finite & (x == -np.inf)
     re = where(at_plus_inf, x, where(at_minus_inf, 0.0, re))
-    im = where(at_plus_inf, _nan_like(y), where(at_minus_inf, _copysign(0.0, y), im))
+    im = where(at_plus_inf, _nan_like(y), where(at_minus_inf, _signed_zero(y), im))
     return re, im
 
 
@@ -229,7 +240,7 @@ def _sqrt(z):
     xs, ys = x * scale, y * scale
     t = ((xs.abs() + hypot_v(xs, ys)) * 0.5).unary("sqrt")
     t_zero = t == 0.0
-    half = where(t_zero, 0.0 * ys, 0.5 * (ys / where(t_zero, 1.0, t)))     # glibc's rounding of a subnormal
+    half = where(t_zero, _signed_zero(ys), 0.5 * (ys / where(t_zero, 1.0, t)))     # glibc's rounding of a subnormal
     non_negative = x >= 0.0
     re = where(non_negative, t, half.abs()) * unscale
     im = where(non_negative, half, _copysign(t, y)) * unscale
@@ -315,7 +326,7 @@ def _tanh(z):
     sign = _copysign(1.0, x)
     y_finite = y.is_finite()
     tail = (4.0 * (y.unary("sine") * y.unary("cosine"))) * (-2.0 * x.abs()).unary("exponential")
-    tail = where(y_finite, tail, _copysign(0.0, y))
+    tail = where(y_finite, tail, _signed_zero(y))
     re, im = where(far, sign, re), where(far, tail, im)
     finite_x_bad_y = x.is_finite() & ~y_finite
     re = where(finite_x_bad_y, where(x == 0.0, x, _nan_like(x)), re)
