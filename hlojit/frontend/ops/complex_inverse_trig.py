@@ -23,7 +23,6 @@ import math
 
 import numpy as np
 
-from .. import dtypes
 from ..derivatives import derivative
 from ..tensor import Tensor
 from . import elementwise as ew
@@ -45,7 +44,7 @@ def _is_nan(x: Tensor) -> Tensor:
     return ew.unary("isnan", x)
 
 
-def _both_infinite_angle(x: Tensor, y: Tensor) -> Tensor:
+def _both_infinite_angle(x: Tensor) -> Tensor:
     """pi/4 or 3pi/4 by x's sign: the angle of an infinite x + i inf (Annex G's), where the roots are inf + i inf
     in every quadrant."""
     return ew.where(x > 0, constant(math.pi / 4, x.dtype), constant(3 * math.pi / 4, x.dtype))
@@ -82,7 +81,7 @@ def _arccos(z: Tensor) -> Tensor:
     # NaN - i inf (numpy's sign), arccos(+-inf + i inf) pi/4 or 3pi/4 - i inf
     x_inf, y_inf = _is_inf(x), _is_inf(y)
     re = ew.where((x == 0) & _is_nan(y), math.pi / 2, ew.where(_is_nan(x) & y_inf, np.nan, re))
-    re = ew.where(x_inf & y_inf, _both_infinite_angle(x, y), re)
+    re = ew.where(x_inf & y_inf, _both_infinite_angle(x), re)
     im = ew.where(x_inf & _is_nan(y), -np.inf, im)
     return complex(re, im)
 
@@ -98,7 +97,7 @@ def _arccosh(z: Tensor) -> Tensor:
     # arccosh(+-inf + i inf) inf + i (pi/4 or 3pi/4)
     x_inf, y_inf = _is_inf(x), _is_inf(y)
     im = ew.where((x == 0) & _is_nan(y), math.pi / 2, im)
-    im = ew.where(x_inf & y_inf, ew.binary("copysign", _both_infinite_angle(x, y), y), im)
+    im = ew.where(x_inf & y_inf, ew.binary("copysign", _both_infinite_angle(x), y), im)
     infinite_and_nan = (x_inf & _is_nan(y)) | (_is_nan(x) & y_inf)
     re = ew.where(infinite_and_nan, np.inf, re)
     im = ew.where(infinite_and_nan, np.nan, im)
@@ -127,7 +126,8 @@ def _arctanh(z: Tensor) -> Tensor:
     re = 0.25 * ew.unary("log1p", 4 * ax / d)
     # next to +-1 the squares of |1 -+ z| underflow: log|1 + z| - log|1 - z| by hypot (nothing cancels there)
     tiny = float(np.finfo(x.dtype).tiny) * 2.0 ** np.finfo(x.dtype).nmant
-    by_hypot = 0.5 * (ew.unary("log", ew.binary("hypot", 1 + ax, y)) - ew.unary("log", ew.binary("hypot", 1 - ax, y)))
+    log_hypot = lambda a: ew.unary("log", ew.binary("hypot", a, y))      # noqa: E731
+    by_hypot = 0.5 * (log_hypot(1 + ax) - log_hypot(1 - ax))
     re = ew.binary("copysign", ew.where(d < tiny, by_hypot, re), x)
     re = ew.where(x == 0, x, re)                          # arctanh(+-0 + i NaN) is +-0 + i NaN
     one_minus_x = 1 - x
