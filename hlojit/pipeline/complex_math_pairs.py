@@ -338,6 +338,10 @@ def _tan(z):
     return _times_minus_i(_tanh(_times_i(z)))
 
 
+def _absolute(z):
+    return hypot_v(*z)
+
+
 def _sign(z):
     """The spec's: (nan, nan) when a part is NaN, (0, 0) at either zero, z / |z| otherwise, which is NaN for an
     infinite z (a complex quotient by (inf, 0); the reference backend's value)."""
@@ -433,5 +437,5 @@ div = _on_values(_div)
 RULES = {f"stablehlo.{name}": _on_values(rule) for name, rule in {
     "multiply": _mul, "divide": _div, "exponential": _exp, "exponential_minus_one": _expm1, "log": _log,
     "log_plus_one": _log1p, "sqrt": _sqrt, "rsqrt": _rsqrt, "sine": _sine, "cosine": _cosine, "tan": _tan,
-    "tanh": _tanh, "abs": lambda z: hypot_v(*z), "sign": _sign, "logistic": _logistic, "power": _power,
+    "tanh": _tanh, "abs": _absolute, "sign": _sign, "logistic": _logistic, "power": _power,
     "cbrt": _cbrt, "atan2": _atan2_complex}.items()}

@@ -122,11 +122,11 @@ def _cosh(z):
     return ew.unary("cos", times_minus_i(z))
 
 
-def _scaled_parts(fn, scale):
-    """fn(z) with both parts times a real scale (numpy's log2, log10; the -inf + 0j of log(0) times a complex scale
-    would make the imaginary part nan)."""
+def _scaled_log(scale):
+    """log(z) with both parts times a real scale (numpy's log2, log10; the -inf + 0j of log(0) times a complex
+    scale would make the imaginary part nan)."""
     def build(z):
-        w = fn(z)
+        w = ew.unary("log", z)
         return complex(real(w) * scale, imag(w) * scale)
     return build
 
@@ -155,11 +155,9 @@ from .complex_inverse_trig import FUNCTIONS as INVERSE_TRIG  # noqa: E402  (buil
 
 # numpy name -> the composite that elementwise.unary builds for a complex operand of the op (one table, read there;
 # ops neither here nor taking complex in their elementwise row are a DTypeError)
-COMPOSITES = {**INVERSE_TRIG,
-    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2,
-    "log2": _scaled_parts(lambda z: ew.unary("log", z), 1 / math.log(2)),
-    "log10": _scaled_parts(lambda z: ew.unary("log", z), 1 / math.log(10)),
-    "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
+COMPOSITES = {
+    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "log2": _scaled_log(1 / math.log(2)),
+    "log10": _scaled_log(1 / math.log(10)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, **INVERSE_TRIG,
 }
 
 __all__ = ["angle", "complex", "conj", "conjugate", "imag", "iscomplex", "iscomplexobj", "isreal", "isrealobj",
