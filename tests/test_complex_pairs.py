@@ -125,8 +125,9 @@ def test_a_known_compiler_crasher_is_a_compile_error(backend):
         hj.from_mlir(text, entry="main", backend=backend)(np.zeros(300, np.complex128))
 
 
-def test_a_complex_math_op_left_to_iree_is_a_compile_error():
-    """A complex sort keeps its function from the rewrite, so the tan beside it would reach IREE: refused."""
+def test_a_complex_math_op_beside_a_complex_sort_is_written_out_where_it_stands():
+    """A complex sort keeps its function from the pairs rewrite; the tan beside it was refused (IREE's own complex
+    tan would reach llvm-cpu), and is now written out on its operand's parts alone (complex_math_by_parts)."""
     text = """module {
   func.func @main(%x: tensor<2xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>) {
     %0 = "stablehlo.sort"(%x) ({
@@ -140,5 +141,65 @@ def test_a_complex_math_op_left_to_iree_is_a_compile_error():
     return %0, %1 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>
   }
 }"""
-    with pytest.raises(CompileError, match="stablehlo.tan"):
-        hj.from_mlir(text, entry="main", backend="iree:cpu")(np.array([1 + 2j, 3 - 4j]))
+    x = np.array([3 - 4j, 1 + 2j])
+    ordered, tan = hj.from_mlir(text, entry="main", backend="iree:cpu")(x)
+    assert_close(ordered, x[::-1])
+    assert_close(tan, np.tan(x), scale=10)
+
+
+CUDA_BEFORE = """func.func @main(%z: tensor<2xcomplex<f32>>, %w: tensor<2xcomplex<f32>>)
+    -> (tensor<2xi1>, tensor<2xcomplex<f32>>) {
+  %0 = stablehlo.compare EQ, %z, %w, FLOAT : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xi1>
+  %1 = stablehlo.multiply %z, %w : tensor<2xcomplex<f32>>
+  return %0, %1 : tensor<2xi1>, tensor<2xcomplex<f32>>
+}"""
+CUDA_AFTER = [  # the compare on the parts where it stands; the complex product stays IREE's own
+    "%0 = stablehlo.real %arg0 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%1 = stablehlo.imag %arg0 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%2 = stablehlo.real %arg1 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%3 = stablehlo.imag %arg1 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>",
+    "%4 = stablehlo.compare EQ, %0, %2, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%5 = stablehlo.compare EQ, %1, %3, FLOAT : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>",
+    "%6 = stablehlo.and %4, %5 : tensor<2xi1>",
+    "%7 = stablehlo.multiply %arg0, %arg1 : tensor<2xcomplex<f32>>",
+    "return %6, %7 : tensor<2xi1>, tensor<2xcomplex<f32>>",
+]
+
+
+def _rewritten_for_cuda(text):
+    from iree.compiler import ir
+    from hlojit.pipeline import complex_pairs, sessions, targets
+    session = sessions.session_for(targets.cuda().flags)
+    module = ir.Module.parse(text, context=session.context)
+    with session.context:
+        count = complex_pairs.complex_math_by_parts(module)
+    lines = [line.strip() for line in str(module).splitlines()]
+    return count, lines[lines.index(next(x for x in lines if x.startswith("func.func"))) + 1:-2]
+
+
+def test_cuda_complex_math_by_parts_golden():
+    """cuda keeps complex values and arithmetic; its complex compares and math ops are written out where they
+    stand (the frontend emitted part-wise composites for it before it emitted the complex ops)."""
+    count, body = _rewritten_for_cuda(CUDA_BEFORE)
+    assert count == 1 and body == CUDA_AFTER
+    sine = """func.func @main(%z: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = stablehlo.sine %z : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+}"""
+    count, body = _rewritten_for_cuda(sine)
+    assert count == 1 and body[-2].startswith("%") and "stablehlo.complex" in body[-2]
+    assert not any("stablehlo.sine" in line and "complex" in line for line in body)
+    from hlojit.pipeline import complex_pairs, quirks
+    assert complex_pairs.complex_math_by_parts in quirks.QUIRKS["cuda"]
+
+
+def test_cuda_compiles_complex_math():
+    """iree:cuda has no GPU here: the complex math ops, their composites and power compile for it (sm_80)."""
+    from hlojit import ops
+    from hlojit.pipeline import compile_program, cuda
+
+    def f(a, b):
+        return [fn(z) for z in (a, b) for fn in (ops.exp, ops.abs, ops.arcsin)] + \
+            [a ** (a + 1), b == b[::-1], a * a / (a + 1)]
+    z = np.ones(4, np.complex64)
+    compile_program(hj.jit(f).lower(z, z.astype(np.complex128)).program, cuda())

@@ -49,6 +49,7 @@ NAME_FILES = [  # the other tests of public names (the sections of names)
     "tests/test_complex.py", "tests/test_random_distributions.py", "tests/test_functional.py",
     "tests/test_eager_namespaces.py", "tests/test_linalg_complex.py", "tests/test_linalg_complex_svd.py",
     "tests/test_linalg_complex_grad.py", "tests/test_linalg_empty.py", "tests/test_numpy_edge_cases.py",
+    "tests/test_complex_special_values.py",
 ]
 STRUCTURAL = {"constant", "broadcast_in_dim", "reshape", "convert", "return", "transpose", "iota"}
 

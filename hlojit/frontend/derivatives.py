@@ -80,10 +80,11 @@ def closed_form(backward: Callable, keep="output"):
 def derivative(slopes: Callable):
     """`@derivative(slopes)` on an elementwise composite fn(*xs) -> y (operands of y's shape and dtype) whose own
     ops have no derivative worth having (exact argument reductions run in integers, fitted polynomials, bit
-    tricks): inside a trace, a float call records a Region whose residuals are xs and y, and whose backward
-    pass gives each x the cotangent g * slope, `slopes(*xs, y)` being the one slope of a unary composite or the
-    tuple of partials of a binary one (frontend ops, so it differentiates again). The region is named after fn,
-    its leading underscore dropped; where y is an operand itself (trunc of an int), there is none."""
+    tricks, Annex G's selects): inside a trace, a float or complex call records a Region whose residuals are xs
+    and y, and whose backward pass gives each x the cotangent g * slope, `slopes(*xs, y)` being the one slope of a
+    unary composite or the tuple of partials of a binary one (frontend ops, so it differentiates again; a complex
+    slope is f'(z) of a holomorphic f, JAX's convention). The region is named after fn, its leading underscore
+    dropped; where y is an operand itself (trunc of an int), there is none."""
     def decorate(fn):
         name = fn.__name__.lstrip("_")
 
@@ -96,7 +97,7 @@ def derivative(slopes: Callable):
         @functools.wraps(fn)
         def composite(*xs):
             y = fn(*xs)
-            if _trace.current() is None or not dtypes.is_float(y.dtype) or any(y.value == x.value for x in xs):
+            if _trace.current() is None or not dtypes.is_inexact(y.dtype) or any(y.value == x.value for x in xs):
                 return y
             add_region(Region(name, [x.value for x in xs], [y.value], [x.value for x in xs] + [y.value], backward))
             return y

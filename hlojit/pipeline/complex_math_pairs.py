@@ -1,246 +1,441 @@
-"""The complex arithmetic and math ops of complex_pairs.py, written out on (re, im) pairs of real values.
+"""The complex arithmetic and math ops of StableHLO, written out on (re, im) pairs of real values: the one
+implementation of complex math on IREE's targets (the frontend emits stablehlo.sine ... on complex operands, and
+`from_mlir` modules hold them too; the reference backend computes them with numpy).
 
-A `from_mlir` module can hold any complex op StableHLO has (exp, log, sqrt, sine, tan, tanh, abs, power ...),
-and it never goes through the frontend's composites (frontend/ops/complex_math.py). IREE 3.13's own complex
-lowering of them kills the process (llvm-cpu: SIGFPE compiling a complex<f64> tan of a constant), does not link
-(f64 sin, cos, atan2) or cannot load the values at all (vmvx), so each is built here from real ops; those
-(sine, tan, atan2, expm1 ...) then get the accurate_math rewrites that follow complex_pairs in quirks.QUIRKS.
+IREE 3.13's own complex lowering of these ops kills the process (llvm-cpu: SIGFPE compiling a complex<f64> tan
+of a constant), does not link (f64 sin, cos, atan2) or cannot load the values at all (vmvx), so each is built
+here from real ops; those (sine, tan, atan2, expm1 ...) then get the accurate_math rewrites that follow in
+quirks.QUIRKS. complex_pairs.py applies the rules (to whole functions on vmvx and cpu, op by op on cuda).
 
-The formulas avoid the overflow and cancellation of the textbook ones where that is cheap: |z| is a scaled
-hypot, tanh is Kahan's (no cosh 2x + cos 2y, which cancels near y = pi/2 and overflows for |x| > 355), and
-log1p / expm1 keep small arguments' digits. Each rule takes the operands' parts ((re, im) for a complex
-operand) and returns (re, im), or one real value for abs.
+The values are numpy's (C99 Annex G, as glibc computes it) at infinite, NaN and signed-zero parts: each rule is
+the textbook formula where that is right, and selects the Annex's value where the formula would make a NaN of
+inf * 0 or inf - inf (exp(inf + i inf) is inf + i NaN, sqrt(x + i inf) is inf + i inf, sinh(+0 + i inf) is
++0 + i NaN ...). The formulas avoid overflow and cancellation where that is cheap: |z| is a scaled hypot, exp,
+sinh and cosh take e^x in two factors past the overflow threshold (e^800 sin(1e-310) is finite), sqrt scales huge
+and subnormal operands, log near |z| = 1 is log1p, tanh is Kahan's (no cosh 2x + cos 2y, which cancels near
+y = pi/2 and overflows for |x| > 355), and log1p / expm1 keep small arguments' digits. sin, cos and tan are
+the hyperbolic ones of iz (sin z = -i sinh(iz), as C99 defines them). power is numpy's algorithm: repeated
+products for a whole exponent below 100 (npy_cpow), e^(b log a) otherwise.
+
+Each rule of RULES takes the operands' parts ((re, im) ir.Values of a complex operand) and returns (re, im), or
+one real value for abs; the `_`-named ones work on `values.V` pairs.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dtype_of, shape_of
+from .values import V, where
 
-_INT_VIEW = {"float32": np.int32, "float64": np.int64}
-
-
-def _splat(value, like):
-    return hlo.broadcast_in_dim(hlo.constant(np.array(value, dtype_of(like.type))), shape_of(like.type), [])
+_PI = math.pi
 
 
-def _u(name, x):
-    return hlo.unary(name, x)
+# --- real helpers on V -------------------------------------------------------------------------------------
+
+def _finfo(x: V):
+    return np.finfo(x.dtype)
 
 
-def _add(a, b):
-    return hlo.binary("add", a, b)
+def _inf(x: V) -> V:
+    return x.splat(np.inf)
 
 
-def _sub(a, b):
-    return hlo.binary("subtract", a, b)
+def _is_inf(x: V) -> V:
+    return x.abs() == np.inf
 
 
-def _mulr(a, b):
-    return hlo.binary("multiply", a, b)
+def _is_nan(x: V) -> V:
+    return x != x
 
 
-def _divr(a, b):
-    return hlo.binary("divide", a, b)
+def _copysign(magnitude, sign: V) -> V:
+    """|magnitude| with sign's sign bit (-0.0 and negative NaNs included); magnitude a V or a number. On the bits,
+    not by a select of -m and m: vmvx makes a select of a constant -0.0 +0.0."""
+    m = magnitude.abs() if isinstance(magnitude, V) else sign.splat(abs(magnitude))
+    mask = 1 << (8 * sign.dtype.itemsize - 1)
+    return V(hlo.bitcast_convert((m.bits() | (sign.bits() & mask)).value, sign.dtype))
 
 
-def _where(cond, a, b):
-    return hlo.select(cond, a, b)
+def _signed_zero(sign: V) -> V:
+    """0.0 with sign's sign bit, from the run-time bits: 0 * sign for a finite sign, which vmvx folds to +0.0 when
+    the 0 is a constant (and inf * 0 with it)."""
+    mask = 1 << (8 * sign.dtype.itemsize - 1)
+    return V(hlo.bitcast_convert((sign.bits() & mask).value, sign.dtype))
 
 
-def _eq(a, b):
-    return hlo.compare(a, b, "EQ")
+def _nan_like(x: V) -> V:
+    return x.splat(np.nan)
 
 
-def _sign_bit(x):
-    """Whether x's sign bit is set (true for -0.0, which a compare with 0 cannot tell)."""
-    bits = hlo.bitcast_convert(x, _INT_VIEW[dtype_of(x.type).name])
-    return hlo.compare(bits, _splat(0, bits), "LT")
+def _exp_threshold(x: V) -> float:
+    """A whole number below log(max float): e^t is finite (709 for f64, 88 for f32; glibc's split point)."""
+    return float(int((_finfo(x).maxexp - 1) * math.log(2)))
 
 
-def mul(a, b):
-    (ar, ai), (br, bi) = a, b
-    return _sub(_mulr(ar, br), _mulr(ai, bi)), _add(_mulr(ar, bi), _mulr(ai, br))
+def _exp_in_two_factors(x: V):
+    """(e^a, e^b) with a + b = x and a <= the threshold: the product overflows only where e^x does, so a factor
+    that is tiny (sin y for y = 1e-310) multiplied by one first and then the other keeps the result finite."""
+    t = _exp_threshold(x)
+    large = x > t
+    a = where(large, t, x)
+    b = where(large, x - t, 0.0)
+    return a.unary("exponential"), b.unary("exponential")
 
 
-def div(a, b):
-    """(ar + i ai) / (br + i bi) with b scaled by max(|br|, |bi|) first (no overflow of br**2 + bi**2)."""
-    (ar, ai), (br, bi) = a, b
-    s = hlo.binary("maximum", _u("abs", br), _u("abs", bi))
-    brs, bis = _divr(br, s), _divr(bi, s)
-    d = _add(_mulr(br, brs), _mulr(bi, bis))
-    return _divr(_add(_mulr(ar, brs), _mulr(ai, bis)), d), _divr(_sub(_mulr(ai, brs), _mulr(ar, bis)), d)
+def _sinh_cosh(x: V):
+    """(sinh x, cosh x) from expm1 of |x|: sinh keeps small arguments' digits (e - 1/e would cancel)."""
+    ax = x.abs()
+    em = ax.unary("exponential_minus_one")
+    e = em + 1.0
+    sinh_abs = 0.5 * (em + em / e)
+    cosh = 0.5 * (e + 1.0 / e)
+    return _copysign(sinh_abs, x), cosh
 
 
-def hypot(x, y):
+def hypot_v(x: V, y: V) -> V:
     """sqrt(x**2 + y**2) as max * sqrt(1 + (min / max)**2): no overflow or underflow of the squares; inf if
     either part is infinite (even with a NaN other part, as C's hypot)."""
-    ax, ay = _u("abs", x), _u("abs", y)
-    big, small = hlo.binary("maximum", ax, ay), hlo.binary("minimum", ax, ay)
-    zero, one, inf = _splat(0, x), _splat(1, x), _splat(np.inf, x)
-    ratio = _divr(small, _where(_eq(big, zero), one, big))
-    h = _mulr(big, _u("sqrt", _add(one, _mulr(ratio, ratio))))
-    return _where(hlo.binary("or", _eq(ax, inf), _eq(ay, inf)), inf, h)
+    ax, ay = x.abs(), y.abs()
+    big, small = ax.maximum(ay), ax.minimum(ay)
+    ratio = small / where(big == 0.0, 1.0, big)
+    h = big * (1.0 + ratio * ratio).unary("sqrt")
+    return where(_is_inf(x) | _is_inf(y), _inf(x), h)
 
 
-def _sinh_cosh(x):
-    """(sinh x, cosh x) from expm1 of |x|: sinh keeps small arguments' digits (e - 1/e would cancel)."""
-    ax = _u("abs", x)
-    em = _u("exponential_minus_one", ax)
-    e = _add(em, _splat(1, x))
-    half = _splat(0.5, x)
-    sinh_abs = _mulr(half, _add(em, _divr(em, e)))
-    cosh = _mulr(half, _add(e, _divr(_splat(1, x), e)))
-    return _where(_sign_bit(x), _u("negate", sinh_abs), sinh_abs), cosh
+# --- complex helpers on (V, V) ---------------------------------------------------------------------------
+
+def _mul(a, b):
+    """The textbook product (numpy's cmul, as npy_cpow multiplies)."""
+    (ar, ai), (br, bi) = a, b
+    return ar * br - ai * bi, ar * bi + ai * br
 
 
-def exp(z):
-    """e^x (cos y + i sin y); a zero imaginary part stays exactly zero (exp(inf + 0j) is inf + 0j)."""
+def _div(a, b):
+    """(ar + i ai) / (br + i bi) with b scaled by max(|br|, |bi|) first (no overflow of br**2 + bi**2)."""
+    (ar, ai), (br, bi) = a, b
+    s = br.abs().maximum(bi.abs())
+    brs, bis = br / s, bi / s
+    d = br * brs + bi * bis
+    return (ar * brs + ai * bis) / d, (ai * brs - ar * bis) / d
+
+
+def _numpy_div(a, b):
+    """numpy's complex quotient (Smith's: the ratio of b's smaller part to its larger), whose signed zeros and
+    infinities npy_cpow's negative whole powers have; a zero b gives a / |br| part by part."""
+    (ar, ai), (br, bi) = a, b
+    real_larger = br.abs() >= bi.abs()
+    both_zero = (br == 0.0) & (bi == 0.0)
+    big = where(real_larger, br, bi)
+    small = where(real_larger, bi, br)
+    rat = small / where(both_zero, 1.0, big)
+    scl = 1.0 / (big + small * rat)
+    re = where(real_larger, (ar + ai * rat) * scl, (ar * rat + ai) * scl)
+    im = where(real_larger, (ai - ar * rat) * scl, (ai * rat - ar) * scl)
+    return where(both_zero, ar / br.abs(), re), where(both_zero, ai / br.abs(), im)
+
+
+def _c99_mul(a, b):
+    """C's complex product (gcc's __muldc3, what glibc's cpow multiplies b by log a with): the textbook one, but
+    where both its parts are NaN and a factor has an infinite part, that factor's parts become +-1 and +-0 ("boxed"),
+    the other's NaNs +-0, and the product is inf times that of the boxed factors (inf * (1 + 0i) stays infinite)."""
+    (ar, ai), (br, bi) = a, b
+    x, y = _mul(a, b)
+    a_inf, b_inf = _is_inf(ar) | _is_inf(ai), _is_inf(br) | _is_inf(bi)
+
+    def boxed(v):
+        return _copysign(where(_is_inf(v), 1.0, v.splat(0.0)), v)
+
+    def zero_nan(v):
+        return where(_is_nan(v), _signed_zero(v), v)
+    ar2, ai2 = where(a_inf, boxed(ar), zero_nan(ar)), where(a_inf, boxed(ai), zero_nan(ai))
+    br2, bi2 = where(b_inf, boxed(br), zero_nan(br)), where(b_inf, boxed(bi), zero_nan(bi))
+    ar2, ai2 = where(b_inf & ~a_inf, zero_nan(ar), ar2), where(b_inf & ~a_inf, zero_nan(ai), ai2)
+    x2, y2 = _mul((ar2, ai2), (br2, bi2))
+    recover = _is_nan(x) & _is_nan(y) & (a_inf | b_inf)
+    return where(recover, np.inf * x2, x), where(recover, np.inf * y2, y)
+
+
+def _is_zero(z) -> V:
+    return (z[0] == 0.0) & (z[1] == 0.0)
+
+
+def _one(z):
+    """1 + 0i, the 0 a run-time value (|a signed zero|): products with a constant 0 are folded to 0 on vmvx, whose
+    inf * 0 would not be NaN then."""
+    return z[0].splat(1.0), _signed_zero(z[0]).abs()
+
+
+def _times_i(z):
+    """i z, from the parts (a complex product by i would make inf * 0 a NaN)."""
+    return -z[1], z[0]
+
+
+def _times_minus_i(z):
+    return z[1], -z[0]
+
+
+# --- the rules on V pairs ---------------------------------------------------------------------------------
+
+def _exp(z):
+    """e^x (cos y + i sin y), e^x in two factors past overflow; a zero y stays exactly y (exp(inf + 0j) is
+    inf + 0j, exp(nan + 0j) nan + 0j). Annex G where y is infinite or NaN: x = +inf gives inf + i NaN, x = -inf
+    +-0 +- i0 (the formula's inf * NaN is NaN), a finite x NaN + i NaN (the formula's own)."""
     x, y = z
-    ex = _u("exponential", x)
-    return _mulr(ex, _u("cosine", y)), _where(_eq(y, _splat(0, y)), y, _mulr(ex, _u("sine", y)))
+    ea, eb = _exp_in_two_factors(x)
+    re = (y.unary("cosine") * eb) * ea
+    im = where(y == 0.0, y, (y.unary("sine") * eb) * ea)
+    y_not_finite = ~y.is_finite()
+    at_plus_inf, at_minus_inf = y_not_finite & (x == np.inf), y_not_finite & (x == -np.inf)
+    re = where(at_plus_inf, x, where(at_minus_inf, 0.0, re))
+    im = where(at_plus_inf, _nan_like(y), where(at_minus_inf, _signed_zero(y), im))
+    return re, im
 
 
-def expm1(z):
-    """e^z - 1 with Re = expm1(x) cos y - 2 sin(y/2)**2: no cancellation for small z."""
+def _expm1(z):
+    """e^z - 1 with Re = expm1(x) cos y - 2 sin(y/2)**2: no cancellation for small z (numpy's formula)."""
     x, y = z
-    s = _u("sine", _mulr(y, _splat(0.5, y)))
-    re = _sub(_mulr(_u("exponential_minus_one", x), _u("cosine", y)), _mulr(_splat(2, y), _mulr(s, s)))
-    return re, _where(_eq(y, _splat(0, y)), y, _mulr(_u("exponential", x), _u("sine", y)))
+    s = (y * 0.5).unary("sine")
+    re = x.unary("exponential_minus_one") * y.unary("cosine") - 2.0 * (s * s)
+    return re, where(y == 0.0, y, x.unary("exponential") * y.unary("sine"))
 
 
-def log(z):
+def _log(z):
+    """log|z| + i atan2(y, x); near |z| = 1 the real part is log1p((big - 1)(big + 1) + small**2) / 2 (log of a
+    rounded |z| would keep only its absolute error there). hypot and atan2 give Annex G's infinities and zeros."""
     x, y = z
-    return _u("log", hypot(x, y)), hlo.binary("atan2", y, x)
+    ax, ay = x.abs(), y.abs()
+    big, small = ax.maximum(ay), ax.minimum(ay)
+    near_one = (big >= 0.5) & (big <= 2.0)
+    near = 0.5 * ((big - 1.0) * (big + 1.0) + small * small).unary("log_plus_one")
+    return where(near_one, near, hypot_v(x, y).unary("log")), V(_atan2(y, x))
 
 
-def log1p(z):
+def _atan2(y: V, x: V):
+    return hlo.binary("atan2", y.value, x.value)
+
+
+def _log1p(z):
     """log(1 + z) with Re = log1p(x (2 + x) + y**2) / 2 (small z keeps its digits); past 1e100 the squares
     could overflow, and there log |1 + z| loses nothing."""
     x, y = z
-    one = _splat(1, x)
-    xp = _add(x, one)
-    small = _mulr(_splat(0.5, x), _u("log_plus_one", _add(_mulr(x, _add(x, _splat(2, x))), _mulr(y, y))))
-    far = hlo.compare(_add(_u("abs", x), _u("abs", y)), _splat(1e100 if dtype_of(x.type) == np.float64 else 1e18, x),
-                      "GT")
-    return _where(far, _u("log", hypot(xp, y)), small), hlo.binary("atan2", y, xp)
+    xp = x + 1.0
+    small = 0.5 * (x * (x + 2.0) + y * y).unary("log_plus_one")
+    far = (x.abs() + y.abs()) > (1e100 if x.dtype == np.float64 else 1e18)
+    return where(far, hypot_v(xp, y).unary("log"), small), V(_atan2(y, xp))
 
 
-def sqrt(z):
-    """The principal root, as C's csqrt: t = sqrt((|x| + |z|) / 2), then by the sign of x (and y's sign bit)."""
+def _sqrt(z):
+    """The principal root, as C's csqrt: t = sqrt((|x| + |z|) / 2), then by the sign of x (and y's sign bit).
+    Huge operands are scaled by 1/4 and subnormal ones by 2**(2k) first (the root by 2 and 2**-k after): |x| + |z|
+    would overflow, or lose digits below the normal range. sqrt(x + i inf) is inf + i inf for every x, NaN too."""
     x, y = z
-    zero = _splat(0, x)
-    t = _u("sqrt", _mulr(_add(_u("abs", x), hypot(x, y)), _splat(0.5, x)))
-    t_zero = _eq(t, zero)
-    half = _where(t_zero, _mulr(zero, y), _divr(y, _mulr(_splat(2, x), _where(t_zero, _splat(1, x), t))))
-    non_negative = hlo.compare(x, zero, "GE")
-    signed_t = _where(_sign_bit(y), _u("negate", t), t)
-    return _where(non_negative, t, _u("abs", half)), _where(non_negative, half, signed_t)
+    info = _finfo(x)
+    k = info.nmant + 3
+    big = x.abs().maximum(y.abs())
+    huge, tiny = big > float(info.max) / 8, big < float(info.tiny) * 2.0 ** info.nmant
+    scale = where(huge, 0.25, where(tiny, 2.0 ** (2 * k), x.splat(1.0)))
+    unscale = where(huge, 2.0, where(tiny, 2.0 ** -k, x.splat(1.0)))
+    xs, ys = x * scale, y * scale
+    t = ((xs.abs() + hypot_v(xs, ys)) * 0.5).unary("sqrt")
+    t_zero = t == 0.0
+    half = where(t_zero, _signed_zero(ys), 0.5 * (ys / where(t_zero, 1.0, t)))     # glibc's rounding of a subnormal
+    non_negative = x >= 0.0
+    re = where(non_negative, t, half.abs()) * unscale
+    im = where(non_negative, half, _copysign(t, y)) * unscale
+    y_inf = _is_inf(y)
+    return where(y_inf, _inf(x), re), where(y_inf, y, im)
 
 
-def rsqrt(z):
-    return div((_splat(1, z[0]), _splat(0, z[0])), sqrt(z))
+def _rsqrt(z):
+    return _div(_one(z), _sqrt(z))
 
 
-def sine(z):
+def _sinh_parts(z):
+    """csinh(x + iy) = sinh x cos y + i cosh x sin y, with e^|x| in two factors past overflow. Annex G: a zero y
+    stays y (sinh(inf + 0i), sinh(nan + 0i)); where y is infinite or NaN, x = +-0 gives x + i NaN and x = +-inf
+    +inf + i NaN (glibc's sign; the formula's 0 * NaN and inf * NaN are NaN), a finite nonzero x NaN + i NaN (the
+    formula's own)."""
     x, y = z
-    sh, ch = _sinh_cosh(y)
-    return _mulr(_u("sine", x), ch), _mulr(_u("cosine", x), sh)
+    ax = x.abs()
+    t = _exp_threshold(x)
+    large = ax > t
+    sh, ch = _sinh_cosh(where(large, 0.0, x))
+    ea, eb = _exp_in_two_factors(where(large, ax, 0.0))     # e^|x| = ea eb; sinh |x| = cosh x = e^|x| / 2 there
+    c, s = y.unary("cosine"), y.unary("sine")
+    re_large = (c * (0.5 * eb)) * ea
+    re = where(large, where(x.signbit(), -re_large, re_large), sh * c)
+    im = where(large, (s * (0.5 * eb)) * ea, ch * s)
+    im = where(y == 0.0, y, im)
+    y_not_finite = ~y.is_finite()
+    x_zero, x_inf = y_not_finite & (x == 0.0), y_not_finite & _is_inf(x)
+    re = where(x_zero, x, where(x_inf, _inf(x), re))
+    im = where(x_zero | x_inf, _nan_like(y), im)
+    return re, im
 
 
-def cosine(z):
+def _cosh_parts(z):
+    """ccosh(x + iy) = cosh x cos y + i sinh x sin y, e^|x| in two factors past overflow. Annex G: a zero y gives
+    the imaginary part sign(x) y (cosh(inf + 0i) is inf + 0i, cosh(-inf + 0i) inf - 0i); where y is infinite or NaN,
+    x = +-0 gives NaN +- 0 and x = +-inf inf + i NaN (the formula's 0 * NaN and inf * NaN are NaN)."""
     x, y = z
-    sh, ch = _sinh_cosh(y)
-    return _mulr(_u("cosine", x), ch), _u("negate", _mulr(_u("sine", x), sh))
+    ax = x.abs()
+    t = _exp_threshold(x)
+    large = ax > t
+    sh, ch = _sinh_cosh(where(large, 0.0, x))
+    ea, eb = _exp_in_two_factors(where(large, ax, 0.0))
+    c, s = y.unary("cosine"), y.unary("sine")
+    re = where(large, (c * (0.5 * eb)) * ea, ch * c)
+    im_large = (s * (0.5 * eb)) * ea
+    im = where(large, where(x.signbit(), -im_large, im_large), sh * s)
+    im = where(y == 0.0, where(x.signbit() & ~_is_nan(x), -y, y), im)   # a NaN's sign bit means nothing
+    y_not_finite = ~y.is_finite()
+    x_zero, x_inf = y_not_finite & (x == 0.0), y_not_finite & _is_inf(x)
+    re = where(x_zero, _nan_like(x), where(x_inf, _inf(x), re))
+    im = where(x_zero, x.splat(0.0), where(x_inf, _nan_like(y), im))
+    return re, im
 
 
-def tanh(z):
+def _sine(z):
+    """sin z = -i sinh(iz) (C99's definition, and numpy's values), but NaN + i inf where that is NaN +- i inf
+    (an infinite or NaN x with an infinite y: the sign Annex G leaves open is +, glibc's)."""
+    re, im = _times_minus_i(_sinh_parts(_times_i(z)))
+    return re, where(_is_nan(re) & _is_inf(im), _inf(im), im)
+
+
+def _cosine(z):
+    """cos z = cosh(iz)."""
+    return _cosh_parts(_times_i(z))
+
+
+def _tanh(z):
     """Kahan's: t = tan y, s = sinh x, b = 1 + t**2; tanh z = (b s sqrt(1 + s**2) + i t) / (1 + b s**2). For
-    |x| > 20 it is sign(x) + i 4 sin y cos y e^(-2|x|) to the last bit (and s**2 could overflow)."""
+    |x| > 20 it is sign(x) + i 4 sin y cos y e^(-2|x|) to the last bit (and s**2 could overflow). Annex G: a zero
+    y stays y; tanh(+-inf + iy) is +-1 + i0 sin 2y, +-1 +- i0 for an infinite or NaN y; a finite x with an
+    infinite or NaN y gives NaN + i NaN, +-0 + i NaN for x = +-0 (C11's, and glibc's)."""
     x, y = z
-    far = hlo.compare(_u("abs", x), _splat(20, x), "GT")
-    xs = _where(far, _splat(0, x), x)
-    one = _splat(1, x)
-    t = _u("tan", y)
+    far = x.abs() > 20.0
+    xs = where(far, 0.0, x)
+    t = y.unary("tan")
     s, _ = _sinh_cosh(xs)
-    b = _add(one, _mulr(t, t))
-    d = _add(one, _mulr(b, _mulr(s, s)))
-    re = _divr(_mulr(_mulr(b, s), _u("sqrt", _add(one, _mulr(s, s)))), d)
-    im = _divr(t, d)
-    sign = _where(_sign_bit(x), _splat(-1, x), one)
-    tail = _mulr(_mulr(_splat(4, y), _mulr(_u("sine", y), _u("cosine", y))),
-                 _u("exponential", _mulr(_splat(-2, x), _u("abs", x))))
-    return _where(far, sign, re), _where(far, tail, im)
+    b = 1.0 + t * t
+    d = 1.0 + b * (s * s)
+    re = ((b * s) * (1.0 + s * s).unary("sqrt")) / d
+    im = t / d
+    sign = _copysign(1.0, x)
+    y_finite = y.is_finite()
+    tail = (4.0 * (y.unary("sine") * y.unary("cosine"))) * (-2.0 * x.abs()).unary("exponential")
+    tail = where(y_finite, tail, _signed_zero(y))
+    re, im = where(far, sign, re), where(far, tail, im)
+    finite_x_bad_y = x.is_finite() & ~y_finite
+    re = where(finite_x_bad_y, where(x == 0.0, x, _nan_like(x)), re)
+    return re, where(y == 0.0, y, where(finite_x_bad_y, _nan_like(y), im))
 
 
-def tan(z):
+def _tan(z):
     """tan z = -i tanh(iz)."""
-    x, y = z
-    tr, ti = tanh((_u("negate", y), x))
-    return ti, _u("negate", tr)
+    return _times_minus_i(_tanh(_times_i(z)))
 
 
-def absolute(z):
-    return hypot(*z)
+def _absolute(z):
+    return hypot_v(*z)
 
 
-def sign(z):
+def _sign(z):
     """The spec's: (nan, nan) when a part is NaN, (0, 0) at either zero, z / |z| otherwise, which is NaN for an
     infinite z (a complex quotient by (inf, 0); the reference backend's value)."""
     x, y = z
-    r = hypot(x, y)
-    zero = _eq(r, _splat(0, r))
-    safe = _where(zero, _splat(1, r), r)
-    re, im = _divr(x, safe), _divr(y, safe)
-    nan = hlo.binary("or", hlo.compare(re, re, "NE"), hlo.compare(im, im, "NE"))
-    nan_value, zero_value = _splat(np.nan, x), _splat(0, x)
-    return (_where(zero, zero_value, _where(nan, nan_value, re)),
-            _where(zero, zero_value, _where(nan, nan_value, im)))
+    r = hypot_v(x, y)
+    zero = r == 0.0
+    safe = where(zero, 1.0, r)
+    re, im = x / safe, y / safe
+    nan = _is_nan(re) | _is_nan(im)
+    return where(zero, 0.0, where(nan, np.nan, re)), where(zero, 0.0, where(nan, np.nan, im))
 
 
-def cbrt(z):
+def _cbrt(z):
     """The principal cube root |z|^(1/3) e^(i arg(z)/3); a zero is its own root, signs kept (the reference
     backend's)."""
     x, y = z
-    r = _u("cbrt", hypot(x, y))
-    third = _mulr(hlo.binary("atan2", y, x), _splat(1 / 3, x))
+    r = hypot_v(x, y).unary("cbrt")
+    third = V(_atan2(y, x)) * (1 / 3)
     zero = _is_zero(z)
-    return _where(zero, x, _mulr(r, _u("cosine", third))), _where(zero, y, _mulr(r, _u("sine", third)))
+    return where(zero, x, r * third.unary("cosine")), where(zero, y, r * third.unary("sine"))
 
 
-def atan2(y, x):
+def _atan2_complex(y, x):
     """The spec's complex atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2)); i y and -i w from the parts."""
     (yr, yi), (xr, xi) = y, x
-    (sr, si), (tr, ti) = mul(x, x), mul(y, y)
-    wr, wi = log(div((_sub(xr, yi), _add(xi, yr)), sqrt((_add(sr, tr), _add(si, ti)))))
-    return wi, _u("negate", wr)
+    (sr, si), (tr, ti) = _mul(x, x), _mul(y, y)
+    wr, wi = _log(_div((xr - yi, xi + yr), _sqrt((sr + tr, si + ti))))
+    return wi, -wr
 
 
-def logistic(z):
+def _logistic(z):
     """1 / (1 + e^-z)."""
-    er, ei = exp((_u("negate", z[0]), _u("negate", z[1])))
-    return div((_splat(1, er), _splat(0, er)), (_add(_splat(1, er), er), ei))
+    er, ei = _exp((-z[0], -z[1]))
+    return _div(_one(z), (er + 1.0, ei))
 
 
-def _is_zero(z):
-    return hlo.binary("and", _eq(z[0], _splat(0, z[0])), _eq(z[1], _splat(0, z[1])))
+_WHOLE_POWER_BITS = 7          # numpy multiplies out whole exponents of magnitude below 100 < 2**7
 
 
-def power(a, b):
-    """a ** b = exp(b log a), with 0 ** 0 = 1 and 0 ** b = 0 otherwise (numpy's values for Re(b) > 0)."""
+def _whole_power(a, n: V):
+    """a ** n for a whole n with |n| < 100, as npy_cpow computes it: a itself, a * a and a * (a * a) for n = 1, 2,
+    3; for any other n (negative ones too) 1 * a ** (bits of |n|) by repeated squaring, starting from (1, 0) as
+    numpy's does, and 1 / that (numpy's quotient) for a negative n."""
+    m = n.abs()
+    acc = _one(a)
+    started = (n > 3.0) | (n < 0.0)     # numpy multiplies out 1, 2 and 3 from a itself, the others from 1 + 0i
+    p = a
+    for bit in range(_WHOLE_POWER_BITS):
+        has_bit = ((m * 2.0 ** -bit).unary("floor") - 2.0 * (m * 2.0 ** -(bit + 1)).unary("floor")) == 1.0
+        product = _mul(acc, p)
+        acc = tuple(where(has_bit, where(started, q, pp), old) for q, pp, old in zip(product, p, acc))
+        started = started | has_bit
+        if bit + 1 < _WHOLE_POWER_BITS:
+            p = _mul(p, p)
+    inverse = _numpy_div(_one(a), acc)
+    negative = n < 0.0
+    return tuple(where(negative, i, r) for i, r in zip(inverse, acc))
+
+
+def _power(a, b):
+    """numpy's complex power (npy_cpow): b == 0 gives 1; a == 0 gives 0 for Re b > 0, else NaN + i NaN; a whole
+    real b below 100 in magnitude repeated products (_whole_power); anything else glibc's cpow, e^(b log a) with
+    C's product (_c99_mul)."""
+    br, bi = b
     a_zero, b_zero = _is_zero(a), _is_zero(b)
-    one, zero = _splat(1, a[0]), _splat(0, a[0])
-    safe = (_where(a_zero, one, a[0]), a[1])
-    pr, pi = exp(mul(b, log(safe)))
-    at_zero = _where(b_zero, one, zero)
-    return _where(a_zero, at_zero, pr), _where(a_zero, zero, pi)
+    safe = (where(a_zero, 1.0, a[0]), a[1])
+    general = _exp(_c99_mul(b, _log(safe)))
+    whole = (bi == 0.0) & (br == br.unary("round_nearest_even")) & (br.abs() < 100.0)
+    whole_power = _whole_power(safe, where(whole, br, 0.0))
+    out = tuple(where(whole, w, g) for w, g in zip(whole_power, general))
+    at_zero = where(br > 0.0, 0.0, br.splat(np.nan))
+    out = tuple(where(a_zero, at_zero, o) for o in out)
+    return tuple(where(b_zero, v, o) for v, o in zip((1.0, 0.0), out))
 
+
+# --- the rules on ir.Values -------------------------------------------------------------------------------
+
+def _on_values(rule):
+    """rule on V pairs as a rule on (re, im) ir.Value pairs (a real V result: one ir.Value)."""
+    def apply(*operands):
+        out = rule(*((V(re), V(im)) for re, im in operands))
+        return tuple(v.value for v in out) if isinstance(out, tuple) else out.value
+    apply.__name__ = apply.__qualname__ = rule.__name__.lstrip("_")
+    apply.__doc__ = rule.__doc__
+    return apply
+
+
+mul = _on_values(_mul)
+div = _on_values(_div)
 
 # stablehlo op -> its rule on the operands' parts (every elementwise complex op of the StableHLO spec but
 # remainder, which the spec leaves undefined for complex numbers)
-RULES = {f"stablehlo.{name}": rule for name, rule in {
-    "multiply": mul, "divide": div, "exponential": exp, "exponential_minus_one": expm1, "log": log,
-    "log_plus_one": log1p, "sqrt": sqrt, "rsqrt": rsqrt, "sine": sine, "cosine": cosine, "tan": tan,
-    "tanh": tanh, "abs": absolute, "sign": sign, "logistic": logistic, "power": power, "cbrt": cbrt,
-    "atan2": atan2}.items()}
+RULES = {f"stablehlo.{name}": _on_values(rule) for name, rule in {
+    "multiply": _mul, "divide": _div, "exponential": _exp, "exponential_minus_one": _expm1, "log": _log,
+    "log_plus_one": _log1p, "sqrt": _sqrt, "rsqrt": _rsqrt, "sine": _sine, "cosine": _cosine, "tan": _tan,
+    "tanh": _tanh, "abs": _absolute, "sign": _sign, "logistic": _logistic, "power": _power,
+    "cbrt": _cbrt, "atan2": _atan2_complex}.items()}

@@ -17,9 +17,11 @@ again with the parts as its operands, results and block arguments, its blocks' o
 rewritten by the same rules, and each stablehlo.return yields the parts.
 
 The elementwise math ops (exp, log, sqrt, sine, tan, tanh, abs, power ...) are complex_math_pairs.py's.
-A function with a complex op this does not know (a complex sort, scatter ...) is left as it is, and IREE's
-own error says what failed; but where IREE is known to crash the process instead (a complex elementwise op
-without a rule here, a stablehlo.fft of f64 parts: SIGFPE compiling a 1-D one), a CompileError says so first.
+A function with a complex op this does not know (a complex sort, scatter ...) keeps its complex values, and
+only its math ops are written out, each where it stands (complex_math_by_parts, which is also cuda's whole complex
+rewrite); IREE's own error says what else failed, but where IREE is known to crash the process instead (a complex
+elementwise op without a rule here, a stablehlo.fft of f64 parts: SIGFPE compiling a 1-D one), a CompileError says
+so first.
 """
 from __future__ import annotations
 
@@ -310,7 +312,39 @@ def _rewrite_function(func, native: bool) -> int:
 
 
 _ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (*UNARY_OPS, *BINARY_OPS))
-_MATH = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"}   # what IREE cannot compile on complex
+# what IREE cannot be trusted with on complex operands (its own lowering crashes, does not link or is inaccurate),
+# and compare (IREE's complex GE looked at the real parts alone)
+_MATH = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"}
+
+
+def _math_by_parts(root) -> int:
+    """Each complex math op (_MATH) and complex compare nested in `root` rewritten where it stands: its operands'
+    parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex. Complex
+    values and arithmetic (add, multiply, divide, dot_general ...) stay IREE's own."""
+    count = 0
+    for op in list(_walk(root)):
+        if op.name not in _MATH | {"stablehlo.compare"} or not any(_is_complex(v.type) for v in op.operands):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            parts = [(hlo.real(v), hlo.imag(v)) for v in op.operands]
+            if op.name == "stablehlo.compare":
+                new = _compare(_direction(op), *parts)
+            else:
+                out = RULES[op.name](*parts)
+                new = hlo.complex(*out) if isinstance(out, tuple) else out
+        op.results[0].replace_all_uses_with(new)
+        op.erase()
+        count += 1
+    return count
+
+
+def complex_math_by_parts(module: ir.Module) -> int:
+    """cuda: the complex math ops (exp, sine, tan, power ...) and compares written out on their operands' parts,
+    one op at a time (IREE's own complex lowering of them is MLIR's, which the llvm-cpu and vmvx tests found
+    crashing and inaccurate; cuda cannot run here to show otherwise); its complex arithmetic stays native. The
+    frontend built these from real ops before it emitted the complex ops themselves, so cuda's programs are
+    what they were."""
+    return _math_by_parts(module.operation)
 
 
 def _known_crasher(op) -> str | None:
@@ -318,9 +352,6 @@ def _known_crasher(op) -> str | None:
     if op.name in _ELEMENTWISE and _touches_complex(op) and op.name not in PER_PART | WRITTEN_OUT:
         return "has no real-pair rule (hlojit/pipeline/complex_math_pairs.py), and IREE's own complex lowering " \
                "crashes or does not link"
-    if op.name in _MATH and _touches_complex(op):
-        return "is left to IREE, whose own complex lowering crashes or does not link: its function holds a " \
-               "complex op complex_pairs.py cannot rewrite (a sort, scatter, reduce_window ... of complex values)"
     if op.name == "stablehlo.fft" and any(
             np.dtype(dtype_of(v.type)).name in ("float64", "complex128") for v in (*op.operands, *op.results)):
         return "of f64 parts is not lowered by IREE 3.13 (a 1-D one kills the compiler with SIGFPE); " \
@@ -346,16 +377,17 @@ def _walk(op):
 
 
 def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
-    """Every function of the module whose complex ops this knows, rewritten onto real pairs; the count of
-    complex ops replaced. The ends are flow.tensor.bitcast views (vmvx), or with native_ends
+    """Every function of the module whose complex ops this knows, rewritten onto real pairs; in the others (a
+    complex sort, scatter ...) the math ops alone, one at a time (complex_math_by_parts); the count of complex ops
+    replaced. The ends are flow.tensor.bitcast views (vmvx), or with native_ends
     stablehlo.real/imag/complex (llvm-cpu: it cannot compile a bitcast result of a dispatch that also
     feeds another result, 'LLVM Translation failed for operation: builtin.unrealized_conversion_cast').
     What is left that IREE is known to crash on is a CompileError (refuse_known_crashers)."""
     count = 0
     for inner in module.body.operations:
         op = inner.operation
-        if op.name == "func.func" and _has_complex(op) and _supported(op):
-            count += _rewrite_function(op, native_ends)
+        if op.name == "func.func" and _has_complex(op):
+            count += _rewrite_function(op, native_ends) if _supported(op) else _math_by_parts(op)
     refuse_known_crashers(module)
     return count
 

@@ -17,7 +17,7 @@ from .constant_folding import fold_constants
 from .fft_rewrites import fft_f64_as_real_dft
 from .legalize import walk as _walk
 from .subnormal_compares import float_compares_by_bits
-from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends
+from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends, complex_math_by_parts
 from .targets import Target, data_tiled
 from .winograd import requested_winograd
 
@@ -183,8 +183,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, vmvx's double rounding and f64 -> int), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
 # fix); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and chlo.square
-# basic ops (legalize.py), then complex values real pairs (complex_pairs.py), then the spec's meaning (legalize.py: the
-# compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
+# basic ops (legalize.py), then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
+# then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix). llvm-cpu and vmvx expand CHLO first (legalize.py), so the ops of
@@ -205,7 +205,7 @@ QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + [comple
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
               + compile_rewrites.CPU_DATA_TILING,
           "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
-                  + linalg_rewrites.ALL_TARGETS + _SPEC_OPS
+                  + linalg_rewrites.ALL_TARGETS + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 

@@ -40,7 +40,13 @@ _unary("logistic")(lambda x, y, g: g * y * (1 - y))
 _unary("sine")(lambda x, y, g: g * ops.cos(x))
 _unary("cosine")(lambda x, y, g: -g * ops.sin(x))
 _unary("tan")(lambda x, y, g: g * (1 + y * y))
-_unary("abs")(lambda x, y, g: g * ops.sign(x))
+
+
+@_unary("abs")
+def _abs(x, y, g):
+    """sign(x); of a complex x (a real |x|) conj(x) / |x|: the gradient of |x + iy| is (x - iy) / |z| in JAX's
+    convention (dL/dx - i dL/dy)."""
+    return g * (ops.conj(ops.sign(x)) if dtypes.is_complex(x.dtype) else ops.sign(x))
 
 
 @_binary("add")

@@ -1,12 +1,15 @@
-"""Complex numbers: the parts (real, imag, conj, angle, complex), and the elementwise ops on complex operands.
+"""Complex numbers: the parts (real, imag, conj, angle, complex), and the elementwise functions of complex operands
+that StableHLO has no complex op for.
 
-add, subtract, multiply, divide, negate and matmul are StableHLO's own complex ops. The transcendental
-functions (exp log sqrt sin cos tan sinh cosh tanh ...) are built here from the real and imaginary parts
-with hlojit's real ops, because IREE 3.13's llvm-cpu cannot link the f64 complex ones (sin, cos, atan2 are
-missing symbols) and its f32 ones are only as accurate as its real sine/cosine (trig.py). Comparisons and
-the isnan family compare the parts. The composites are the one table COMPOSITES at the bottom of this file,
-which elementwise's unary / binary / compare read when an operand is complex; the autodiff rules of
-real/imag/complex make them differentiable (JAX's convention: grad of a real loss L(z) is dL/dx - i dL/dy).
+exp, log, sqrt, sin, cos, tan, tanh, abs, sign, power ... are StableHLO's own ops on complex operands, which
+elementwise.py emits as it does for real ones (the reference backend computes them with numpy; the pipeline writes
+them out on real parts for IREE: pipeline/complex_math_pairs.py, the one implementation). The rest are the table
+COMPOSITES at the bottom of this file, which elementwise's unary reads when an operand is complex, each built from
+those ops so its values at infinite, NaN and signed-zero parts are numpy's: sinh z = -i sin(iz), cosh z = cos(-iz),
+log2 / log10 / exp2 by real scalings of log and exp, and the inverse trigonometric and hyperbolic functions by
+Kahan's formulas on complex square roots (complex_inverse_trig.py). The isnan family looks at the parts. The
+autodiff rules of real/imag/complex and of the ops make them differentiable (JAX's convention: the gradient of a
+real loss L(z) is dL/dx - i dL/dy).
 """
 from __future__ import annotations
 
@@ -97,132 +100,64 @@ def isreal(x) -> Tensor:
     return imag(x) == 0
 
 
-# --- elementwise composites on the parts ----------------------------------------------------------
+# --- elementwise functions without a StableHLO complex op -------------------------------------------------
 
-def _parts(z: Tensor):
-    return real(z), imag(z)
-
-
-def _abs(z):
-    x, y = _parts(z)
-    return ew.binary("hypot", x, y)
+def times_i(z: Tensor) -> Tensor:
+    """i z from the parts (-y + ix): a complex product by i would make inf * 0 a NaN."""
+    return complex(-imag(z), real(z))
 
 
-def _exp(z):
-    """e^x (cos y + i sin y); a zero imaginary part stays exactly zero (exp(inf + 0j) is inf + 0j)."""
-    x, y = _parts(z)
-    ex = ew.unary("exp", x)
-    im = ew.where(y == 0, y, ex * ew.unary("sin", y))
-    return complex(ex * ew.unary("cos", y), im)
-
-
-def _log(z):
-    x, y = _parts(z)
-    return complex(ew.unary("log", ew.binary("hypot", x, y)), ew.binary("arctan2", y, x))
-
-
-def _sqrt(z):
-    """The principal root, as C's csqrt: t = sqrt((|x| + |z|) / 2), then by the sign of x."""
-    x, y = _parts(z)
-    t = ew.unary("sqrt", (ew.unary("abs", x) + ew.binary("hypot", x, y)) * 0.5)
-    half = ew.where(t == 0, 0.0 * y, y / (2 * ew.where(t == 0, 1.0, t)))
-    re = ew.where(x >= 0, t, ew.unary("abs", half))
-    im = ew.where(x >= 0, half, ew.binary("copysign", t, y))
-    return complex(re, im)
-
-
-def _sin(z):
-    x, y = _parts(z)
-    return complex(ew.unary("sin", x) * ew.unary("cosh", y), ew.unary("cos", x) * ew.unary("sinh", y))
-
-
-def _cos(z):
-    x, y = _parts(z)
-    return complex(ew.unary("cos", x) * ew.unary("cosh", y), -(ew.unary("sin", x) * ew.unary("sinh", y)))
+def times_minus_i(z: Tensor) -> Tensor:
+    """-i z from the parts (y - ix)."""
+    return complex(imag(z), -real(z))
 
 
 def _sinh(z):
-    x, y = _parts(z)
-    return complex(ew.unary("sinh", x) * ew.unary("cos", y), ew.unary("cosh", x) * ew.unary("sin", y))
+    """sinh z = -i sin(iz), numpy's values at every special point (C99 defines csin by it)."""
+    return times_minus_i(ew.unary("sin", times_i(z)))
 
 
 def _cosh(z):
-    x, y = _parts(z)
-    return complex(ew.unary("cosh", x) * ew.unary("cos", y), ew.unary("sinh", x) * ew.unary("sin", y))
-
-
-def _tanh(z):
-    """(sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for |x| > 20 it is sign(x) + 0i to the last bit (and the
-    formula would divide inf by inf)."""
-    x, y = _parts(z)
-    far = ew.unary("abs", x) > 20
-    xs = ew.where(far, 0.0 * x, x)
-    d = ew.unary("cosh", 2 * xs) + ew.unary("cos", 2 * y)
-    re = ew.where(far, ew.where(x < 0, -1.0, 1.0).astype(x.dtype), ew.unary("sinh", 2 * xs) / d)
-    im = ew.where(far, 0.0 * y, ew.unary("sin", 2 * y) / d)
-    return complex(re, im)
-
-
-def _tan(z):
-    """tan z = -i tanh(iz)."""
-    t = _tanh(complex(-imag(z), real(z)))
-    return complex(imag(t), -real(t))
-
-
-def _sign(z):
-    """z / |z|, 0 at 0 (numpy 2 and JAX)."""
-    r = _abs(z)
-    safe = ew.where(r == 0, 1.0, r)
-    x, y = _parts(z)
-    return complex(ew.where(r == 0, 0.0 * x, x / safe), ew.where(r == 0, 0.0 * y, y / safe))
+    """cosh z = cos(-iz): numpy's signs of zero where cos(iz) would flip them (cosh(nan + 0j) is nan + 0j)."""
+    return ew.unary("cos", times_minus_i(z))
 
 
 def _scaled_log(scale):
-    """log(z) * scale, part by part (-inf + 0j times a complex scale would make the imaginary part nan)."""
+    """log(z) with both parts times a real scale (numpy's log2, log10; the -inf + 0j of log(0) times a complex
+    scale would make the imaginary part nan)."""
     def build(z):
-        w = _log(z)
+        w = ew.unary("log", z)
         return complex(real(w) * scale, imag(w) * scale)
     return build
 
 
-def _equal(a: Tensor, b: Tensor) -> Tensor:
-    (xa, ya), (xb, yb) = _parts(a), _parts(b)
-    return (xa == xb) & (ya == yb)
-
-
-def _power(a: Tensor, b: Tensor) -> Tensor:
-    """a ** b = exp(b log a), with 0 ** 0 = 1 and 0 ** b = 0 for Re(b) > 0 (numpy's values)."""
-    zero = _equal(a, a * 0)
-    p = _exp(b * _log(ew.where(zero, a * 0 + 1, a)))
-    b_zero = _equal(b, b * 0)
-    return ew.where(zero, ew.where(b_zero, p * 0 + 1, p * 0), p)
+def _exp2(z):
+    """2**z = exp(z ln 2), z scaled part by part (numpy's)."""
+    return ew.unary("exp", complex(real(z) * math.log(2), imag(z) * math.log(2)))
 
 
 def _isnan(z):
-    x, y = _parts(z)
+    x, y = real(z), imag(z)
     return ew.unary("isnan", x) | ew.unary("isnan", y)
 
 
 def _isinf(z):
-    x, y = _parts(z)
+    x, y = real(z), imag(z)
     return ew.unary("isinf", x) | ew.unary("isinf", y)
 
 
 def _isfinite(z):
-    x, y = _parts(z)
+    x, y = real(z), imag(z)
     return ew.unary("isfinite", x) & ew.unary("isfinite", y)
 
 
-# numpy name -> the composite that elementwise.unary / binary / compare build for complex operands of the op
-# (one table, read there; ops neither here nor taking complex in their elementwise row are a DTypeError)
+from .complex_inverse_trig import FUNCTIONS as INVERSE_TRIG  # noqa: E402  (built from the parts above)
+
+# numpy name -> the composite that elementwise.unary builds for a complex operand of the op (one table, read there;
+# ops neither here nor taking complex in their elementwise row are a DTypeError)
 COMPOSITES = {
-    "abs": _abs, "exp": _exp, "log": _log, "sqrt": _sqrt, "sin": _sin, "cos": _cos, "tan": _tan,
-    "sinh": _sinh, "cosh": _cosh, "tanh": _tanh, "sign": _sign,
-    "log2": _scaled_log(1 / math.log(2)), "log10": _scaled_log(1 / math.log(10)),
-    "exp2": lambda z: _exp(z * math.log(2)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
-    "square": lambda z: z * z, "reciprocal": lambda z: 1 / z, "negative": lambda z: complex(-real(z), -imag(z)),
-    "power": _power,
-    "equal": _equal, "not_equal": lambda a, b: ~_equal(a, b),
+    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "log2": _scaled_log(1 / math.log(2)),
+    "log10": _scaled_log(1 / math.log(10)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, **INVERSE_TRIG,
 }
 
 __all__ = ["angle", "complex", "conj", "conjugate", "imag", "iscomplex", "iscomplexobj", "isreal", "isrealobj",

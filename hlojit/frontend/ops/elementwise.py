@@ -7,6 +7,11 @@ trig.py, special.py), with numpy's semantics where StableHLO's differ (integer
 division, remainder's sign, bool arithmetic): a unary one is fn(x), a binary one fn(a, b), on operands already
 promoted and broadcast. Those whose ops have no useful derivative (bit tricks, integer argument reduction)
 declare theirs where they are defined (`derivatives.derivative`).
+
+Complex operands (kind c) take the row's StableHLO op itself (stablehlo.sine of complex<f32> ...), as real ones do:
+the reference backend computes it with numpy, and the pipeline writes it out on real parts for IREE
+(pipeline/complex_math_pairs.py). The functions StableHLO has no complex op for (sinh, log10, arcsin ...) are
+complex_math.COMPOSITES, built from those ops.
 """
 from __future__ import annotations
 
@@ -50,19 +55,19 @@ def _digamma(x):
 
 
 UNARY = {
-    "negative": Elementwise("negate", "iuf", False, np.negative),
-    "abs": Elementwise(None, "biuf", False, np.abs),
-    "sign": Elementwise(None, "iuf", False, np.sign),
-    "exp": Elementwise("exponential", "f", True, np.exp),
-    "expm1": Elementwise("exponential_minus_one", "f", True, np.expm1),
-    "log": Elementwise("log", "f", True, np.log),
-    "log1p": Elementwise("log_plus_one", "f", True, np.log1p),
-    "sqrt": Elementwise("sqrt", "f", True, np.sqrt),
-    "rsqrt": Elementwise("rsqrt", "f", True, lambda x: 1 / np.sqrt(x)),
-    "tanh": Elementwise("tanh", "f", True, np.tanh),
-    "sigmoid": Elementwise("logistic", "f", True, lambda x: 1 / (1 + np.exp(-x))),
-    "sin": Elementwise("sine", "f", True, np.sin),    # IREE's inaccurate/unlinkable ones: pipeline/accurate_math
-    "cos": Elementwise("cosine", "f", True, np.cos),
+    "negative": Elementwise("negate", "iufc", False, np.negative),
+    "abs": Elementwise(None, "biufc", False, np.abs),
+    "sign": Elementwise(None, "iufc", False, np.sign),
+    "exp": Elementwise("exponential", "fc", True, np.exp),
+    "expm1": Elementwise("exponential_minus_one", "fc", True, np.expm1),
+    "log": Elementwise("log", "fc", True, np.log),
+    "log1p": Elementwise("log_plus_one", "fc", True, np.log1p),
+    "sqrt": Elementwise("sqrt", "fc", True, np.sqrt),
+    "rsqrt": Elementwise("rsqrt", "fc", True, lambda x: 1 / np.sqrt(x)),
+    "tanh": Elementwise("tanh", "fc", True, np.tanh),
+    "sigmoid": Elementwise("logistic", "fc", True, lambda x: 1 / (1 + np.exp(-x))),
+    "sin": Elementwise("sine", "fc", True, np.sin),    # IREE's inaccurate/unlinkable ones: pipeline/accurate_math
+    "cos": Elementwise("cosine", "fc", True, np.cos),
     "floor": Elementwise(None, "biuf", False, np.floor),
     "ceil": Elementwise(None, "biuf", False, np.ceil),
     "round": Elementwise(None, "biuf", False, np.round),
@@ -71,8 +76,8 @@ UNARY = {
     "isfinite": Elementwise(None, "biuf", False, np.isfinite),
     "isnan": Elementwise(None, "biuf", False, np.isnan),
     "isinf": Elementwise(None, "biuf", False, np.isinf),
-    "square": Elementwise(None, "iuf", False, np.square),
-    "reciprocal": Elementwise(None, "f", True, np.reciprocal),
+    "square": Elementwise(None, "iufc", False, np.square),
+    "reciprocal": Elementwise(None, "fc", True, np.reciprocal),
     "relu": Elementwise(None, "iuf", False, lambda x: np.maximum(x, 0)),
     "softplus": Elementwise(None, "f", True, lambda x: np.logaddexp(x, 0)),
     # the math family: composites in math.py, trig.py, special.py
@@ -80,7 +85,7 @@ UNARY = {
     "exp2": Elementwise(None, "f", True, np.exp2),
     "log2": Elementwise(None, "f", True, np.log2),
     "log10": Elementwise(None, "f", True, np.log10),
-    "tan": Elementwise("tan", "f", True, np.tan),
+    "tan": Elementwise("tan", "fc", True, np.tan),
     "arcsin": Elementwise(None, "f", True, np.arcsin),
     "arccos": Elementwise(None, "f", True, np.arccos),
     "arctan": Elementwise(None, "f", True, np.arctan),
@@ -106,7 +111,7 @@ BINARY = {
     "divide": Elementwise("divide", "fc", True, np.true_divide),
     "floor_divide": Elementwise(None, "iuf", False, np.floor_divide),
     "remainder": Elementwise(None, "iuf", False, np.remainder),
-    "power": Elementwise("power", "iuf", False, np.power),
+    "power": Elementwise("power", "iufc", False, np.power),
     "maximum": Elementwise("maximum", "biuf", False, np.maximum),
     "minimum": Elementwise("minimum", "biuf", False, np.minimum),
     "bitwise_and": Elementwise("and", "biu", False, np.bitwise_and),
@@ -172,9 +177,9 @@ def _emit_same(op: str, tensors: list[Tensor], dtype, weak) -> Tensor:
 
 
 def _complex_composite(name: str):
-    """complex_math's composite on the parts for complex operands of op `name` (complex_math.COMPOSITES), or
-    None. Imported here, when a complex operand asks: complex_math builds its composites from this module's
-    real ops, so it imports this module."""
+    """complex_math's composite for complex operands of op `name` (complex_math.COMPOSITES: the functions StableHLO
+    has no complex op for, sinh, log10, arcsin ...), or None. Imported here, when a complex operand asks:
+    complex_math builds its composites from this module's ops, so it imports this module."""
     from .complex_math import COMPOSITES
     return COMPOSITES.get(name)
 
@@ -197,13 +202,7 @@ def unary(name: str, x) -> Tensor:
 
 def binary(name: str, x, y) -> Tensor:
     row = BINARY[name]
-    int_power = name == "power" and _is_int(y)       # z ** 3: repeated products (_integer_power)
-    complex_operand = "c" not in row.kinds and not int_power and (_is_complex_value(x) or _is_complex_value(y))
-    composite = _complex_composite(name) if complex_operand else None
-    if composite is not None:
-        tensors, _, _ = promote(name, x, y)
-        return composite(*broadcast_all(name, tensors))
-    if name == "power" and isinstance(y, int) and not isinstance(y, bool) and isinstance(x, Tensor):
+    if name == "power" and _is_int(y) and isinstance(x, Tensor):    # x ** 3: repeated products
         return _integer_power(as_tensor(x, name), y)
     if row.hlo is None:
         tensors, _, _ = _prepare(name, row, x, y)
@@ -217,11 +216,8 @@ def binary(name: str, x, y) -> Tensor:
 def compare(name: str, x, y) -> Tensor:
     tensors, dtype, _ = promote(name, x, y)
     a, b = broadcast_all(name, tensors)
-    if dtypes.is_complex(dtype):
-        composite = _complex_composite(name)
-        if composite is None:
-            fail(DTypeError, name, f"complex numbers have no order ({describe(a)}, {describe(b)})")
-        return composite(a, b)
+    if dtypes.is_complex(dtype) and name not in ("equal", "not_equal"):
+        fail(DTypeError, name, f"complex numbers have no order ({describe(a)}, {describe(b)})")
     return wrap(emit(hlo.compare, a.value, b.value, COMPARISONS[name]), a.shape, dtypes.bool_)
 
 
@@ -271,7 +267,8 @@ def in_float32_at_least(fn):
 
 @composite("abs")
 def _abs(x):
-    return x if x.dtype.kind in "bu" else _emit_same("abs", [x], x.dtype, x.weak)
+    """|x|; of a complex x the real magnitude (stablehlo.abs's result type)."""
+    return x if x.dtype.kind in "bu" else _emit_same("abs", [x], dtypes.real_dtype(x.dtype), x.weak)
 
 
 @composite("sign")
