@@ -83,7 +83,7 @@ def pytest_configure(config):
 # same count (most are single tests) in collection order: these files' go first and the short tests fill the
 # end, instead of one worker compiling test_tuning's Winograd test (31 s, collected near the end by name)
 # alone while the other has nothing left.
-LONGEST_FIRST = ["test_linalg_svd", "test_linalg_complex", "test_tuning", "test_linalg", "test_linalg_eig", "test_winograd", "test_complex_pairs", "test_complex",
+LONGEST_FIRST = ["test_linalg_svd", "test_linalg_complex", "test_tuning", "test_linalg", "test_linalg_eig", "test_winograd", "test_complex_pairs", "test_complex", "test_complex_special_values",
                  "test_random_distributions", "test_readme", "test_ops_numpy", "test_conv_grads", "test_memory",
                  "test_fft", "test_linalg_divide_conquer", "test_ops_math", "test_chlo_expansion", "test_vmap",
                  "test_conformance"]

@@ -100,6 +100,10 @@ def _results(backend, dtype):
     return _RESULTS[key]
 
 
+# both tests read one compiled module per (backend, dtype): under xdist, one worker per backend
+pytestmark = pytest.mark.shares_compiles
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_special_values_are_numpys(backend, dtype):
     z, results = _results(backend, dtype)
