@@ -34,6 +34,7 @@ from ..dialects.regions import reduction_body
 from ..dialects.types import constant_value, dtype_of, shape_of
 from ..errors import CompileError
 from .complex_math_pairs import RULES, mul
+from .legalize import walk
 
 # ops applied to each part alone, attributes unchanged
 PER_PART = frozenset(f"stablehlo.{name}" for name in (
@@ -322,7 +323,7 @@ def _math_by_parts(root) -> int:
     parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex. Complex
     values and arithmetic (add, multiply, divide, dot_general ...) stay IREE's own."""
     count = 0
-    for op in list(_walk(root)):
+    for op in list(walk(root)):
         if op.name not in _MATH | {"stablehlo.compare"} or not any(_is_complex(v.type) for v in op.operands):
             continue
         with ir.InsertionPoint(op), op.location:
@@ -361,19 +362,11 @@ def _known_crasher(op) -> str | None:
 
 def refuse_known_crashers(module: ir.Module) -> None:
     """A CompileError naming the first op of the module IREE is known to crash on, before IREE sees it."""
-    for inner in module.body.operations:
-        for op in _walk(inner.operation):
-            reason = _known_crasher(op)
-            if reason is not None:
-                types = ", ".join(str(v.type) for v in (*op.operands, *op.results))
-                raise CompileError(f"{op.name} ({types}) at {op.location} {reason}")
-
-
-def _walk(op):
-    yield op
-    for block in _blocks(op):
-        for inner in block.operations:
-            yield from _walk(inner.operation)
+    for op in walk(module.operation):
+        reason = _known_crasher(op)
+        if reason is not None:
+            types = ", ".join(str(v.type) for v in (*op.operands, *op.results))
+            raise CompileError(f"{op.name} ({types}) at {op.location} {reason}")
 
 
 def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
