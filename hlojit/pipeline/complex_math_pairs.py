@@ -61,8 +61,7 @@ def _copysign(magnitude, sign: V) -> V:
 def _signed_zero(sign: V) -> V:
     """0.0 with sign's sign bit, from the run-time bits: 0 * sign for a finite sign, which vmvx folds to +0.0 when
     the 0 is a constant (and inf * 0 with it)."""
-    mask = 1 << (8 * sign.dtype.itemsize - 1)
-    return V(hlo.bitcast_convert((sign.bits() & mask).value, sign.dtype))
+    return _copysign(0.0, sign)
 
 
 def _nan_like(x: V) -> V:

@@ -313,18 +313,18 @@ def _rewrite_function(func, native: bool) -> int:
 
 
 _ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (*UNARY_OPS, *BINARY_OPS))
-# what IREE cannot be trusted with on complex operands (its own lowering crashes, does not link or is inaccurate),
-# and compare (IREE's complex GE looked at the real parts alone)
-_MATH = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"}
+# what _math_by_parts writes out: the math ops IREE cannot be trusted with on complex operands (its own lowering
+# crashes, does not link or is inaccurate), and compare (IREE's complex GE looked at the real parts alone)
+_BY_PARTS = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"} | {"stablehlo.compare"}
 
 
 def _math_by_parts(root) -> int:
-    """Each complex math op (_MATH) and complex compare nested in `root` rewritten where it stands: its operands'
+    """Each complex math op and complex compare (_BY_PARTS) nested in `root` rewritten where it stands: its operands'
     parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex. Complex
     values and arithmetic (add, multiply, divide, dot_general ...) stay IREE's own."""
     count = 0
     for op in list(walk(root)):
-        if op.name not in _MATH | {"stablehlo.compare"} or not any(_is_complex(v.type) for v in op.operands):
+        if op.name not in _BY_PARTS or not any(_is_complex(v.type) for v in op.operands):
             continue
         with ir.InsertionPoint(op), op.location:
             parts = [(hlo.real(v), hlo.imag(v)) for v in op.operands]

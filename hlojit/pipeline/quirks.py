@@ -181,7 +181,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # Constant-only expressions are folded first (constant_folding.py: by the reference's meaning of each op, before
 # IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
-# scatter updates, vmvx's double rounding and f64 -> int), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
+# scatter updates, the double rounding of int -> f32 -> bf16 kept on vmvx and llvm-cpu, vmvx's f64 -> int, llvm-cpu's
+# bf16 converts rounded once), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
 # fix); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and chlo.square
 # basic ops (legalize.py), then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
