@@ -131,9 +131,32 @@ def _split(z: ir.Value, native: bool) -> tuple[ir.Value, ir.Value]:
     return tuple(hlo.reshape(e, shape) for e in ends)
 
 
+def _fed_by_dot(value: ir.Value, depth: int = 4) -> bool:
+    """Whether a dot_general computes `value`, directly or through up to `depth` elementwise ops (what IREE fuses
+    into the dispatch that unpacks the dot's data-tiled result)."""
+    owner = value.owner
+    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
+        owner = owner.operation
+    if not isinstance(owner, ir.Operation):
+        return False   # a block argument
+    if owner.name == "stablehlo.dot_general":
+        return True
+    return depth > 0 and owner.name in _ELEMENTWISE and any(_fed_by_dot(v, depth - 1) for v in owner.operands)
+
+
+def _native_complex(re: ir.Value, im: ir.Value) -> ir.Value:
+    """stablehlo.complex(re, im) for llvm-cpu: behind an optimization barrier where a dot computes the parts.
+    With data tiling, IREE fuses the join into the dispatch that unpacks the dot's result, and that dispatch
+    does not compile ('vector.transfer_read' op requires valid padding vector elemental type: a complex padding
+    value); the barrier leaves the join a dispatch of its own."""
+    if _fed_by_dot(re) or _fed_by_dot(im):
+        re, im = hlo.optimization_barrier([re, im])
+    return hlo.complex(re, im)
+
+
 def _join(re: ir.Value, im: ir.Value, complex_type: ir.Type, native: bool) -> ir.Value:
     if native:
-        return hlo.complex(re, im)
+        return _native_complex(re, im)
     shape = list(shape_of(re.type))
     pairs = hlo.concatenate([hlo.reshape(re, shape + [1]), hlo.reshape(im, shape + [1])], len(shape))
     return _bitcast(pairs, complex_type)
@@ -318,18 +341,25 @@ _ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (*UNARY_OPS, *BINARY_OP
 _BY_PARTS = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"} | {"stablehlo.compare"}
 
 
-def _math_by_parts(root) -> int:
+def _math_by_parts(root, dots: bool = False) -> int:
     """Each complex math op and complex compare (_BY_PARTS) nested in `root` rewritten where it stands: its operands'
-    parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex. Complex
-    values and arithmetic (add, multiply, divide, dot_general ...) stay IREE's own."""
+    parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex; with `dots`,
+    each dot_general of two complex operands too (four real ones). Complex values and the rest of the arithmetic
+    (add, multiply, divide ...) stay IREE's own."""
     count = 0
     for op in list(walk(root)):
-        if op.name not in _BY_PARTS or not any(_is_complex(v.type) for v in op.operands):
+        written_out = op.name in _BY_PARTS or (dots and op.name == "stablehlo.dot_general")
+        complex_operands = [_is_complex(v.type) for v in op.operands]
+        if not written_out or not any(complex_operands):
+            continue
+        if op.name == "stablehlo.dot_general" and not all(complex_operands):
             continue
         with ir.InsertionPoint(op), op.location:
             parts = [(hlo.real(v), hlo.imag(v)) for v in op.operands]
             if op.name == "stablehlo.compare":
                 new = _compare(_direction(op), *parts)
+            elif op.name == "stablehlo.dot_general":
+                new = _native_complex(*_dot(op, *parts))
             else:
                 out = RULES[op.name](*parts)
                 new = hlo.complex(*out) if isinstance(out, tuple) else out
@@ -380,7 +410,9 @@ def complex_as_real_pairs(module: ir.Module, native_ends: bool = False) -> int:
     for inner in module.body.operations:
         op = inner.operation
         if op.name == "func.func" and _has_complex(op):
-            count += _rewrite_function(op, native_ends) if _supported(op) else _math_by_parts(op)
+            # llvm-cpu does not data-tile a complex matmul ('vector.transfer_read' op requires valid padding
+            # vector elemental type): where the function stays complex, its dots are written out on the parts
+            count += _rewrite_function(op, native_ends) if _supported(op) else _math_by_parts(op, dots=native_ends)
     refuse_known_crashers(module)
     return count
 
