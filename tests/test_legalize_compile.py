@@ -472,3 +472,27 @@ def test_sliced_matmuls_compile_data_tiled_and_match_the_reference():
     inputs = [rng.standard_normal((256, 256), np.float32), rng.standard_normal((192, 64), np.float32)]
     for a, e in on_target_and_reference(SLICED_MATMULS, inputs, "iree:cpu"):
         np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-4)
+
+
+BOOL_MATMULS = """func.func @main(%a: tensor<5x7xi1>, %b: tensor<7x6xi1>) -> tensor<5x6xi32> {
+  %0 = stablehlo.convert %a : (tensor<5x7xi1>) -> tensor<5x7xi32>
+  %1 = stablehlo.convert %b : (tensor<7x6xi1>) -> tensor<7x6xi32>
+  %2 = stablehlo.dot_general %0, %1, contracting_dims = [1] x [0] : (tensor<5x7xi32>, tensor<7x6xi32>) -> tensor<5x6xi32>
+  return %2 : tensor<5x6xi32>
+}"""
+
+
+def test_bool_matmuls_keep_integer_operands_golden():
+    count, text = rewritten(BOOL_MATMULS, compile_rewrites.bool_dots_behind_barriers)
+    assert count == 1 and text.count("stablehlo.optimization_barrier") == 2
+
+
+def test_bool_matmuls_compile_data_tiled_and_sum_as_numpy():
+    """IREE folded the i1 -> int extension into a data-tiled matmul and failed on its i1 encoding: the module
+    compiled a second time without data tiling (test_ops' contraction table)."""
+    assert compile_program(parse(BOOL_MATMULS), targets.cpu()).target.flag_set == "data-tiling"  # not its fallback
+    rng = np.random.default_rng(5)
+    a, b = rng.random((5, 7)) < 0.5, rng.random((7, 6)) < 0.5
+    for actual, expected in on_target_and_reference(BOOL_MATMULS, [a, b], "iree:cpu"):
+        np.testing.assert_array_equal(actual, expected)
+    np.testing.assert_array_equal(actual, a.astype(np.int32) @ b.astype(np.int32))

@@ -40,6 +40,10 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   vector. Found as LU's trailing update (a[k:, k:] - l[k:] @ u, a[:k, k:] @ ...) and a fused QKV projection's
   q/k/v columns, which compiled twice (22 s for solve 256², the data-tiled attempt failing after 10) and then
   ran without data tiling. A barrier after the slice materializes it (one copy) and the matmul compiles tiled.
+- llvm-cpu with data tiling: a dot_general of integer converts of i1 (the frontend's boolean matmul, numpy's
+  or-of-ands, sums in int32): IREE folds the extension into the matmul and then fails ("failed to legalize
+  unresolved target materialization" of its i1 encoding), so the module compiled twice, the second time without
+  data tiling (test_ops' contraction table). A barrier after each convert keeps the matmul's operands integer.
 """
 from __future__ import annotations
 
@@ -268,10 +272,30 @@ def sliced_matmul_inputs_materialized(module: ir.Module) -> int:
     return len(found)
 
 
+def _converted_bool(value: ir.Value) -> bool:
+    """Whether value is an integer convert of an i1 (the frontend's boolean matmul sums in int32)."""
+    op = _producer(value)
+    return op is not None and op.name == "stablehlo.convert" and dtype_of(op.operands[0].type) == np.bool_ \
+        and np.dtype(dtype_of(value.type)).kind in "iu"
+
+
+def bool_dots_behind_barriers(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.dot_general"):
+        if not any(_converted_bool(v) for v in op.operands):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            for k, v in enumerate(list(op.operands)):
+                if _converted_bool(v):
+                    op.operands[k] = hlo.optimization_barrier([v])[0]
+        count += 1
+    return count
+
+
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
                complex128_constants_from_parts]
 # before vmvx's bf16 and float -> int rewrites, which read converts
 VMVX = [double_rounding_kept, f64_to_int_by_bits]
 CPU = [double_rounding_kept, bf16_converts_rounded_once]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
-CPU_DATA_TILING = [sliced_matmul_inputs_materialized]
+CPU_DATA_TILING = [sliced_matmul_inputs_materialized, bool_dots_behind_barriers]
