@@ -8,14 +8,15 @@ the reference backend.
 
 Before 12-03 the grid's NaN parts appeared where numpy has inf or 0 (exp(inf + i inf), sqrt(x + i inf),
 sinh(0 + i inf) ...), exp(800 + 1e-310i) overflowed its imaginary part, power took no whole-exponent path
-((inf + 0j) ** 2 is inf + i NaN in numpy), and arcsin ... arctanh refused complex operands."""
+((inf + 0j) ** 2 is inf + i NaN in numpy), and arcsin ... arctanh refused complex operands. Before 12-04 sign was NaN at every infinite part (stablehlo.sign's
+z / |z|; numpy's sign(inf + 2j) is 1) and IREE's expm1(inf + 0j) was inf + 0j (numpy's inf + nan j)."""
 import numpy as np
 import pytest
 
 import hlojit as hj
 from hlojit import ops
 
-SPECIAL = ["sin", "cos", "sinh", "cosh", "tan", "tanh", "exp", "exp2", "log", "sqrt"]
+SPECIAL = ["sin", "cos", "sinh", "cosh", "tan", "tanh", "exp", "exp2", "expm1", "log", "sqrt", "sign"]
 INVERSE = ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]
 EXPONENTS = [0, 1, 2, 3, -1, -2, 5, 0.5, 2.5 + 1j, 1j, -0.5, np.inf, np.nan, 150]
 RANDOM_COUNT = 400

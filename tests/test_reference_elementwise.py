@@ -173,15 +173,18 @@ def test_complex_to_bool_is_true_for_every_nonzero_number(dtype):
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_complex_sign_follows_the_spec(dtype):
-    """(0, 0) for a zero of either sign, (nan, nan) for a NaN part, x / |x| otherwise: NaN for an infinite x
-    (numpy's sign gives the limit 1j), and a unit number for a subnormal one (numpy's quotient gave inf+nanj)."""
+    """(0, 0) for a zero of either sign, (nan, nan) for a NaN part, x / |x| otherwise, each part divided by |x|
+    (a zero part keeps its sign, as XLA's and numpy's: a complex quotient gave sign(-0 + 1j) = +0 + 1j): NaN for an
+    infinite x (numpy's sign gives the limit 1j: hj.numpy.sign's composite), and a unit number for a subnormal one
+    (numpy's quotient gave inf+nanj)."""
     tiny = np.finfo(dtype).smallest_subnormal
     nan, inf = np.nan, np.inf
-    x = np.array([complex(-0.0, -0.0), complex(1, nan), complex(0, inf), 4 + 0j, complex(tiny, 0), -2j, 3 + 4j], dtype)
-    want = np.array([0, complex(nan, nan), complex(nan, nan), 1, 1, -1j], dtype)
+    x = np.array([complex(-0.0, -0.0), complex(1, nan), complex(0, inf), 4 + 0j, complex(tiny, 0), -2j,
+                  complex(-0.0, 3), complex(-5, -0.0), 3 + 4j], dtype)
+    want = np.array([0, complex(nan, nan), complex(nan, nan), 1, 1, -1j, complex(-0.0, 1), complex(-1, -0.0)], dtype)
     got = _one_op("sign", x)
-    _same_bits(got[:6], want)
-    np.testing.assert_allclose(got[6], 0.6 + 0.8j, rtol=1e-7)
+    _same_bits(got[:8], want)
+    np.testing.assert_allclose(got[8], 0.6 + 0.8j, rtol=1e-7)
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

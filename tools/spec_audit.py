@@ -188,7 +188,11 @@ def _sign(x):
     if isinstance(x, complex):
         if x.real != x.real or x.imag != x.imag:
             return complex(nan, nan)
-        return 0j if x == 0 else (x / abs(x) if math.isfinite(abs(x)) else complex(nan, nan))
+        if x == 0:
+            return 0j
+        # each part divided by the real |x| (XLA's and numpy's: sign(-0 + 1j) is -0 + 1j; Python's complex quotient
+        # by |x| would give +0 there); NaN for an infinite x
+        return complex(x.real / abs(x), x.imag / abs(x)) if math.isfinite(abs(x)) else complex(nan, nan)
     if isinstance(x, float):
         return x if x == 0 or x != x else math.copysign(1.0, x)
     return (x > 0) - (x < 0)

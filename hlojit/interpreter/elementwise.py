@@ -160,13 +160,16 @@ def _round_afz(x):
 
 def _sign(x):
     """The spec's sign: a zero keeps its sign (numpy's sign(-0.0) is +0.0). A complex x is (NaN, NaN) when a part
-    is NaN, (0, 0) when it is zero, else x / convert(abs(x)): a complex quotient, NaN for an infinite x (numpy's
-    sign gives the limit there)."""
+    is NaN, (0, 0) when it is zero, else x / abs(x), each part divided by the real |x| (XLA's, and numpy's at
+    finite x: sign(-0 + 1j) is -0 + 1j, where a complex quotient by (|x|, 0) gave +0), NaN for an infinite x
+    (numpy's sign gives the limit there: hj.numpy.sign's composite)."""
     if x.dtype.kind != "c":
         return np.where(x == 0, x, np.sign(x))
-    unit = _complex_divide(x, _parts(x.dtype, np.abs(x), 0))
-    nan = np.isnan(x.real) | np.isnan(x.imag)
-    return np.where(nan, np.array(complex(np.nan, np.nan), x.dtype), np.where(x == 0, np.zeros((), x.dtype), unit))
+    magnitude = np.abs(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = _parts(x.dtype, x.real / magnitude, x.imag / magnitude)
+    nan = np.isnan(unit.real) | np.isnan(unit.imag)   # a NaN part, or an infinite x
+    return np.where(x == 0, np.zeros((), x.dtype), np.where(nan, np.array(complex(np.nan, np.nan), x.dtype), unit))
 
 
 def _same_type(fn):

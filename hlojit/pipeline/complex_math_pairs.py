@@ -193,11 +193,12 @@ def _exp(z):
 
 
 def _expm1(z):
-    """e^z - 1 with Re = expm1(x) cos y - 2 sin(y/2)**2: no cancellation for small z (numpy's formula)."""
+    """e^z - 1 with Re = expm1(x) cos y - 2 sin(y/2)**2: no cancellation for small z; numpy's formula, special
+    values and all (expm1(inf + 0j) is inf + nan j, e^inf * sin 0, where exp's is inf + 0j)."""
     x, y = z
     s = (y * 0.5).unary("sine")
     re = x.unary("exponential_minus_one") * y.unary("cosine") - 2.0 * (s * s)
-    return re, where(y == 0.0, y, x.unary("exponential") * y.unary("sine"))
+    return re, x.unary("exponential") * y.unary("sine")
 
 
 def _log(z):
@@ -342,8 +343,9 @@ def _absolute(z):
 
 
 def _sign(z):
-    """The spec's: (nan, nan) when a part is NaN, (0, 0) at either zero, z / |z| otherwise, which is NaN for an
-    infinite z (a complex quotient by (inf, 0); the reference backend's value)."""
+    """The spec's: (nan, nan) when a part is NaN, (0, 0) at either zero, z / |z| otherwise, each part divided by
+    the real |z| (signed zeros kept), which is NaN for an infinite z (the reference backend's value; numpy's limits
+    there are hj.numpy.sign's composite)."""
     x, y = z
     r = hypot_v(x, y)
     zero = r == 0.0

@@ -1,12 +1,12 @@
 """Complex numbers: the parts (real, imag, conj, angle, complex), and the elementwise functions of complex operands
 that StableHLO has no complex op for.
 
-exp, log, sqrt, sin, cos, tan, tanh, abs, sign, power ... are StableHLO's own ops on complex operands, which
+exp, log, sqrt, sin, cos, tan, tanh, abs, power ... are StableHLO's own ops on complex operands, which
 elementwise.py emits as it does for real ones (the reference backend computes them with numpy; the pipeline writes
 them out on real parts for IREE: pipeline/complex_math_pairs.py, the one implementation). The rest are the table
 COMPOSITES at the bottom of this file, which elementwise's unary reads when an operand is complex, each built from
 those ops so its values at infinite, NaN and signed-zero parts are numpy's: sinh z = -i sin(iz), cosh z = cos(-iz),
-log2 / log10 / exp2 by real scalings of log and exp, and the inverse trigonometric and hyperbolic functions by
+log2 / log10 / exp2 by real scalings of log and exp, sign by stablehlo.sign with numpy's values at infinite parts, and the inverse trigonometric and hyperbolic functions by
 Kahan's formulas on complex square roots (complex_inverse_trig.py). The isnan family looks at the parts. The
 autodiff rules of real/imag/complex and of the ops make them differentiable (JAX's convention: the gradient of a
 real loss L(z) is dL/dx - i dL/dy).
@@ -136,6 +136,19 @@ def _exp2(z):
     return ew.unary("exp", complex(real(z) * math.log(2), imag(z) * math.log(2)))
 
 
+def _sign(z):
+    """numpy's sign of a complex z: z / |z| (stablehlo.sign, which is NaN at every infinite part), except where one
+    part is infinite: (+-1, 0) where only the real part is, (0, +-1) where only the imaginary part is (a NaN beside
+    it included: numpy's |inf + nan j| is inf); NaN where both are."""
+    x, y = real(z), imag(z)
+    x_inf, y_inf = ew.unary("isinf", x), ew.unary("isinf", y)
+    zero = constant(0, x.dtype, x.weak)
+    along_x = complex(ew.unary("sign", x), zero)
+    along_y = complex(zero, ew.unary("sign", y))
+    quotient = wrap(emit(hlo.unary, "sign", z.value), z.shape, z.dtype, z.weak)
+    return ew.where(x_inf & ~y_inf, along_x, ew.where(y_inf & ~x_inf, along_y, quotient))
+
+
 def _isnan(z):
     x, y = real(z), imag(z)
     return ew.unary("isnan", x) | ew.unary("isnan", y)
@@ -156,7 +169,7 @@ from .complex_inverse_trig import FUNCTIONS as INVERSE_TRIG  # noqa: E402  (buil
 # numpy name -> the composite that elementwise.unary builds for a complex operand of the op (one table, read there;
 # ops neither here nor taking complex in their elementwise row are a DTypeError)
 COMPOSITES = {
-    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "log2": _scaled_log(1 / math.log(2)),
+    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "sign": _sign, "log2": _scaled_log(1 / math.log(2)),
     "log10": _scaled_log(1 / math.log(10)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, **INVERSE_TRIG,
 }
 
