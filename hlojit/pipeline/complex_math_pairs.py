@@ -112,17 +112,10 @@ def _mul(a, b):
 
 
 def _div(a, b):
-    """(ar + i ai) / (br + i bi) with b scaled by max(|br|, |bi|) first (no overflow of br**2 + bi**2)."""
-    (ar, ai), (br, bi) = a, b
-    s = br.abs().maximum(bi.abs())
-    brs, bis = br / s, bi / s
-    d = br * brs + bi * bis
-    return (ar * brs + ai * bis) / d, (ai * brs - ar * bis) / d
-
-
-def _numpy_div(a, b):
-    """numpy's complex quotient (Smith's: the ratio of b's smaller part to its larger), whose signed zeros and
-    infinities npy_cpow's negative whole powers have; a zero b gives a / |br| part by part."""
+    """numpy's complex quotient (Smith's: the ratio of b's smaller part to its larger, so br**2 + bi**2 never
+    overflows), and with it numpy's signed zeros and infinities: 1 / (inf + 0j) is 0 (a quotient by b scaled by
+    max(|br|, |bi|) was NaN there: inf / inf), logistic(-inf) 0; a zero b gives a / +0 part by part (1 / 0j is
+    inf + nan j, as numpy's)."""
     (ar, ai), (br, bi) = a, b
     real_larger = br.abs() >= bi.abs()
     both_zero = (br == 0.0) & (bi == 0.0)
@@ -132,7 +125,13 @@ def _numpy_div(a, b):
     scl = 1.0 / (big + small * rat)
     re = where(real_larger, (ar + ai * rat) * scl, (ar * rat + ai) * scl)
     im = where(real_larger, (ai - ar * rat) * scl, (ai * rat - ar) * scl)
-    return where(both_zero, ar / br.abs(), re), where(both_zero, ai / br.abs(), im)
+    return where(both_zero, _over_zero(ar), re), where(both_zero, _over_zero(ai), im)
+
+
+def _over_zero(p: V) -> V:
+    """p / +0: +-inf by p's sign, NaN for a zero or NaN p. Not the quotient itself: vmvx folds 0 / y to 0 where the
+    0 is a constant (a real number's imaginary part), and 0 / 0 is NaN."""
+    return where((p == 0.0) | _is_nan(p), _nan_like(p), _copysign(np.inf, p))
 
 
 def _c99_mul(a, b):
@@ -218,11 +217,12 @@ def _atan2(y: V, x: V):
 
 def _log1p(z):
     """log(1 + z) with Re = log1p(x (2 + x) + y**2) / 2 (small z keeps its digits); past 1e100 the squares
-    could overflow, and there log |1 + z| loses nothing."""
+    could overflow, and there log |1 + z| loses nothing; so too at an infinite part beside a NaN one (numpy's
+    log1p(inf + nan j) is inf + nan j: |1 + z| is inf)."""
     x, y = z
     xp = x + 1.0
     small = 0.5 * (x * (x + 2.0) + y * y).unary("log_plus_one")
-    far = (x.abs() + y.abs()) > (1e100 if x.dtype == np.float64 else 1e18)
+    far = ((x.abs() + y.abs()) > (1e100 if x.dtype == np.float64 else 1e18)) | _is_inf(x) | _is_inf(y)
     return where(far, hypot_v(xp, y).unary("log"), small), V(_atan2(y, xp))
 
 
@@ -397,7 +397,7 @@ def _whole_power(a, n: V):
         started = started | has_bit
         if bit + 1 < _WHOLE_POWER_BITS:
             p = _mul(p, p)
-    inverse = _numpy_div(_one(a), acc)
+    inverse = _div(_one(a), acc)
     negative = n < 0.0
     return tuple(where(negative, i, r) for i, r in zip(inverse, acc))
 

@@ -6,7 +6,7 @@ elementwise.py emits as it does for real ones (the reference backend computes th
 them out on real parts for IREE: pipeline/complex_math_pairs.py, the one implementation). The rest are the table
 COMPOSITES at the bottom of this file, which elementwise's unary reads when an operand is complex, each built from
 those ops so its values at infinite, NaN and signed-zero parts are numpy's: sinh z = -i sin(iz), cosh z = cos(-iz),
-log2 / log10 / exp2 by real scalings of log and exp, sign by stablehlo.sign with numpy's values at infinite parts, and the inverse trigonometric and hyperbolic functions by
+log2 / log10 / exp2 by real scalings of log and exp, sign by stablehlo.sign with numpy's values at infinite parts, reciprocal by numpy's own formula, and the inverse trigonometric and hyperbolic functions by
 Kahan's formulas on complex square roots (complex_inverse_trig.py). The isnan family looks at the parts. The
 autodiff rules of real/imag/complex and of the ops make them differentiable (JAX's convention: the gradient of a
 real loss L(z) is dL/dx - i dL/dy).
@@ -149,6 +149,17 @@ def _sign(z):
     return ew.where(x_inf & ~y_inf, along_x, ew.where(y_inf & ~x_inf, along_y, quotient))
 
 
+def _reciprocal(z):
+    """numpy's 1 / z, which is its own loop, not its quotient: with r the ratio of the smaller part to the larger,
+    (1 / d, -r / d) where |y| <= |x| (d = x + y r), else (r / d, -1 / d) (d = x r + y). So 1 / 0j is nan + nan j
+    and 1 / (-1j) is +0 + 1j, where numpy's 1 / z gives inf + nan j and -0 + 1j."""
+    x, y = real(z), imag(z)
+    real_larger = ew.unary("abs", y) <= ew.unary("abs", x)
+    r = ew.where(real_larger, y / x, x / y)
+    d = ew.where(real_larger, x + y * r, x * r + y)
+    return complex(ew.where(real_larger, 1.0 / d, r / d), ew.where(real_larger, -r / d, -1.0 / d))
+
+
 def _isnan(z):
     x, y = real(z), imag(z)
     return ew.unary("isnan", x) | ew.unary("isnan", y)
@@ -169,7 +180,7 @@ from .complex_inverse_trig import FUNCTIONS as INVERSE_TRIG  # noqa: E402  (buil
 # numpy name -> the composite that elementwise.unary builds for a complex operand of the op (one table, read there;
 # ops neither here nor taking complex in their elementwise row are a DTypeError)
 COMPOSITES = {
-    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "sign": _sign, "log2": _scaled_log(1 / math.log(2)),
+    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "sign": _sign, "reciprocal": _reciprocal, "log2": _scaled_log(1 / math.log(2)),
     "log10": _scaled_log(1 / math.log(10)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, **INVERSE_TRIG,
 }
 
