@@ -148,6 +148,6 @@ def _arctan(z: Tensor) -> Tensor:
     return times_minus_i(_arctanh(times_i(z)))
 
 
-# numpy name -> the composite of a complex operand (complex_math.COMPOSITES takes these in)
+# numpy name -> the composite of a complex operand (complex_composites.COMPOSITES takes these in)
 FUNCTIONS = {"arcsin": _arcsin, "arccos": _arccos, "arctan": _arctan, "arcsinh": _arcsinh, "arccosh": _arccosh,
              "arctanh": _arctanh}

@@ -4,7 +4,8 @@ that StableHLO has no complex op for.
 exp, log, sqrt, sin, cos, tan, tanh, abs, power ... are StableHLO's own ops on complex operands, which
 elementwise.py emits as it does for real ones (the reference backend computes them with numpy; the pipeline writes
 them out on real parts for IREE: pipeline/complex_math_pairs.py, the one implementation). The rest are the table
-COMPOSITES at the bottom of this file, which elementwise's unary reads when an operand is complex, each built from
+FUNCTIONS at the bottom of this file (complex_composites.COMPOSITES, which elementwise's unary reads when an operand
+is complex, joins them with complex_inverse_trig's), each built from
 those ops so its values at infinite, NaN and signed-zero parts are numpy's: sinh z = -i sin(iz), cosh z = cos(-iz),
 log2 / log10 / exp2 by real scalings of log and exp, sign by stablehlo.sign with numpy's values at infinite parts, reciprocal by numpy's own formula, and the inverse trigonometric and hyperbolic functions by
 Kahan's formulas on complex square roots (complex_inverse_trig.py). The isnan family looks at the parts. The
@@ -175,13 +176,11 @@ def _isfinite(z):
     return ew.unary("isfinite", x) & ew.unary("isfinite", y)
 
 
-from .complex_inverse_trig import FUNCTIONS as INVERSE_TRIG  # noqa: E402  (built from the parts above)
-
-# numpy name -> the composite that elementwise.unary builds for a complex operand of the op (one table, read there;
-# ops neither here nor taking complex in their elementwise row are a DTypeError)
-COMPOSITES = {
-    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "sign": _sign, "reciprocal": _reciprocal, "log2": _scaled_log(1 / math.log(2)),
-    "log10": _scaled_log(1 / math.log(10)), "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, **INVERSE_TRIG,
+# numpy name -> the composite of a complex operand built here (complex_composites.COMPOSITES takes these in)
+FUNCTIONS = {
+    "sinh": _sinh, "cosh": _cosh, "exp2": _exp2, "sign": _sign, "reciprocal": _reciprocal,
+    "log2": _scaled_log(1 / math.log(2)), "log10": _scaled_log(1 / math.log(10)),
+    "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
 }
 
 __all__ = ["angle", "complex", "conj", "conjugate", "imag", "iscomplex", "iscomplexobj", "isreal", "isrealobj",

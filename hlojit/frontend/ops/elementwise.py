@@ -11,7 +11,7 @@ declare theirs where they are defined (`derivatives.derivative`).
 Complex operands (kind c) take the row's StableHLO op itself (stablehlo.sine of complex<f32> ...), as real ones do:
 the reference backend computes it with numpy, and the pipeline writes it out on real parts for IREE
 (pipeline/complex_math_pairs.py). The functions StableHLO has no complex op for (sinh, log10, arcsin ...) are
-complex_math.COMPOSITES, built from those ops.
+complex_composites.COMPOSITES, built from those ops.
 """
 from __future__ import annotations
 
@@ -177,10 +177,10 @@ def _emit_same(op: str, tensors: list[Tensor], dtype, weak) -> Tensor:
 
 
 def _complex_composite(name: str):
-    """complex_math's composite for complex operands of op `name` (complex_math.COMPOSITES: the functions StableHLO
-    has no complex op for, sinh, log10, arcsin ...), or None. Imported here, when a complex operand asks:
-    complex_math builds its composites from this module's ops, so it imports this module."""
-    from .complex_math import COMPOSITES
+    """The composite for complex operands of op `name` (complex_composites.COMPOSITES: sinh, log10, arcsin ...), or
+    None. Imported here, when a complex operand asks: those composites are built from this module's ops, so their
+    modules import this one."""
+    from .complex_composites import COMPOSITES
     return COMPOSITES.get(name)
 
 
