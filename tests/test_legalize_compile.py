@@ -1,5 +1,5 @@
 """The target rewrites of pipeline/compile_rewrites.py (patterns IREE 3.13 fails to compile or dies on, once
-avoided by the frontend itself) and sort_rewrites.py (stable sorts), before and after (golden text), which targets
+avoided by the frontend itself), before and after (golden text), which targets
 get each, and their numbers on IREE against the reference backend for `from_mlir` modules and traced programs."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import hlojit as hj
 from hlojit import ops
 from hlojit.frontend.from_mlir import parse
-from hlojit.pipeline import compile_program, compile_rewrites, cuda, sort_rewrites, targets
+from hlojit.pipeline import compile_program, compile_rewrites, cuda, targets
 
 from test_legalize import on_target_and_reference, rewritten, target_rewritten
 
@@ -284,83 +284,6 @@ def test_vmvx_alone_gets_f64_to_int_by_bits():
     for target, n in (("vmvx", 4), ("cpu", None), ("cuda", None)):
         applied, _ = target_rewritten(F64_TO_INTS, target)
         assert applied.get("f64_to_int_by_bits") == n, (target, applied)
-
-
-def _stable_sort(n: int) -> str:
-    t = f"tensor<2x{n}xi32>"
-    return f"""func.func @main(%k: {t}, %p: {t}, %z: tensor<6xf32>) -> ({t}, {t}, tensor<6xf32>) {{
-  %0:2 = "stablehlo.sort"(%k, %p) ({{
-  ^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<i32>, %d: tensor<i32>):
-    %r = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %r : tensor<i1>
-  }}) {{dimension = 1 : i64, is_stable = true}} : ({t}, {t}) -> ({t}, {t})
-  %1 = "stablehlo.sort"(%z) ({{
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %r = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-    stablehlo.return %r : tensor<i1>
-  }}) {{dimension = 0 : i64, is_stable = true}} : (tensor<6xf32>) -> tensor<6xf32>
-  return %0#0, %0#1, %1 : {t}, {t}, tensor<6xf32>
-}}"""
-
-
-def test_stable_sort_sorts_positions_too_golden():
-    one = _stable_sort(3).split("  %1 = ")[0] + "  return %0#0, %0#1 : tensor<2x3xi32>, tensor<2x3xi32>\n}"
-    one = one.replace(", %z: tensor<6xf32>) -> (tensor<2x3xi32>, tensor<2x3xi32>, tensor<6xf32>)",
-                      ") -> (tensor<2x3xi32>, tensor<2x3xi32>)")
-    count, text = rewritten(one, sort_rewrites.stable_sort_by_position)
-    assert count == 1
-    assert text == """module {
-  func.func @main(%arg0: tensor<2x3xi32>, %arg1: tensor<2x3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>) {
-    %0 = stablehlo.iota dim = 1 : tensor<2x3xi32>
-    %1:3 = "stablehlo.sort"(%arg0, %arg1, %0) <{dimension = 1 : i64, is_stable = false}> ({
-    ^bb0(%arg2: tensor<i32>, %arg3: tensor<i32>, %arg4: tensor<i32>, %arg5: tensor<i32>, %arg6: tensor<i32>, \
-%arg7: tensor<i32>):
-      %2 = stablehlo.compare LT, %arg2, %arg3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      %3 = stablehlo.compare LT, %arg3, %arg2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      %4 = stablehlo.not %3 : tensor<i1>
-      %5 = stablehlo.compare LT, %arg6, %arg7, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      %6 = stablehlo.and %4, %5 : tensor<i1>
-      %7 = stablehlo.or %2, %6 : tensor<i1>
-      stablehlo.return %7 : tensor<i1>
-    }) : (tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>)
-    return %1#0, %1#1 : tensor<2x3xi32>, tensor<2x3xi32>
-  }
-}
-"""
-    unstable = one.replace("is_stable = true", "is_stable = false")
-    assert rewritten(unstable, sort_rewrites.stable_sort_by_position)[0] == 0
-
-
-@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
-def test_stable_sorts_keep_equal_keys_in_order(backend):
-    """Keys 0..4 along 1000 elements with their positions as payload (IREE's own sort put them out of order), and
-    -0.0 before 0.0 where the input has it so (a descending sort: they are equal keys)."""
-    keys = np.random.default_rng(1).integers(0, 5, (2, 1000)).astype(np.int32)
-    positions = np.broadcast_to(np.arange(1000, dtype=np.int32), (2, 1000)).copy()
-    zeros = np.array([0.0, -0.0, 1.0, -0.0, 0.0, 2.0], np.float32)
-    (k, ek), (p, ep), (z, ez) = on_target_and_reference(_stable_sort(1000), [keys, positions, zeros], backend)
-    np.testing.assert_array_equal(ep, np.take_along_axis(positions, np.argsort(keys, axis=1, kind="stable"), 1))
-    np.testing.assert_array_equal(p, ep)
-    np.testing.assert_array_equal(k, ek)
-    np.testing.assert_array_equal(np.signbit(z), np.signbit(ez))
-    np.testing.assert_array_equal(np.signbit(ez), [False, False, False, True, True, False])
-
-
-@pytest.mark.parametrize("target, n", [("cpu", 2), ("vmvx", 2), ("cuda", None)])
-def test_stable_sorts_are_rewritten_on_the_cpus_only(target, n):
-    """cuda cannot bufferize a sort of two operands along more than ~32 elements: one more operand would stop
-    one-operand stable sorts compiling there."""
-    applied, _ = target_rewritten(_stable_sort(8), target)
-    assert applied.get("stable_sort_by_position") == n
-
-
-def test_the_frontends_sorts_need_no_positions_added():
-    """argsort's and top_k's comparators break ties by position themselves, sort's ties are equal values: none asks
-    for a stable sort, so the rewrite leaves them as they are (no extra operand, no slower sort)."""
-    x = np.array([[3.0, 1.0, 3.0, 0.0]], np.float32)
-    rewrites = hj.jit(lambda x: (ops.sort(x), ops.argsort(x), ops.argsort(x.astype(np.float64)))).explain(
-        x, target="cpu").rewrites
-    assert "stable_sort_by_position" not in rewrites, rewrites
 
 
 # A complex128 table and a sort by real part: llvm-cpu's complex-pairs rewrite leaves a function with a complex sort

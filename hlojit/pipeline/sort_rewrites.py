@@ -8,6 +8,12 @@ position is the smaller. The comparator's ops are built twice (a, b and b, a); o
 region is left alone. The frontend's own sorts need none of this: their comparators break ties by position
 already, so they are emitted unstable.
 
+A sort that already carries the positions (an integer iota along its dimension: JAX's argsort sorts (x, iota))
+breaks ties on that operand and gets none added. An added one goes behind an optimization barrier: llvm-cpu
+failed to compile a sort of two iotas whose comparator reads one ("'linalg.generic' op write affecting operations
+on global resources are restricted to workgroup distributed contexts": IREE hoists the constant operands), so a
+stable argsort exported from JAX did not compile on iree:cpu.
+
 cuda gets no such rewrite: IREE 3.13's cuda codegen cannot bufferize a sort of two operands along more than ~32
 elements (the reason hlojit's argsort packs value and position into one u64 key), so the extra operand would
 stop one-operand stable sorts compiling there.
@@ -19,7 +25,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.build import create, scalar_type
-from ..dialects.types import shape_of
+from ..dialects.types import dtype_of, shape_of
 from .legalize import walk
 
 
@@ -47,14 +53,35 @@ def _is_stable(op) -> bool:
     return "is_stable" in op.attributes and ir.BoolAttr(op.attributes["is_stable"]).value
 
 
+def _position_operand(op, dimension: int) -> int | None:
+    """The index of an operand that holds each element's position along `dimension` already (an integer iota
+    along it, wide enough to count them), or None."""
+    size = shape_of(op.operands[0].type)[dimension]
+    for k, value in enumerate(op.operands):
+        owner = value.owner
+        if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.iota":
+            continue
+        dtype = np.dtype(dtype_of(value.type))
+        iota_dimension = ir.IntegerAttr(owner.operation.attributes["iota_dimension"]).value
+        if dtype.kind in "iu" and iota_dimension == dimension and size - 1 <= np.iinfo(dtype).max:
+            return k
+    return None
+
+
 def _stable_by_position(op) -> bool:
     dimension = ir.IntegerAttr(op.attributes["dimension"]).value
     shape = shape_of(op.operands[0].type)
     position_dtype = np.int32 if shape[dimension] < 2**31 else np.int64
     old = op.regions[0].blocks[0]
+    inputs = len(op.operands)
+    added = []                                   # the ops that build a position operand, if one is added
     with ir.InsertionPoint(op), op.location:
-        position = hlo.iota(shape, dimension, position_dtype)
-        operands = [*op.operands, position]
+        position = _position_operand(op, dimension)
+        operands = list(op.operands)
+        if position is None:
+            position = inputs
+            operands.append(hlo.optimization_barrier([hlo.iota(shape, dimension, position_dtype)])[0])
+            added = [operands[-1].owner.operation, operands[-1].owner.operation.operands[0].owner.operation]
         attributes = {"dimension": op.attributes["dimension"], "is_stable": ir.BoolAttr.get(False)}
         new = create("stablehlo.sort", [v.type for v in operands], operands, attributes, regions=1)
         block = new.regions[0].blocks.append(*(t for v in operands for t in (scalar_type(v), scalar_type(v))))
@@ -62,13 +89,15 @@ def _stable_by_position(op) -> bool:
         swapped = [args[k + 1 - k % 2 * 2] for k in range(len(args))]    # (b0, a0, b1, a1, ...)
         try:
             with ir.InsertionPoint(block):
-                before = _rebuilt(old, args[:-2])
-                after = _rebuilt(old, swapped[:-2])
-                tie = hlo.binary("and", hlo.unary("not", after), hlo.compare(args[-2], args[-1], "LT"))
+                before = _rebuilt(old, args[:2 * inputs])
+                after = _rebuilt(old, swapped[:2 * inputs])
+                tie = hlo.binary("and", hlo.unary("not", after),
+                                 hlo.compare(args[2 * position], args[2 * position + 1], "LT"))
                 create("stablehlo.return", [], [hlo.binary("or", before, tie)])
         except _HasRegions:
             new.erase()
-            position.owner.erase()
+            for built in added:                  # the barrier, then the iota it reads
+                built.erase()
             return False
     for result, value in zip(op.results, new.results):
         result.replace_all_uses_with(value)
