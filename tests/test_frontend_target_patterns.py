@@ -117,8 +117,6 @@ FRONTEND_PATTERNS = {
                                    "replace it. (Also a note: the scan's rounds are dispatches.)",
     "ops/statistics.py::_wide_var": "meaning: total * inf is numpy's total / 0 (inf, NaN for 0/0); vmvx rejects a "
                                     "division by a constant 0",
-    "ops/statistics.py::top_k": "gap: a barrier after the sort keeps IREE from rewriting sort-then-slice into its "
-                                "own top-k (which orders NaN as the smallest)",
     "ops/linalg/jacobi.py::_rotate_rows": "note: speed on every target: a Jacobi round as one elementwise pass "
                                           "(reverses of the pair view), not concatenated halves",
     "ops/linalg/jacobi.py::_permute": "note: speed on every target: static slices, not a gather by a constant "
