@@ -3,6 +3,7 @@ groups (the conformance files check small unbatched cases on every backend)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import hlojit as hj
 
@@ -50,3 +51,23 @@ def test_ragged_batch_dimension_is_a_batched_matmul():
     lhs, rhs = RNG.normal(size=(B, M, K)), RNG.normal(size=(B, K, N))
     actual = _run(lhs, rhs, (B, M, N), rb=0, rc=1, ragged=0, groups="")
     np.testing.assert_allclose(actual, lhs @ rhs, rtol=1e-13)
+
+
+_TOP_K = """func.func @main(%x: tensor<2x9xf32>) -> (tensor<2x{k}xf32>, tensor<2x{k}xi32>) {{
+  %values, %indices = chlo.top_k(%x, k = {k}) : tensor<2x9xf32> -> (tensor<2x{k}xf32>, tensor<2x{k}xi32>)
+  return %values, %indices : tensor<2x{k}xf32>, tensor<2x{k}xi32>
+}}"""
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu", "iree:vmvx"])
+def test_top_k_orders_floats_as_chlo_and_xla_do(backend):
+    """IEEE totalOrder, equal ones by position (JAX's lax.top_k exports as chlo.top_k): the reference backend put
+    NaN last, so JAX's top_k of a row holding a NaN came back without it."""
+    x = np.array([[1.0, np.nan, 3.0, -np.nan, 0.0, -0.0, np.inf, -np.inf, 3.0],
+                  [-0.0, 0.0, 2.0, 2.0, -1.0, 5.0, np.nan, 1.0, -0.0]], np.float32)
+    values, indices = hj.from_mlir(_TOP_K.format(k=9), backend=backend)(x)
+    expected = np.array([[1, 6, 2, 8, 0, 4, 5, 7, 3], [6, 5, 2, 3, 7, 1, 0, 8, 4]], np.int32)
+    np.testing.assert_array_equal(np.asarray(indices), expected)
+    np.testing.assert_array_equal(np.asarray(values).view(np.int32), np.take_along_axis(x, expected, 1).view(np.int32))
+    values, indices = hj.from_mlir(_TOP_K.format(k=3), backend=backend)(x)
+    np.testing.assert_array_equal(np.asarray(indices), expected[:, :3])

@@ -164,3 +164,42 @@ def test_jax_stable_argsort_compiles_and_keeps_ties_in_order(backend, iota_dimen
     np.testing.assert_array_equal(np.asarray(values).view(np.int32), np.take_along_axis(KEYS, order, 1).view(np.int32))
     payload = np.indices(KEYS.shape)[iota_dimension]
     np.testing.assert_array_equal(np.asarray(indices), np.take_along_axis(payload, order, 1))
+
+
+def test_sliced_sorts_pass_a_barrier_golden():
+    """chlo.top_k's expansion: IREE turned the sort and its slices into its own top-k, which ignores TOTALORDER."""
+    text = """func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x4xi32>) {
+  %i = stablehlo.iota dim = 1 : tensor<2x4xi32>
+  %s:2 = "stablehlo.sort"(%x, %i) <{dimension = 1 : i64, is_stable = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+    %r = stablehlo.compare GT, %a, %b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %r : tensor<i1>
+  }) : (tensor<2x4xf32>, tensor<2x4xi32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  %v = stablehlo.slice %s#0 [0:2, 0:2] : (tensor<2x4xf32>) -> tensor<2x2xf32>
+  return %v, %s#1 : tensor<2x2xf32>, tensor<2x4xi32>
+}"""
+    count, after = rewritten(text, sort_rewrites.sorts_apart_from_slices)
+    assert count == 1
+    assert after.split("}) : (tensor<2x4xf32>, tensor<2x4xi32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)\n")[1] == """\
+    %2:2 = stablehlo.optimization_barrier %1#0, %1#1 : tensor<2x4xf32>, tensor<2x4xi32>
+    %3 = stablehlo.slice %2#0 [0:2, 0:2] : (tensor<2x4xf32>) -> tensor<2x2xf32>
+    return %3, %2#1 : tensor<2x2xf32>, tensor<2x4xi32>
+  }
+}
+"""
+    unsliced = text.replace("%v = stablehlo.slice %s#0 [0:2, 0:2] : (tensor<2x4xf32>) -> tensor<2x2xf32>\n", "")
+    unsliced = unsliced.replace("return %v, %s#1 : tensor<2x2xf32>", "return %s#0, %s#1 : tensor<2x4xf32>")
+    unsliced = unsliced.replace("-> (tensor<2x2xf32>, tensor<2x4xi32>) {", "-> (tensor<2x4xf32>, tensor<2x4xi32>) {")
+    assert rewritten(unsliced, sort_rewrites.sorts_apart_from_slices)[0] == 0
+
+
+@pytest.mark.parametrize("target", ["cpu", "vmvx", "cuda"])
+def test_chlo_top_k_is_made_stable_and_kept_apart_from_its_slices(target):
+    """On the CPUs CHLO is expanded before the sort rewrites, so chlo.top_k's stable sort gets them both."""
+    text = """func.func @main(%x: tensor<2x9xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %values, %indices = chlo.top_k(%x, k = 3) : tensor<2x9xf32> -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  return %values, %indices : tensor<2x3xf32>, tensor<2x3xi32>
+}"""
+    applied, _ = target_rewritten(text, target)
+    expected = {"cpu": (1, 1), "vmvx": (1, 1), "cuda": (None, None)}[target]   # cuda: IREE expands CHLO itself
+    assert (applied.get("stable_sort_by_position"), applied.get("sorts_apart_from_slices")) == expected, applied

@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects.types import dtype_of, shape_of
 from .complex import _complex
-from .elementwise import _BINARY, _COMPARE
+from .elementwise import _BINARY, _COMPARE, _is_float, _total_order_key
 from .interpreter import OPS, attr_ints, enum_attr
 from .special import bessel_i1e, digamma, polygamma, zeta
 
@@ -119,10 +119,14 @@ def _broadcast_complex(op):
 
 
 def _top_k(op):
+    """chlo.top_k: the k largest along the last axis, largest first, equal ones by position. Floats in IEEE
+    totalOrder, as CHLO's own expansion (a stable sort by `compare GT, TOTALORDER`) and XLA order them: +NaN
+    above +inf, -NaN below -inf, +0 above -0 (argsort of -x put NaN last, so JAX's top_k of [1, nan] gave 1)."""
     k = int(ir.IntegerAttr(op.attributes["k"]).value)
 
     def run(x):
-        order = np.argsort(-x if x.dtype.kind != "u" else np.iinfo(x.dtype).max - x, axis=-1, kind="stable")[..., :k]
+        key = _total_order_key(x) if _is_float(x.dtype) else x
+        order = np.argsort(~key, axis=-1, kind="stable")[..., :k]    # ~ reverses the order of every integer type
         return np.take_along_axis(x, order, -1), order.astype(np.int32)
     return run
 

@@ -182,9 +182,10 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, the double rounding of int -> f32 -> bf16 kept on vmvx and llvm-cpu, vmvx's f64 -> int, llvm-cpu's
-# bf16 converts rounded once), then stable sorts by position on the CPUs (sort_rewrites.py: their comparators get every later
-# fix); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and chlo.square
-# basic ops (legalize.py), then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
+# bf16 converts rounded once); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and
+# chlo.square basic ops (legalize.py); on the CPUs CHLO is expanded then, and stable sorts sort by position after it
+# (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
+# slices on every target; then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
@@ -194,18 +195,20 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # widening included (so vmvx's NaN fix finds no float compare it would still have to mend).
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
-_FIRST = ([fold_constants] + compile_rewrites.ALL_TARGETS + sort_rewrites.CPU + [fft_f64_as_real_dft]
+_FIRST = ([fold_constants] + compile_rewrites.ALL_TARGETS + [fft_f64_as_real_dft]
           + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS)
-QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + [complex_as_real_pairs] + _CPU_SPEC
+QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + sort_rewrites.CPU + [complex_as_real_pairs]
+                  + _CPU_SPEC
                   + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
                   truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _FIRST + compile_rewrites.CPU + legalize.CHLO_FIRST + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
+          "cpu": _FIRST + compile_rewrites.CPU + legalize.CHLO_FIRST + sort_rewrites.CPU
+                 + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
               + compile_rewrites.CPU_DATA_TILING,
-          "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + legalize.BEFORE_COMPLEX_PAIRS
+          "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + sort_rewrites.CUDA + legalize.BEFORE_COMPLEX_PAIRS
                   + linalg_rewrites.ALL_TARGETS + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
