@@ -286,6 +286,41 @@ def test_vmvx_alone_gets_f64_to_int_by_bits():
         assert applied.get("f64_to_int_by_bits") == n, (target, applied)
 
 
+# JAX's x[:, 1::2][::-1, ::-1]: a slice strided along the last dimension, then a reverse
+STRIDED_THEN_REVERSED = """func.func @main(%x: tensor<3x7xf32>) -> tensor<{out}xf32> {{
+  %0 = stablehlo.slice %x [{slice}] : (tensor<3x7xf32>) -> tensor<{out}xf32>
+  %1 = stablehlo.reverse %0, dims = [{dims}] : tensor<{out}xf32>
+  return %1 : tensor<{out}xf32>
+}}"""
+
+
+def test_strided_slice_then_reverse_becomes_reverse_then_slice_golden():
+    count, text = rewritten(STRIDED_THEN_REVERSED.format(slice="0:3, 1:7:2", dims="0, 1", out="3x3"),
+                            compile_rewrites.reverses_before_strided_slices)
+    assert count == 1
+    assert text == """module {
+  func.func @main(%arg0: tensor<3x7xf32>) -> tensor<3x3xf32> {
+    %0 = stablehlo.reverse %arg0, dims = [0, 1] : tensor<3x7xf32>
+    %1 = stablehlo.slice %0 [0:3, 1:6:2] : (tensor<3x7xf32>) -> tensor<3x3xf32>
+    return %1 : tensor<3x3xf32>
+  }
+}
+"""
+    unit = STRIDED_THEN_REVERSED.format(slice="0:3:2, 1:4", dims="1", out="2x3")   # compiles as it is
+    assert rewritten(unit, compile_rewrites.reverses_before_strided_slices)[0] == 0
+
+
+@pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
+@pytest.mark.parametrize("spec", [("0:3, 1:7:2", "0, 1", "3x3"), ("0:3, 0:7:3", "1", "3x3"),
+                                  ("1:3, 2:6:3", "0", "2x2"), ("0:3:2, 6:7:4", "0, 1", "2x1")])
+def test_strided_slices_reversed_compile_and_match_the_reference(backend, spec):
+    """llvm-cpu failed on each ("LLVM Translation failed for operation: builtin.unrealized_conversion_cast")."""
+    text = STRIDED_THEN_REVERSED.format(slice=spec[0], dims=spec[1], out=spec[2])
+    x = np.arange(21, dtype=np.float32).reshape(3, 7)
+    (actual, expected), = on_target_and_reference(text, [x], backend)
+    np.testing.assert_array_equal(actual, expected)
+
+
 # A complex128 table and a sort by real part: llvm-cpu's complex-pairs rewrite leaves a function with a complex sort
 # complex, so its constant reaches IREE as one (32 elements: IREE's compiler died of SIGFPE on llvm-cpu; cuda failed)
 COMPLEX128_TABLE = "[" + ", ".join(f"({k}.5, {k % 3}.0)" for k in range(32)) + "]"

@@ -40,6 +40,12 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   vector. Found as LU's trailing update (a[k:, k:] - l[k:] @ u, a[:k, k:] @ ...) and a fused QKV projection's
   q/k/v columns, which compiled twice (22 s for solve 256², the data-tiled attempt failing after 10) and then
   ran without data tiling. A barrier after the slice materializes it (one copy) and the matmul compiles tiled.
+- llvm-cpu: a reverse of a slice strided along the last dimension (JAX's x[:, 1::2][::-1] and x[:, ::-2] are
+  exactly that) fails to compile ("LLVM Translation failed for operation: builtin.unrealized_conversion_cast"),
+  whichever dimensions it reverses; a stride along another dimension, or a reverse before the strided slice (the
+  frontend's own order), compiles. The reverse moves before the slice, whose starts along the reversed dimensions
+  are mirrored: element i of the reversed slice is x[start + stride (n - 1 - i)], which is reverse(x)'s element
+  (size - 1 - start - stride (n - 1)) + stride i.
 - llvm-cpu with data tiling: a dot_general of integer converts of i1 (the frontend's boolean matmul, numpy's
   or-of-ands, sums in int32): IREE folds the extension into the matmul and then fails ("failed to legalize
   unresolved target materialization" of its i1 encoding), so the module compiled twice, the second time without
@@ -226,6 +232,32 @@ def complex128_constants_from_parts(module: ir.Module) -> int:
     return count
 
 
+def _ints(op, name: str) -> list[int]:
+    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
+
+
+def reverses_before_strided_slices(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.reverse"):
+        sliced = _producer(op.operands[0])
+        if sliced is None or sliced.name != "stablehlo.slice" or _ints(sliced, "strides")[-1:] in ([], [1]):
+            continue
+        x = sliced.operands[0]
+        start, strides = _ints(sliced, "start_indices"), _ints(sliced, "strides")
+        sizes, out = shape_of(x.type), shape_of(op.result.type)
+        dimensions = _ints(op, "dimensions")
+        for d in dimensions:
+            start[d] = sizes[d] - 1 - start[d] - strides[d] * (out[d] - 1) if out[d] else 0
+        limit = [lo + st * (n - 1) + 1 if n else lo for lo, st, n in zip(start, strides, out)]
+        with ir.InsertionPoint(op), op.location:
+            op.result.replace_all_uses_with(hlo.slice(hlo.reverse(x, dimensions), start, limit, strides))
+        op.erase()
+        if not list(sliced.results[0].uses):
+            sliced.erase()
+        count += 1
+    return count
+
+
 _SLICES = registry.op_set({"stablehlo.slice", "stablehlo.dynamic_slice"}, "slices a matmul's dispatch packs")
 _ELEMENTWISE = frozenset(registry.names(elementwise=True))
 _SEE_THROUGH = registry.op_set({"stablehlo.transpose", "stablehlo.reshape"}, "ops between a slice and a matmul") \
@@ -296,6 +328,6 @@ ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter
                complex128_constants_from_parts]
 # before vmvx's bf16 and float -> int rewrites, which read converts
 VMVX = [double_rounding_kept, f64_to_int_by_bits]
-CPU = [double_rounding_kept, bf16_converts_rounded_once]
+CPU = [double_rounding_kept, bf16_converts_rounded_once, reverses_before_strided_slices]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
 CPU_DATA_TILING = [sliced_matmul_inputs_materialized, bool_dots_behind_barriers]
