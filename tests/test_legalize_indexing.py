@@ -250,3 +250,23 @@ def test_gradient_of_a_gather_with_a_partial_window_compiles(backend):
     expected = np.zeros_like(x)
     expected[[1, 3], 1:3] = 2 * x[[1, 3], 1:3]
     np.testing.assert_array_equal(np.asarray(hj.jit(grad, backend=backend)(x, i)), expected)
+
+
+UNSIGNED_GATHER = """func.func @main(%x: tensor<20xf32>, %i: tensor<4x1x{t}>) -> tensor<4xf32> {{
+  %0 = "stablehlo.gather"(%x, %i) <{{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0],
+    start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1>}}>
+    : (tensor<20xf32>, tensor<4x1x{t}>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}}"""
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu", "iree:vmvx"])
+@pytest.mark.parametrize("index_type", ["ui8", "ui32", "ui64"])
+def test_gathers_by_unsigned_indices_clamp_them(backend, index_type):
+    """JAX's searchsorted and histogram gather by ui32 indices: the reference backend raised OverflowError (numpy 2
+    refuses int64's maximum as a uint32 bound) before it clamped them."""
+    dtype = {"ui8": np.uint8, "ui32": np.uint32, "ui64": np.uint64}[index_type]
+    x = np.arange(20, dtype=np.float32) * 1.5
+    indices = np.array([[0], [3], [19], [200]], dtype)               # 200 starts past the end: clamped to 19
+    actual = hj.from_mlir(UNSIGNED_GATHER.format(t=index_type), backend=backend)(x, indices)
+    np.testing.assert_array_equal(np.asarray(actual), x[[0, 3, 19, 19]])

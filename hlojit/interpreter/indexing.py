@@ -25,8 +25,8 @@ def _dimension_numbers(op, attr: str) -> dict:
 def _index_vectors(indices: np.ndarray, index_vector_dim: int) -> np.ndarray:
     """The index array with its index vectors along the last axis (a trailing axis of 1 when
     index_vector_dim is the rank, the spec's implicit vector), as int64 without wrapping."""
-    if indices.dtype.kind == "u":
-        indices = np.minimum(indices, np.iinfo(np.int64).max)
+    if indices.dtype == np.uint64:   # clamped below 2**63 (past any axis); narrower unsigned ints fit in int64
+        indices = np.minimum(indices, np.uint64(np.iinfo(np.int64).max))
     indices = indices.astype(np.int64)
     if index_vector_dim == indices.ndim:
         return indices[..., None]
