@@ -2,6 +2,7 @@
 import glob
 import os
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -27,7 +28,26 @@ def numpy_reference(name, args):
     if name == "where_mean":
         x = args[0]
         return np.where(x > 0, x, 0.1 * x).mean(axis=0)
+    # JAX programs IREE or the reference backend failed on (found by exporting JAX functions through from_mlir)
+    if name == "fft_abs_f64":        # private @fft of complex<f64>: vmvx's complex pairs stopped at the call
+        return np.abs(np.fft.fft(args[0]))
+    if name == "rfft_round_trip":    # RFFT and IRFFT of 20 points: llvm-cpu lowers powers of two only, vmvx none
+        return np.fft.irfft(np.fft.rfft(args[0]) * 0.5, 20)
+    if name == "bf16_matmul":        # a bf16 dot_general with a bf16 result: vmvx could not lower its zero
+        a, b = (x.astype(ml_dtypes.bfloat16).astype(np.float32) for x in args)
+        return (a @ b).astype(ml_dtypes.bfloat16).astype(np.float32)
+    if name == "top_k":              # chlo.top_k: IREE made its own top-k of the expansion's sort and slice
+        order = np.argsort(-args[0], axis=-1, kind="stable")[:, :4]
+        return np.take_along_axis(args[0], order, -1), order.astype(np.int32)
+    if name == "argsort_stable":     # a stable sort of (x, iota): llvm-cpu failed to compile the added positions
+        return np.argsort(args[0], axis=-1, kind="stable").astype(np.int32)
+    if name == "strided_reverse":    # a slice strided along the last axis, then a reverse: llvm-cpu failed
+        return args[0][:, 1::2][::-1, ::-1]
     raise KeyError(name)
+
+
+# bf16 products: one bf16 rounding of an f32 sum, which a different summation order can move by one bf16 ulp
+TOLERANCE = {"bf16_matmul": 8e-3}
 
 
 @pytest.mark.parametrize("path", CHECKED_IN, ids=lambda p: os.path.basename(p)[:-5])
@@ -35,8 +55,13 @@ def test_checked_in_jax_programs_run_on_every_backend(path, backend):
     module = hj.from_mlir(path, backend=backend)
     rng = np.random.default_rng(1)
     args = [rng.standard_normal(shape).astype(dtype) for shape, dtype in module.inputs]
-    expected = numpy_reference(os.path.basename(path)[:-5], args)
-    np.testing.assert_allclose(np.asarray(module(*args)), expected, rtol=2e-6, atol=2e-6)
+    name = os.path.basename(path)[:-5]
+    expected, actual = numpy_reference(name, args), module(*args)
+    if not isinstance(expected, tuple):
+        expected, actual = (expected,), (actual,)
+    tolerance = TOLERANCE.get(name, 2e-6)
+    for got, want in zip(actual, expected):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=tolerance, atol=tolerance)
 
 
 def test_fresh_jax_exports_agree_with_jax(backend):

@@ -1,16 +1,21 @@
-"""stablehlo.fft of f64 parts as discrete Fourier transforms by real matrix products, for llvm-cpu and vmvx.
+"""stablehlo.fft as discrete Fourier transforms by real matrix products, where IREE 3.13 cannot lower the FFT.
 
-IREE 3.13 does not lower an FFT of complex<f64> or f64 values (compiling a 1-D one kills the compiler with
-SIGFPE). Here each transformed dimension of length n is a dot_general with n x n cosine and sine matrices
-(twiddles from numpy in f64, with j k reduced mod n first, so each is correctly rounded), on the real and
-imaginary parts, which stablehlo.real/imag/complex take apart and join; complex_pairs.py then carries the
-parts on. The spec's order is kept: FFT and IFFT transform each of the trailing `fft_length` dimensions (IFFT
-scaled by 1/n), RFFT transforms the innermost of a real input keeping its n // 2 + 1 non-negative frequencies
-and then the others, IRFFT inverts the others and then makes n real values of the innermost from its half
-spectrum (the imaginary parts of its first and, for even n, middle frequency do not count, as in numpy).
+IREE 3.13 does not lower an FFT of complex<f64> or f64 values on any CPU target (compiling a 1-D one kills the
+compiler with SIGFPE); of complex<f32> or f32 values llvm-cpu lowers only power-of-two lengths ("failed to legalize
+operation 'stablehlo.fft'" for a length of 20 or 7: JAX's jnp.fft.rfft(x) of 20 points did not compile) and vmvx
+none ("'util.buffer.load' op result #0 must be index or integer" at 16). Here each transformed dimension of length
+n is a dot_general with n x n cosine and sine matrices (twiddles from numpy in f64, with j k reduced mod n first,
+so each is correctly rounded, then rounded once to the operand's precision), on the real and imaginary parts,
+which stablehlo.real/imag/complex take apart and join; complex_pairs.py then carries the parts on. The spec's
+order is kept: FFT and IFFT transform each of the trailing `fft_length` dimensions (IFFT scaled by 1/n), RFFT
+transforms the innermost of a real input keeping its n // 2 + 1 non-negative frequencies and then the others,
+IRFFT inverts the others and then makes n real values of the innermost from its half spectrum (the imaginary
+parts of its first and, for even n, middle frequency do not count, as in numpy).
 
-The work is n**2 per dimension instead of n log n, and the matrices are constants: dimensions longer than
-MAX_LENGTH are left to IREE, and complex_pairs.py's refusal says why they do not compile.
+The work is n**2 per dimension instead of n log n (an f32 transform's error grows with n, not log n: ~n eps), and
+the matrices are constants: dimensions longer than MAX_LENGTH are left to IREE, and complex_pairs.py's refusal
+says why f64 ones do not compile. hj.numpy.fft plans its own transforms (any length, n log n) and emits no
+stablehlo.fft these rewrites would see but IREE's power-of-two ones on llvm-cpu.
 """
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ def _angles(rows: int, columns: int, n: int) -> np.ndarray:
 def _along(x: ir.Value, matrix: np.ndarray, axis: int) -> ir.Value:
     """x's `axis` contracted with the rows of `matrix`, its columns in the place of that axis."""
     rank = len(shape_of(x.type))
+    matrix = matrix.astype(dtype_of(x.type))     # f64 twiddles rounded once to x's precision
     product = hlo.dot_general(x, hlo.constant(matrix), lhs_contract=[axis], rhs_contract=[0])
     order = [*range(axis), rank - 1, *range(axis, rank - 1)]   # the new last dimension back to `axis`
     return product if axis == rank - 1 else hlo.transpose(product, order)
@@ -87,14 +93,15 @@ def _transform(x: ir.Value, kind: str, lengths: list[int]) -> ir.Value:
     return _real_from_half_spectrum(re, im, axes[-1], lengths[-1])
 
 
-def fft_f64_as_real_dft(module: ir.Module) -> int:
+def _as_real_dft(module: ir.Module, lowered_by_iree) -> int:
     count = 0
     for op in list(walk(module.operation)):
-        if op.name != "stablehlo.fft" or not _is_f64(op):
+        if op.name != "stablehlo.fft":
             continue
         lengths = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["fft_length"])]
         kind = str(op.attributes["fft_type"]).removeprefix("#stablehlo<fft_type ").removesuffix(">")
-        if max(lengths, default=0) > MAX_LENGTH or 0 in lengths or 0 in shape_of(op.operands[0].type):
+        if (lowered_by_iree(op, lengths) or max(lengths, default=0) > MAX_LENGTH or 0 in lengths
+                or 0 in shape_of(op.operands[0].type)):
             continue
         with ir.InsertionPoint(op), op.location:
             new = _transform(op.operands[0], kind, lengths)
@@ -102,3 +109,17 @@ def fft_f64_as_real_dft(module: ir.Module) -> int:
         op.erase()
         count += 1
     return count
+
+
+def _llvm_cpu_lowers(op, lengths: list[int]) -> bool:
+    return not _is_f64(op) and all(n & (n - 1) == 0 for n in lengths)
+
+
+def ffts_beyond_llvm_cpu_as_real_dft(module: ir.Module) -> int:
+    """llvm-cpu: f64 FFTs, and f32 ones of a length that is not a power of two."""
+    return _as_real_dft(module, _llvm_cpu_lowers)
+
+
+def ffts_as_real_dft(module: ir.Module) -> int:
+    """vmvx: every FFT."""
+    return _as_real_dft(module, lambda op, lengths: False)

@@ -85,6 +85,18 @@ def chlo_as_stablehlo(module: ir.Module) -> int:
     return before - _chlo_ops(module)
 
 
+def calls_inlined(module: ir.Module) -> int:
+    """Every func.call replaced by its callee's ops, and the private functions left uncalled dropped (IREE inlines
+    them itself, later): the rewrites work function by function, so a complex value crossing a call kept its
+    function complex on vmvx, which cannot load a complex element (JAX's jnp.fft.fft(x) of real x is a private
+    @fft function returning complex<f64>, whose caller's abs did not compile there). No canonicalization."""
+    calls = sum(op.name == "func.call" for op in walk(module.operation))
+    if calls:
+        passmanager.PassManager.parse("builtin.module(inline{default-pipeline=''}, symbol-dce)").run(
+            module.operation)
+    return calls
+
+
 def bool_arithmetic_as_logic(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, *_BOOL_AS):

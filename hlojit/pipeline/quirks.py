@@ -14,7 +14,7 @@ from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrites, scatter_rewrites, sort_rewrites,
                vmvx_rewrites)
 from .constant_folding import fold_constants
-from .fft_rewrites import fft_f64_as_real_dft
+from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
 from .subnormal_compares import float_compares_by_bits
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends, complex_math_by_parts
@@ -178,11 +178,13 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-# Constant-only expressions are folded first (constant_folding.py: by the reference's meaning of each op, before
+# Calls are inlined first (legalize.py: the rewrites work function by function).
+# Constant-only expressions are folded next (constant_folding.py: by the reference's meaning of each op, before
 # IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, the double rounding of int -> f32 -> bf16 kept on vmvx and llvm-cpu, vmvx's f64 -> int, llvm-cpu's
-# bf16 converts rounded once); f64 FFTs become real matrix products next (fft_rewrites.py: IREE lowers none) and
+# bf16 converts rounded once); FFTs IREE cannot lower become real matrix products next (fft_rewrites.py: f64 ones,
+# and on llvm-cpu f32 ones of lengths not powers of two, on vmvx every one) and
 # chlo.square basic ops (legalize.py); on the CPUs CHLO is expanded then, and stable sorts sort by position after it
 # (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
 # slices on every target; then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
@@ -195,21 +197,21 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # widening included (so vmvx's NaN fix finds no float compare it would still have to mend).
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
-_FIRST = ([fold_constants] + compile_rewrites.ALL_TARGETS + [fft_f64_as_real_dft]
-          + legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS)
-QUIRKS = {"vmvx": _FIRST + compile_rewrites.VMVX + legalize.CHLO_FIRST + sort_rewrites.CPU + [complex_as_real_pairs]
-                  + _CPU_SPEC
+_FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
+_BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
+QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.VMVX + legalize.CHLO_FIRST
+                  + sort_rewrites.CPU + [complex_as_real_pairs] + _CPU_SPEC
                   + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
                   truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _FIRST + compile_rewrites.CPU + legalize.CHLO_FIRST + sort_rewrites.CPU
+          "cpu": _FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU + legalize.CHLO_FIRST
+                 + sort_rewrites.CPU
                  + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
               + compile_rewrites.CPU_DATA_TILING,
-          "cuda": [fold_constants] + compile_rewrites.ALL_TARGETS + sort_rewrites.CUDA + legalize.BEFORE_COMPLEX_PAIRS
-                  + linalg_rewrites.ALL_TARGETS + [complex_math_by_parts] + _SPEC_OPS
+          "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 

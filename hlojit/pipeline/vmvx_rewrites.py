@@ -16,7 +16,8 @@ Found by the conformance cases (tests/data/stablehlo) once their constants stopp
 - bf16 arithmetic: vmvx keeps bf16 in i32 and emits f32 instructions on it ('vm.add.f32' op operand #0 must
   be 32-bit float, but got 'i32'): the op computes in f32 and its result is rounded to bf16 once, which is
   the correctly rounded bf16 result for + - * / and sqrt (f32 holds more than twice bf16's 8 bits); so do
-  reductions by one op, rounded each step. Converts between bf16 and ints or f64 go through f32. Left:
+  reductions by one op, rounded each step, and dot_generals (f32 accumulation, as XLA's; a bf16 result's zero
+  did not lower). Converts between bf16 and ints or f64 go through f32. Left:
   reduce_window and multi-op reduce bodies of bf16, f64 -> bf16 (vmvx truncates no f64).
 """
 from __future__ import annotations
@@ -195,8 +196,10 @@ def _narrow_arithmetic_in_f32(module: ir.Module, narrow: np.dtype) -> int:
                 if narrow == BF16 and types[0] != types[1] and F32 not in types:
                     count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
                 continue
-            if op.name not in _WIDENED and not (narrow == F16 and op.name == "stablehlo.dot_general"):
-                continue   # (vmvx's f16 products extend their operands in the dispatch: arith.extf f16 illegal)
+            if op.name not in _WIDENED and op.name != "stablehlo.dot_general":
+                continue   # dots: vmvx's f16 products extend their operands in the dispatch (arith.extf f16 illegal);
+                # a bf16 result puts a bf16 zero in it ('arith.constant' bf16 illegal: JAX's bf16 matmul). In f32
+                # with one rounding of the result, as XLA accumulates 16-bit products
             attributes = {name: op.attributes[name] for name in op.attributes}
             wide = create(op.name, [_f32_type(r.type, narrow) for r in op.results],
                           [_widened(v, narrow) for v in op.operands], attributes)
