@@ -1,7 +1,8 @@
 """Bring your own StableHLO: `hj.from_mlir(text_or_path)` runs a module on any backend.
 
 Modules exported by `jax.jit(f).lower(...).as_text()` work as they are (public @main, private helper
-functions called with func.call, JAX's attributes). The entry function must have static shapes.
+functions called with func.call, JAX's attributes, its LAPACK custom calls: lapack_calls.py). The entry function
+must have static shapes.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..errors import BackendError, SignatureError
 from ..pipeline import Program
 from ..backends.array import Array
 from . import inline, trace
+from .lapack_calls import replace_lapack_calls
 from .upgrade import upgrade
 
 
@@ -69,6 +71,7 @@ def parse(text_or_path: str, entry: str = "main") -> Program:
         function_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         inputs = _specs(function_type.inputs, "argument", source)
         outputs = _specs(function_type.results, "result", source)
+        replace_lapack_calls(module, source)
     return Program(module, inputs, outputs, name=f"{source}@{entry}")
 
 

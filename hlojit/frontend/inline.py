@@ -25,19 +25,38 @@ def call(text: str, inputs, name: str, args) -> list:
                                  f"{describe(t)} (at {_trace.user_site()})")
         values.append(t.value)
     module = ir.Module.parse(text)  # into the trace's context
+    return [tensor(v) for v in inline_function(module, values, name)]
+
+
+def inline_function(module: ir.Module, values: list, where: str) -> list:
+    """The ops of @main of `module` (parsed in the current context) applied to `values` at the current
+    insertion point, its func.calls inlined; the values it returns."""
     functions = {str(op.attributes["sym_name"]).strip('"'): op.operation for op in module.body.operations
                  if op.operation.name == "func.func"}
-    return [tensor(v) for v in _inline(functions, "main", values, name)]
+    return _inline(functions, "main", values, where)
 
 
-def _refuse_nested_calls(op, where: str):
+def _inline_nested_calls(op, functions: dict, where: str):
+    """The func.calls in op's regions (JAX's while bodies call helpers) replaced by their callees' ops."""
     for region in op.regions:
         for block in region.blocks:
-            for inner in block.operations:
-                if inner.operation.name == "func.call":
-                    raise TracingError(f"{where}: a func.call inside a region of {op.name} cannot be inlined; "
-                                       "export the module with its helpers inlined")
-                _refuse_nested_calls(inner.operation, where)
+            for inner in list(block.operations):
+                inner = inner.operation
+                if inner.name != "func.call":
+                    _inline_nested_calls(inner, functions, where)
+                    continue
+                with ir.InsertionPoint(inner):
+                    values = _inline(functions, _callee(inner, functions, where), list(inner.operands), where)
+                for result, value in zip(inner.results, values):
+                    result.replace_all_uses_with(value)
+                inner.erase()
+
+
+def _callee(call, functions: dict, where: str) -> str:
+    callee = str(call.attributes["callee"]).lstrip("@")
+    if callee not in functions:
+        raise TracingError(f"{where}: func.call to unknown function @{callee}")
+    return callee
 
 
 def _inline(functions: dict, name: str, values: list, where: str) -> list:
@@ -50,13 +69,10 @@ def _inline(functions: dict, name: str, values: list, where: str) -> list:
         if op.name == "func.return":
             return operands
         if op.name == "func.call":
-            callee = str(op.attributes["callee"]).lstrip("@")
-            if callee not in functions:
-                raise TracingError(f"{where}: func.call to unknown function @{callee}")
-            mapping.update(zip(op.results, _inline(functions, callee, operands, where)))
+            mapping.update(zip(op.results, _inline(functions, _callee(op, functions, where), operands, where)))
             continue
-        _refuse_nested_calls(op, where)
         copy = op.clone(ip=ip).operation
         rename_operands(copy, mapping)
+        _inline_nested_calls(copy, functions, where)
         mapping.update(zip(op.results, copy.results))
     raise TracingError(f"{where}: @{name} has no func.return")  # pragma: no cover

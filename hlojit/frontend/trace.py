@@ -7,6 +7,7 @@ a long-lived session when it compiles it (pipeline/sessions.py).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -56,6 +57,17 @@ def user_location() -> ir.Location:
     if frame is None:
         return ir.Location.unknown()
     return ir.Location.file(frame.f_code.co_filename, frame.f_lineno, 0)
+
+
+@contextlib.contextmanager
+def set_aside():
+    """No trace is current inside: a whole function traced on its own while another is being traced (a from_mlir
+    module's LAPACK calls, built when the module is loaded inside a jit function); the same one again after."""
+    saved, _local.trace = current(), None
+    try:
+        yield
+    finally:
+        _local.trace = saved
 
 
 class Trace:

@@ -12,6 +12,10 @@ with the same semantics:
   b and of each operand with itself (true for a NaN), joined by and/or/not; on integers and booleans, whose
   order is total anyway, a compare without a type. On complex operands it is left alone.
 
+- Shardy's attributes (`sdy.sharding_rule = #sdy.op_sharding_rule<...>`, `sdy.sharding = #sdy.sharding<...>`:
+  JAX puts a sharding rule on each of its LAPACK custom calls) name a dialect the bundled MLIR does not register;
+  they say how to split an op across devices, not what it computes, and hlojit runs on one: they are dropped.
+
 Forms not listed here stay as they are, and the parser names them.
 """
 from __future__ import annotations
@@ -27,7 +31,29 @@ def upgrade(text: str) -> str:
     text = _upgrade_square(text)
     if "WEAKORDER" in text:
         text = _upgrade_weak_order(text)
+    if "#sdy." in text:
+        text = _without_shardy_attributes(text)
     return text
+
+
+_SHARDY_ATTRIBUTE = re.compile(r",?\s*sdy\.\w+\s*=\s*#sdy\.\w+<")
+
+
+def _without_shardy_attributes(text: str) -> str:
+    """`text` less each `sdy.NAME = #sdy.KIND<...>` entry of an attribute dictionary (its comma too)."""
+    out, at = [], 0
+    for match in _SHARDY_ATTRIBUTE.finditer(text):
+        if match.start() < at:
+            continue
+        depth, i = 1, match.end()
+        while depth and i < len(text):
+            depth += {"<": 1, ">": -1 if text[i - 1] != "-" else 0}.get(text[i], 0)
+            i += 1
+        if not match.group(0).startswith(","):      # the dictionary's first entry: the comma after it goes
+            i = re.match(r"\s*,?\s*", text[i:]).end() + i
+        out.append(text[at:match.start()])
+        at = i
+    return "".join(out) + text[at:]
 
 
 def _type_end(text: str, start: int) -> int:

@@ -1,0 +1,168 @@
+"""JAX's LAPACK custom calls, as hlojit's own linalg: what `jax.jit(f).lower(...)` of jnp.linalg and
+jax.scipy.linalg writes for the CPU (`stablehlo.custom_call @lapack_spotrf_ffi` and the like, with their
+`mhlo.backend_config` of LAPACK's character arguments) means a LAPACK routine, which no backend here has. Each
+call becomes the StableHLO of the hlojit function that computes the same (ops/linalg/: traced for the call's
+operand types, its ops inlined where the call stood), so such a module runs on every backend, and vmap and grad
+of it see ordinary ops. What each routine gives, as LAPACK gives it (JAX reads these):
+
+- potrf (uplo L/U): the factor in its triangle, the other triangle as a had it; info 0, or 1 where the matrix
+  is not positive definite (LAPACK's info is the order of the failing minor; JAX tests info == 0 only).
+- getrf: LU in one matrix, 1-based pivots (int32), info the first zero pivot (1-based) or 0.
+- trsm (side, uplo, trans_x N/T/C, diag U/N): x with op(a) x = b (side L) or x op(a) = b (side R).
+- geqrf: R on and above the diagonal, the Householder vectors below it (unit diagonal implied), tau;
+  orgqr / ungqr: the first n columns of Q = H_0 ... H_{k-1} from them.
+- syevd / heevd (mode V/N, uplo): eigenvectors (mode V) in a's place, eigenvalues ascending, info 0.
+- gesdd (mode A/S/N: full, reduced, no vectors): a's place (zeros), s descending, u, vt, info 0.
+
+hlojit's factorizations report no failure of their own beyond NaN, so info is 0 where the result is finite.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from iree.compiler import ir
+
+from ..dialects.types import dtype_of, shape_of
+from ..errors import BackendError
+from ..pipeline.legalize import walk
+from . import dtypes, ops, trace
+from .inline import inline_function
+from .jit import jit
+from .ops.linalg import _util
+from .ops.linalg.lu import factor
+from .ops.linalg.qr import form_q, householder
+
+_NAME = re.compile(r"lapack_([sdcz])(\w+)_ffi$")
+
+
+def _lower_mask(shape):
+    return _util.index(shape[-2:], 0) >= _util.index(shape[-2:], 1)
+
+
+def _info(failed, shape):
+    """int32 info of `shape`: 1 where `failed` (a bool per matrix), else 0."""
+    return ops.reshape(failed.astype(dtypes.int32), shape)
+
+
+def _potrf(config, results, a):
+    lower = config.get("uplo", ord("L")) == ord("L")
+    factor_ = ops.linalg.cholesky(a, upper=not lower)
+    kept = _lower_mask(a.shape) if lower else _util.index(a.shape[-2:], 0) <= _util.index(a.shape[-2:], 1)
+    diagonal = ops.diagonal(factor_, 0, -2, -1)
+    failed = ops.any(ops.logical_not(ops.isfinite(diagonal)), axis=-1)
+    return ops.where(kept, factor_, a), _info(failed, results[1][0])
+
+
+def _getrf(config, results, a):
+    m, n = a.shape[-2:]
+    lu, pivots, _, _ = factor(_util.pad_rectangular(a, max(m, n)))   # zero rows or columns pivot on themselves
+    lu, pivots = lu[..., :m, :n], pivots[..., :min(m, n)]
+    zero = ops.diagonal(lu, 0, -2, -1) == 0
+    first = ops.argmax(zero, axis=-1).astype(dtypes.int32) + 1
+    info = ops.where(ops.any(zero, axis=-1), first, 0).astype(dtypes.int32)
+    return lu, (pivots + 1).astype(dtypes.int32), ops.reshape(info, results[2][0])
+
+
+def _trsm(config, results, a, b):
+    left = config.get("side", ord("L")) == ord("L")
+    lower = config.get("uplo", ord("L")) == ord("L")
+    trans = {ord("N"): 0, ord("T"): 1, ord("C"): 2}[config.get("trans_x", ord("N"))]
+    unit = config.get("diag", ord("N")) == ord("U")
+    solve = ops.linalg.solve_triangular
+    if left:
+        return (solve(a, b, trans=trans, lower=lower, unit_diagonal=unit),)
+    # x op(a) = b  <=>  op(a)^T x^T = b^T, and op(a)^T is a (trans T), a^T (N) or conj(a) (C)
+    if trans == 2:
+        a, trans = ops.conjugate(a), 0
+    else:
+        trans = 1 - trans
+    return (_util.mT(solve(a, _util.mT(b), trans=trans, lower=lower, unit_diagonal=unit)),)
+
+
+def _geqrf(config, results, a):
+    r, v, tau = householder(a)
+    upper = _util.index(a.shape[-2:], 0) <= _util.index(a.shape[-2:], 1)
+    m, n = a.shape[-2:]
+    below = ops.concatenate([v, ops.zeros(v.shape[:-1] + (n - v.shape[-1],), v.dtype)], axis=-1) \
+        if n > v.shape[-1] else v
+    return ops.where(upper, r, below), tau[..., 0, :]
+
+
+def _orgqr(config, results, a, tau):
+    m, n = a.shape[-2:]
+    k = tau.shape[-1]
+    below = _util.index((m, k), 0) > _util.index((m, k), 1)
+    reflectors = ops.where(below, a[..., :, :k], _util.eye(m, a.dtype, k))      # unit diagonal, zeros above
+    return (form_q(reflectors, tau[..., None, :], n),)
+
+
+def _syevd(config, results, a):
+    uplo = "L" if config.get("uplo", ord("L")) == ord("L") else "U"
+    if config.get("mode", ord("V")) == ord("N"):
+        w = ops.linalg.eigvalsh(a, UPLO=uplo)
+        vectors = a
+    else:
+        w, vectors = ops.linalg.eigh(a, UPLO=uplo)
+    return vectors, w, ops.zeros(results[2][0], dtypes.int32)
+
+
+def _gesdd(config, results, a):
+    mode = config.get("mode", ord("A"))
+    (_, _), (s_shape, _), (u_shape, u_dtype), (vt_shape, vt_dtype), (info_shape, _) = results
+    if mode == ord("N"):
+        s = ops.linalg.svdvals(a)
+        u, vt = ops.zeros(u_shape, u_dtype), ops.zeros(vt_shape, vt_dtype)
+    else:
+        u, s, vt = ops.linalg.svd(a, full_matrices=mode == ord("A"))
+    return ops.zeros(a.shape, a.dtype), s, u, vt, ops.zeros(info_shape, dtypes.int32)
+
+
+_ROUTINES = {"potrf": _potrf, "getrf": _getrf, "trsm": _trsm, "geqrf": _geqrf, "orgqr": _orgqr, "ungqr": _orgqr,
+             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd}
+
+
+def _config(op) -> dict:
+    """mhlo.backend_config's entries as ints (LAPACK's character arguments: uplo = 76 is 'L')."""
+    if "mhlo.backend_config" not in op.attributes:
+        return {}
+    config = ir.DictAttr(op.attributes["mhlo.backend_config"])
+    return {config[i].name: ir.IntegerAttr(config[i].attr).value for i in range(len(config))
+            if isinstance(config[i].attr, ir.IntegerAttr)}
+
+
+def _routine(op):
+    """The LAPACK routine's builder a custom call stands for, or None."""
+    if op.name != "stablehlo.custom_call":
+        return None
+    match = _NAME.match(ir.StringAttr(op.attributes["call_target_name"]).value)
+    return _ROUTINES.get(match.group(2)) if match else None
+
+
+def replace_lapack_calls(module: ir.Module, source: str) -> int:
+    """Each LAPACK custom call of `module` replaced by hlojit's StableHLO for it; the number replaced."""
+    calls = [op for op in walk(module.operation) if _routine(op) is not None]
+    for op in calls:
+        routine = _routine(op)
+        operands = [(shape_of(v.type), dtype_of(v.type)) for v in op.operands]
+        results = [(shape_of(r.type), dtype_of(r.type)) for r in op.results]
+        config = _config(op)
+        name = ir.StringAttr(op.attributes["call_target_name"]).value
+        try:
+            with trace.set_aside():
+                text = jit(lambda *args: routine(config, results, *args), backend="reference").lower(
+                    *[np.zeros(shape, dtype) for shape, dtype in operands]).mlir
+        except Exception as e:
+            raise BackendError(f"{source}: {name} at {op.location} could not be built from hlojit's linalg: "
+                               f"{e}") from e
+        with module.context:
+            callee = ir.Module.parse(text)
+        with module.context, ir.InsertionPoint(op), op.location:
+            values = inline_function(callee, list(op.operands), name)
+        for result, value in zip(op.results, values):
+            if result.type != value.type:
+                raise BackendError(f"{source}: {name} at {op.location} gives {result.type}, hlojit's linalg "
+                                   f"{value.type}")
+            result.replace_all_uses_with(value)
+        op.erase()
+    return len(calls)

@@ -1,0 +1,135 @@
+"""JAX's LAPACK custom calls (frontend/lapack_calls.py): modules that jax.jit(f).lower() wrote for jnp.linalg and
+jax.scipy.linalg on the CPU (tests/data/jax_lapack; they failed to parse, then named an unknown custom call) run
+through hj.from_mlir, checked against numpy and scipy by what each result must satisfy (factors multiply back,
+pivots are LAPACK's, signs of vectors are free)."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import hlojit as hj
+from hlojit.frontend.upgrade import upgrade
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "jax_lapack")
+RNG = np.random.default_rng(7)
+
+
+def _module(name: str, backend: str = "reference"):
+    return hj.from_mlir(os.path.join(DATA, name + ".mlir"), backend=backend)
+
+
+def _spd(n: int, dtype=np.float32) -> np.ndarray:
+    a = RNG.standard_normal((n, n))
+    return (a @ a.T + n * np.eye(n)).astype(dtype)
+
+
+def _general(*shape, dtype=np.float32) -> np.ndarray:
+    a = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.standard_normal(shape)
+    return a.astype(dtype)
+
+
+TOLERANCE = dict(rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+def test_cholesky_and_solve(backend):
+    a, b = _spd(4), _general(4, 2)
+    np.testing.assert_allclose(np.asarray(_module("cholesky", backend)(a)), np.linalg.cholesky(a), **TOLERANCE)
+    general = _general(4, 4) + 3 * np.eye(4, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(_module("solve", backend)(general, b)), np.linalg.solve(general, b),
+                               **TOLERANCE)
+
+
+def test_cholesky_of_a_matrix_not_positive_definite_is_nan_as_in_jax():
+    """potrf's info says it failed: JAX's own code after the call makes the factor NaN (on and below the diagonal,
+    as jnp.linalg.cholesky gives it)."""
+    factor = np.asarray(_module("cholesky")(-_spd(4)))
+    np.testing.assert_array_equal(np.isnan(factor), np.tril(np.ones((4, 4), bool)))
+    assert (np.triu(factor, 1) == 0).all()
+
+
+def test_upper_cholesky_in_f64():
+    a = _spd(4, np.float64)
+    np.testing.assert_allclose(np.asarray(_module("cholesky_upper_f64")(a)), scipy.linalg.cholesky(a), rtol=1e-12)
+
+
+def test_complex_solve():
+    a, b = _general(4, 4, dtype=np.complex64) + 3 * np.eye(4, dtype=np.complex64), _general(4, 2, dtype=np.complex64)
+    np.testing.assert_allclose(np.asarray(_module("solve_c64")(a, b)), np.linalg.solve(a, b), **TOLERANCE)
+
+
+def test_triangular_solve_from_the_right_transposed():
+    """trsm with side R, trans T: x a^T = b for lower a."""
+    a, b = np.tril(_general(4, 4)) + 3 * np.eye(4, dtype=np.float32), _general(2, 4)
+    np.testing.assert_allclose(np.asarray(_module("triangular_right")(a, b)), b @ np.linalg.inv(a.T), **TOLERANCE)
+
+
+def test_lu_of_a_wide_matrix_is_scipys():
+    """getrf of 3 x 5: three pivots, L 3 x 3, U 3 x 5 (the factorization is unique given LAPACK's pivots)."""
+    a = _general(3, 5)
+    p, l, u = (np.asarray(x) for x in _module("lu_wide")(a))
+    ep, el, eu = scipy.linalg.lu(a)
+    for got, want in ((p, ep), (l, el), (u, eu)):
+        np.testing.assert_allclose(got, want, **TOLERANCE)
+
+
+def test_qr_reconstructs_with_orthonormal_q():
+    """geqrf then orgqr."""
+    a = _general(5, 3)
+    q, r = (np.asarray(x) for x in _module("qr")(a))
+    np.testing.assert_allclose(q @ r, a, **TOLERANCE)
+    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=2e-6)
+    np.testing.assert_allclose(np.abs(r), np.abs(np.linalg.qr(a)[1]), **TOLERANCE)
+    assert np.allclose(np.tril(r, -1), 0)
+
+
+def test_eigh_and_batched_svd():
+    s = _general(4, 4)
+    s = s + s.T
+    w, v = (np.asarray(x) for x in _module("eigh")(s))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(s), **TOLERANCE)
+    np.testing.assert_allclose((v * w) @ v.T, s, rtol=1e-4, atol=1e-4)
+    a = _general(2, 5, 3)
+    u, sv, vt = (np.asarray(x) for x in _module("svd")(a))
+    np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), **TOLERANCE)
+    np.testing.assert_allclose((u * sv[:, None, :]) @ vt, a, rtol=1e-4, atol=1e-4)
+
+
+def test_slogdet_through_getrf():
+    a = _general(4, 4)
+    sign, logabs = (np.asarray(x) for x in _module("slogdet")(a))
+    expected = np.linalg.slogdet(a)
+    np.testing.assert_allclose([sign, logabs], [expected.sign, expected.logabsdet], **TOLERANCE)
+
+
+def test_gradient_through_a_jax_solve():
+    """The calls became ordinary ops, so grad differentiates the module."""
+    general = _general(4, 4) + 3 * np.eye(4, dtype=np.float32)
+    b = _general(4, 2)
+    solve = _module("solve")
+    gb = hj.grad(lambda b: solve(general, b).sum())(b)
+    np.testing.assert_allclose(np.asarray(gb), np.linalg.solve(general.T, np.ones((4, 2))), **TOLERANCE)
+
+
+def test_loaded_inside_a_jit_function_and_vmapped():
+    """The calls are built by tracing hlojit's linalg on its own, also while a jit function is being traced (it
+    raised 'nested tracing is not supported')."""
+    a = _spd(4)
+    path = os.path.join(DATA, "cholesky.mlir")
+    inside = hj.jit(lambda a: hj.from_mlir(path, backend="reference")(a) * 2, backend="reference")
+    np.testing.assert_allclose(np.asarray(inside(a)), 2 * np.linalg.cholesky(a), **TOLERANCE)
+    batched = hj.vmap(_module("cholesky"))(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(np.asarray(batched), np.linalg.cholesky(np.stack([a, 2 * a])), **TOLERANCE)
+
+
+def test_shardy_attributes_are_dropped_before_the_parse():
+    text = ('%0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}, '
+            'sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], []) {i=4, j=4, k=4, l=4}, custom>} : x\n'
+            '{sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>, jax.result_info = "r"}')
+    assert upgrade(text) == ('%0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = '
+                             '{uplo = 76 : ui8}} : x\n{jax.result_info = "r"}')
