@@ -39,7 +39,7 @@ def test_f64_ffts_become_dot_generals_and_f32_ones_where_iree_lowers_none():
         assert module.operation.verify()
         text = str(module)
         single = ir.Module.parse(_FFTS.replace("f64", "f32"))
-        assert fft_rewrites.ffts_beyond_llvm_cpu_as_real_dft(single) == 4   # llvm-cpu lowers the IFFT of 4 itself
+        assert fft_rewrites.ffts_beyond_llvm_cpu_as_real_dft(single) == 4   # llvm-cpu lowers the 1-D IFFT of 4
         assert str(single).count("stablehlo.fft") == 1 and "length = [4]" in str(single)
         assert fft_rewrites.ffts_as_real_dft(ir.Module.parse(_FFTS.replace("f64", "f32"))) == 5
     assert "stablehlo.fft" not in text
@@ -72,10 +72,27 @@ def test_f64_ffts_run_on_iree_as_on_the_reference_backend(backend):
 
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
 def test_f32_ffts_run_on_iree_as_on_the_reference_backend(backend):
-    """llvm-cpu failed to legalize the FFTs of 5, 3, 6 and 7 points (JAX's jnp.fft.rfft of 20 points did not
-    compile), vmvx every one; the matrices' f32 rounding errors grow with n (~n eps)."""
+    """llvm-cpu failed to legalize the FFTs of 5, 3, 6 and 7 points and the 2-D ones (JAX's jnp.fft.rfft of 20
+    points and fft2 of 4 x 8 did not compile), vmvx every one; the matrices' f32 errors grow with n (~n eps)."""
     text = _FFTS.replace("f64", "f32")
     inputs = [x.astype(np.complex64 if x.dtype.kind == "c" else np.float32) for x in _inputs()]
     expected = hj.from_mlir(text, backend="reference")(*inputs)
     for got, want in zip(hj.from_mlir(text, backend=backend)(*inputs), expected):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=0, atol=2e-5)
+
+
+FFT2_OF_POWERS_OF_TWO = """func.func @main(%x: tensor<2x4x8xcomplex<f32>>) -> tensor<2x4x8xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = FFT, length = [4, 8] : (tensor<2x4x8xcomplex<f32>>) -> tensor<2x4x8xcomplex<f32>>
+  return %0 : tensor<2x4x8xcomplex<f32>>
+}"""
+
+
+def test_a_2d_fft_of_powers_of_two_is_rewritten_for_llvm_cpu_and_runs():
+    """jnp.fft.fft2 of 4 x 8: llvm-cpu lowers 1-D power-of-two FFTs only."""
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        assert fft_rewrites.ffts_beyond_llvm_cpu_as_real_dft(ir.Module.parse(FFT2_OF_POWERS_OF_TWO)) == 1
+    rng = np.random.default_rng(5)
+    x = (rng.normal(size=(2, 4, 8)) + 1j * rng.normal(size=(2, 4, 8))).astype(np.complex64)
+    got = hj.from_mlir(FFT2_OF_POWERS_OF_TWO, backend="iree:cpu")(x)
+    np.testing.assert_allclose(np.asarray(got), np.fft.fft2(x), rtol=0, atol=2e-5)
