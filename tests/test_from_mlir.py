@@ -300,3 +300,19 @@ def test_chlo_square_by_parts_golden():
                    "stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.select", "stablehlo.constant",
                    "stablehlo.broadcast_in_dim", "stablehlo.multiply", "stablehlo.multiply", "stablehlo.complex",
                    "stablehlo.multiply"]
+
+
+def test_the_jax_exports_tool_compares_a_module_with_jax():
+    """tools/jax_exports.py (where JAX is installed): a case that passes, and one the spec leaves open that differs."""
+    jax = pytest.importorskip("jax")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "jax_exports", os.path.join(os.path.dirname(__file__), "..", "tools", "jax_exports.py"))
+    tool = importlib.util.module_from_spec(spec)
+    x64 = jax.config.jax_enable_x64
+    try:
+        spec.loader.exec_module(tool)       # turns on JAX's 64-bit mode (its f64 cases)
+        assert tool.check("top_k", "reference") is None
+        assert tool.check("convert_f2i", "reference").startswith("AssertionError")
+    finally:
+        jax.config.update("jax_enable_x64", x64)
