@@ -74,6 +74,11 @@ def short_signature(shape, dtype) -> str:
     return f"{spelling(dtype)}[{','.join(str(d) for d in shape)}]"
 
 
+def attr_ints(op, name: str) -> list[int]:
+    """An op's array-of-i64 attribute (dimensions, strides, fft_length ...) as Python ints."""
+    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
+
+
 def dot_dimensions(op) -> tuple[list[int], list[int], list[int], list[int]]:
     """(lhs_batch, rhs_batch, lhs_contract, rhs_contract) of a stablehlo.dot_general, read back from the
     attribute stablehlo.dot_general writes."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..dialects import registry
-from ..dialects.types import dtype_of, shape_of
-from .interpreter import OPS, RETURNS, attr_ints, compile_block, free_values
+from ..dialects.types import attr_ints, dtype_of, shape_of
+from .interpreter import OPS, RETURNS, compile_block, free_values
 
 
 def _single(n):

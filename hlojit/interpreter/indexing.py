@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialects.types import dimension_numbers, dtype_of, shape_of
-from .interpreter import OPS, attr_ints, compile_block, free_values
+from ..dialects.types import attr_ints, dimension_numbers, dtype_of, shape_of
+from .interpreter import OPS, compile_block, free_values
 
 _UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
            "minimum": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}

@@ -38,10 +38,6 @@ def _quiet_hooks():
 _QUIET_ENTER, _QUIET_EXIT = _quiet_hooks()
 
 
-def attr_ints(op, name) -> list[int]:
-    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
-
-
 def enum_attr(op, name) -> str:
     """`#stablehlo<comparison_direction LT>` -> "LT"."""
     return str(op.attributes[name]).rstrip(">").split()[-1]

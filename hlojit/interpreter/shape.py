@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects.types import dtype_of, shape_of
-from .interpreter import OPS, attr_ints
+from ..dialects.types import attr_ints, dtype_of, shape_of
+from .interpreter import OPS
 
 
 def _concatenate(op):

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects.types import constant_value, dot_dimensions, dtype_of, shape_of
-from .interpreter import OPS, attr_ints, compile_block
+from ..dialects.types import attr_ints, constant_value, dot_dimensions, dtype_of, shape_of
+from .interpreter import OPS, compile_block
 
 _REDUCERS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
              "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}

@@ -58,7 +58,7 @@ from iree.compiler import ir
 
 from ..dialects import registry, stablehlo as hlo
 from ..dialects.build import create, scalar_type
-from ..dialects.types import constant_value, dot_dimensions, dtype_of, element_type, shape_of
+from ..dialects.types import attr_ints, constant_value, dot_dimensions, dtype_of, element_type, shape_of
 from .legalize import walk
 from .values import V, where
 
@@ -232,20 +232,16 @@ def complex128_constants_from_parts(module: ir.Module) -> int:
     return count
 
 
-def _ints(op, name: str) -> list[int]:
-    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
-
-
 def reverses_before_strided_slices(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.reverse"):
         sliced = _producer(op.operands[0])
-        if sliced is None or sliced.name != "stablehlo.slice" or _ints(sliced, "strides")[-1:] in ([], [1]):
+        if sliced is None or sliced.name != "stablehlo.slice" or attr_ints(sliced, "strides")[-1:] in ([], [1]):
             continue
         x = sliced.operands[0]
-        start, strides = _ints(sliced, "start_indices"), _ints(sliced, "strides")
+        start, strides = attr_ints(sliced, "start_indices"), attr_ints(sliced, "strides")
         sizes, out = shape_of(x.type), shape_of(op.result.type)
-        dimensions = _ints(op, "dimensions")
+        dimensions = attr_ints(op, "dimensions")
         for d in dimensions:
             start[d] = sizes[d] - 1 - start[d] - strides[d] * (out[d] - 1) if out[d] else 0
         limit = [lo + st * (n - 1) + 1 if n else lo for lo, st, n in zip(start, strides, out)]

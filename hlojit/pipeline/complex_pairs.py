@@ -31,7 +31,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.elementwise import BINARY_OPS, UNARY_OPS
 from ..dialects.regions import reduction_body
-from ..dialects.types import constant_value, dtype_of, shape_of
+from ..dialects.types import attr_ints, constant_value, dtype_of, shape_of
 from ..errors import CompileError
 from .complex_math_pairs import RULES, mul
 from .legalize import walk
@@ -213,7 +213,7 @@ def _rewrite_op(op, pairs: dict):
     if name == "stablehlo.complex":
         return {0: (op.operands[0], op.operands[1])}
     if name == "stablehlo.reduce":
-        dims = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+        dims = attr_ints(op, "dimensions")
         (xr, xi), (ir_, ii) = get(op.operands[0]), get(op.operands[1])
         if _reduce_body(op) == "add":
             return {0: (hlo.reduce([xr], [ir_], dims, "add")[0], hlo.reduce([xi], [ii], dims, "add")[0])}

@@ -23,7 +23,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dtype_of, shape_of
+from ..dialects.types import attr_ints, dtype_of, shape_of
 from .legalize import walk
 
 MAX_LENGTH = 256
@@ -98,7 +98,7 @@ def _as_real_dft(module: ir.Module, lowered_by_iree) -> int:
     for op in list(walk(module.operation)):
         if op.name != "stablehlo.fft":
             continue
-        lengths = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["fft_length"])]
+        lengths = attr_ints(op, "fft_length")
         kind = str(op.attributes["fft_type"]).removeprefix("#stablehlo<fft_type ").removesuffix(">")
         if (lowered_by_iree(op, lengths) or max(lengths, default=0) > MAX_LENGTH or 0 in lengths
                 or 0 in shape_of(op.operands[0].type)):

@@ -30,7 +30,7 @@ import numpy as np
 from iree.compiler import ir, passmanager
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dimension_numbers, dtype_of, shape_of
+from ..dialects.types import attr_ints, dimension_numbers, dtype_of, shape_of
 from .values import V, where
 
 _UNSIGNED = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
@@ -210,7 +210,7 @@ def gather_clamped_starts(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.gather"):
         dn = dimension_numbers(str(op.attributes["dimension_numbers"]))
-        sizes = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])]
+        sizes = attr_ints(op, "slice_sizes")
         operand, indices = op.operands
         operand_shape, index_shape, dtype = shape_of(operand.type), shape_of(indices.type), dtype_of(indices.type)
         highs = [operand_shape[d] - sizes[d] for d in dn["start_index_map"]]

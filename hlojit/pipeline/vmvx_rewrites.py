@@ -28,7 +28,7 @@ from iree.compiler import ir
 from ..dialects import registry
 from ..dialects import stablehlo as hlo
 from ..dialects.build import create
-from ..dialects.types import constant_value, dtype_of, element_type, shape_of
+from ..dialects.types import attr_ints, constant_value, dtype_of, element_type, shape_of
 from .legalize import walk
 from .values import V, where
 
@@ -177,7 +177,7 @@ def _reduce_in_f32(op, narrow: np.dtype) -> V:
     def step(accumulator, element):
         a, b = (element, accumulator) if swapped else (accumulator, element)
         return [hlo.convert(hlo.convert(hlo.binary(name, a, b), narrow), F32)]
-    dimensions = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["dimensions"])]
+    dimensions = attr_ints(op, "dimensions")
     wide = hlo.reduce([_widened(op.operands[0], narrow)], [_widened(op.operands[1], narrow)], dimensions, step)[0]
     return V(hlo.convert(wide, narrow))
 
