@@ -196,10 +196,11 @@ def _narrow_arithmetic_in_f32(module: ir.Module, narrow: np.dtype) -> int:
                 if narrow == BF16 and types[0] != types[1] and F32 not in types:
                     count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
                 continue
+            # dots too: vmvx's f16 products extend their operands in the dispatch (arith.extf f16 illegal), and a
+            # bf16 result puts a bf16 zero in it ('arith.constant' bf16 illegal: JAX's bf16 matmul). In f32 with one
+            # rounding of the result, as XLA accumulates 16-bit products
             if op.name not in _WIDENED and op.name != "stablehlo.dot_general":
-                continue   # dots: vmvx's f16 products extend their operands in the dispatch (arith.extf f16 illegal);
-                # a bf16 result puts a bf16 zero in it ('arith.constant' bf16 illegal: JAX's bf16 matmul). In f32
-                # with one rounding of the result, as XLA accumulates 16-bit products
+                continue
             attributes = {name: op.attributes[name] for name in op.attributes}
             wide = create(op.name, [_f32_type(r.type, narrow) for r in op.results],
                           [_widened(v, narrow) for v in op.operands], attributes)
