@@ -2,7 +2,7 @@
 backends and compare with JAX's own results: a hunt for StableHLO that JAX writes and hlojit gets wrong.
 
     pip install -e '.[bench]'          # jax
-    python tools/jax_exports.py [--backends reference iree:cpu iree:vmvx] [NAME ...] [-v]
+    python tools/jax_exports.py [NAME ...] [--backends reference iree:cpu iree:vmvx] [-v]
 
 169 functions: numpy and jax.numpy idioms, sorting and searching (NaN, -0.0, ties), gathers and scatters,
 control flow (while, scan, cond, switch), random numbers, special functions, convolutions and pooling with their

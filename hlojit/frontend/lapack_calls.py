@@ -36,8 +36,10 @@ from .ops.linalg.qr import form_q, householder
 _NAME = re.compile(r"lapack_([sdcz])(\w+)_ffi$")
 
 
-def _lower_mask(shape):
-    return _util.index(shape[-2:], 0) >= _util.index(shape[-2:], 1)
+def _triangle(shape, lower: bool):
+    """The mask of a matrix of `shape`'s lower (or upper) triangle, diagonal included."""
+    rows, columns = _util.index(shape[-2:], 0), _util.index(shape[-2:], 1)
+    return rows >= columns if lower else rows <= columns
 
 
 def _info(failed, shape):
@@ -48,7 +50,7 @@ def _info(failed, shape):
 def _potrf(config, results, a):
     lower = config.get("uplo", ord("L")) == ord("L")
     factor_ = ops.linalg.cholesky(a, upper=not lower)
-    kept = _lower_mask(a.shape) if lower else _util.index(a.shape[-2:], 0) <= _util.index(a.shape[-2:], 1)
+    kept = _triangle(a.shape, lower)
     diagonal = ops.diagonal(factor_, 0, -2, -1)
     failed = ops.any(ops.logical_not(ops.isfinite(diagonal)), axis=-1)
     return ops.where(kept, factor_, a), _info(failed, results[1][0])
@@ -82,11 +84,9 @@ def _trsm(config, results, a, b):
 
 def _geqrf(config, results, a):
     r, v, tau = householder(a)
-    upper = _util.index(a.shape[-2:], 0) <= _util.index(a.shape[-2:], 1)
-    m, n = a.shape[-2:]
-    below = ops.concatenate([v, ops.zeros(v.shape[:-1] + (n - v.shape[-1],), v.dtype)], axis=-1) \
-        if n > v.shape[-1] else v
-    return ops.where(upper, r, below), tau[..., 0, :]
+    n, k = a.shape[-1], v.shape[-1]
+    below = ops.concatenate([v, ops.zeros(v.shape[:-1] + (n - k,), v.dtype)], axis=-1) if n > k else v
+    return ops.where(_triangle(a.shape, lower=False), r, below), tau[..., 0, :]
 
 
 def _orgqr(config, results, a, tau):
