@@ -59,19 +59,13 @@ from iree.compiler import ir
 from ..dialects import registry, stablehlo as hlo
 from ..dialects.build import create, scalar_type
 from ..dialects.types import attr_ints, constant_value, dot_dimensions, dtype_of, element_type, shape_of
-from .legalize import walk
+from .legalize import behind_barrier, producer, walk
 from .values import V, where
 
 
 def _ops_named(module: ir.Module, name: str) -> list:
     """The module's ops of this name, listed first: the rewrites erase what they replace."""
     return [op for op in walk(module.operation) if op.name == name]
-
-
-def _producer(value: ir.Value):
-    """The op that defines `value` (None for a block argument)."""
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
 
 
 def _zeros(value_type) -> ir.Value:
@@ -139,7 +133,7 @@ def double_rounding_kept(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.convert"):
         middle = op.operands[0]
-        source = _producer(middle)
+        source = producer(middle)
         if source is None or source.name != "stablehlo.convert":
             continue
         start, via, end = (dtype_of(v.type) for v in (source.operands[0], middle, op.result))
@@ -209,8 +203,8 @@ def scatter_selected_updates_apart(module: ir.Module) -> int:
         inputs = (len(op.operands) - 1) // 2
         for k in range(inputs + 1, len(op.operands)):
             updates = op.operands[k]
-            producer = _producer(updates)
-            if producer is not None and producer.name == "stablehlo.select":
+            source = producer(updates)
+            if source is not None and source.name == "stablehlo.select":
                 with ir.InsertionPoint(op), op.location:
                     op.operands[k] = hlo.optimization_barrier([updates])[0]
                 count += 1
@@ -235,7 +229,7 @@ def complex128_constants_from_parts(module: ir.Module) -> int:
 def reverses_before_strided_slices(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.reverse"):
-        sliced = _producer(op.operands[0])
+        sliced = producer(op.operands[0])
         if sliced is None or sliced.name != "stablehlo.slice" or attr_ints(sliced, "strides")[-1:] in ([], [1]):
             continue
         x = sliced.operands[0]
@@ -262,7 +256,7 @@ _SEE_THROUGH = registry.op_set({"stablehlo.transpose", "stablehlo.reshape"}, "op
 
 def _slices_behind(value: ir.Value, found: dict, seen: set) -> None:
     """The slice ops `value` comes from through _SEE_THROUGH ops, into `found` (keyed by identity, in order)."""
-    op = _producer(value)
+    op = producer(value)
     if op is None or op in seen:
         return
     seen.add(op)
@@ -292,17 +286,13 @@ def sliced_matmul_inputs_materialized(module: ir.Module) -> int:
         for value in inputs:
             _slices_behind(value, found, seen)
     for op in found:
-        result = op.results[0]
-        with ir.InsertionPoint.after(op), op.location:
-            materialized = hlo.optimization_barrier([result])[0]
-        result.replace_all_uses_with(materialized)
-        materialized.owner.operands[0] = result      # the barrier itself still reads the slice
+        behind_barrier(op)
     return len(found)
 
 
 def _converted_bool(value: ir.Value) -> bool:
     """Whether value is an integer convert of an i1 (the frontend's boolean matmul sums in int32)."""
-    op = _producer(value)
+    op = producer(value)
     return op is not None and op.name == "stablehlo.convert" and dtype_of(op.operands[0].type) == np.bool_ \
         and np.dtype(dtype_of(value.type)).kind in "iu"
 

@@ -3,10 +3,11 @@
 IREE 3.13 does not lower an FFT of complex<f64> or f64 values on any CPU target (compiling a 1-D one kills the
 compiler with SIGFPE); of complex<f32> or f32 values llvm-cpu lowers only 1-D ones of power-of-two lengths ("failed
 to legalize operation 'stablehlo.fft'" for a length of 20 or 7, or lengths [4, 8]: JAX's jnp.fft.rfft(x) of 20
-points and fft2 of 4 x 8 did not compile) and vmvx none ("'util.buffer.load' op result #0 must be index or integer" at 16). Here each transformed dimension of length
-n is a dot_general with n x n cosine and sine matrices (twiddles from numpy in f64, with j k reduced mod n first,
-so each is correctly rounded, then rounded once to the operand's precision), on the real and imaginary parts,
-which stablehlo.real/imag/complex take apart and join; complex_pairs.py then carries the parts on. The spec's
+points and fft2 of 4 x 8 did not compile) and vmvx none ("'util.buffer.load' op result #0 must be index or
+integer" at 16). Here each transformed dimension of length n is a dot_general with n x n cosine and sine
+matrices (twiddles from numpy in f64, with j k reduced mod n first, so each is correctly rounded, then rounded
+once to the operand's precision), on the real and imaginary parts, which stablehlo.real/imag/complex take apart
+and join; complex_pairs.py then carries the parts on. The spec's
 order is kept: FFT and IFFT transform each of the trailing `fft_length` dimensions (IFFT scaled by 1/n), RFFT
 transforms the innermost of a real input keeping its n // 2 + 1 non-negative frequencies and then the others,
 IRFFT inverts the others and then makes n real values of the innermost from its half spectrum (the imaginary

@@ -48,6 +48,25 @@ def walk(op):
                 yield from walk(inner.operation)
 
 
+def producer(value: ir.Value):
+    """The op that defines `value` (None for a block argument)."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def behind_barrier(op) -> None:
+    """op's results pass an optimization barrier right after it: every use but the barrier's reads its output
+    (what IREE must not fuse across, materialized once)."""
+    results = list(op.results)
+    with ir.InsertionPoint.after(op), op.location:
+        kept = hlo.optimization_barrier(results)
+    for result, value in zip(results, kept):
+        result.replace_all_uses_with(value)
+    barrier = kept[0].owner.operation
+    for k, result in enumerate(results):     # the barrier itself still reads op
+        barrier.operands[k] = result
+
+
 def _ops_named(module: ir.Module, *names: str, floats_only: bool = False):
     """The module's ops of these names (of a float result type, with floats_only), listed first: the rewrites
     erase what they replace."""

@@ -184,7 +184,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, the double rounding of int -> f32 -> bf16 kept on vmvx and llvm-cpu, vmvx's f64 -> int, llvm-cpu's
 # bf16 converts rounded once); FFTs IREE cannot lower become real matrix products next (fft_rewrites.py: f64 ones,
-# and on llvm-cpu f32 ones of lengths not powers of two, on vmvx every one) and
+# on llvm-cpu f32 ones but 1-D ones of power-of-two lengths, on vmvx every one) and
 # chlo.square basic ops (legalize.py); on the CPUs CHLO is expanded then, and stable sorts sort by position after it
 # (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
 # slices on every target; then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
@@ -206,9 +206,8 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU + legalize.CHLO_FIRST
-                 + sort_rewrites.CPU
-                 + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
+          "cpu": _FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
+                 + legalize.CHLO_FIRST + sort_rewrites.CPU + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
               + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS

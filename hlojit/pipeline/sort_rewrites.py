@@ -34,7 +34,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.build import create, scalar_type
 from ..dialects.types import dtype_of, shape_of
-from .legalize import walk
+from .legalize import behind_barrier, producer, walk
 
 
 class _HasRegions(Exception):
@@ -66,11 +66,11 @@ def _position_operand(op, dimension: int) -> int | None:
     along it, wide enough to count them), or None."""
     size = shape_of(op.operands[0].type)[dimension]
     for k, value in enumerate(op.operands):
-        owner = value.owner
-        if isinstance(owner, ir.Block) or owner.operation.name != "stablehlo.iota":
+        iota = producer(value)
+        if iota is None or iota.name != "stablehlo.iota":
             continue
         dtype = np.dtype(dtype_of(value.type))
-        iota_dimension = ir.IntegerAttr(owner.operation.attributes["iota_dimension"]).value
+        iota_dimension = ir.IntegerAttr(iota.attributes["iota_dimension"]).value
         if dtype.kind in "iu" and iota_dimension == dimension and size - 1 <= np.iinfo(dtype).max:
             return k
     return None
@@ -121,17 +121,9 @@ def stable_sort_by_position(module: ir.Module) -> int:
 def sorts_apart_from_slices(module: ir.Module) -> int:
     count = 0
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.sort"]:
-        results = list(op.results)
-        if not any(use.owner.operation.name == "stablehlo.slice" for result in results for use in result.uses):
-            continue
-        with ir.InsertionPoint.after(op), op.location:
-            kept = hlo.optimization_barrier(results)
-        for result, value in zip(results, kept):
-            result.replace_all_uses_with(value)
-        barrier = kept[0].owner.operation
-        for k, result in enumerate(results):     # the barrier itself still reads the sort
-            barrier.operands[k] = result
-        count += 1
+        if any(use.owner.operation.name == "stablehlo.slice" for result in op.results for use in result.uses):
+            behind_barrier(op)
+            count += 1
     return count
 
 
