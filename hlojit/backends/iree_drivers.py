@@ -7,21 +7,28 @@ the program. When both vCPUs are free, local-task's two workers run the MLP 784-
 dispatch (workers waking, waiting for each other) costs more than the second core gives, and local-sync wins:
 that forward 4.3 against 6.4 ms, the MLP's Adam step (45 dispatches) 33 against 45 ms, where local-task also
 burnt 1.5x the CPU time (2026-12-01 evening, interleaved, medians). No fixed choice is right in both regimes, so
-a function whose work is big enough for local-task (iree.SMALL_WORK) tries both for its first 10 calls (9 where
-every call on one driver was faster than every call on the other), then runs on the one with the lower median
-of its recent calls, and gives the other one call in PROBE_EVERY to notice when the machine's load changes (an
-interval that doubles up to MAX_PROBE_EVERY while the probes lose, so a clearly slower driver costs under 1% of
-the calls). A driver's first call is not counted (it loads the executable there and touches fresh memory: ~1.5x
-the next calls' time on the MLP forward). The warm-up is not an even alternation: the driver the machine's load
-favours (`favoured_by_load`: local-sync where the 1-minute load average, less this process's own share of it,
-already fills the CPUs, else local-task), and after the first timed calls the faster so far, runs two calls in
-three. Why: a short run (a benchmark's 7 rounds, a script's few calls) is all warm-up, and alternating evenly
-gave it the mean of the two drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call medians were 1.09x JAX on local-sync and 0.64x
-on local-task, 0.86-0.96x alternating. Why less its own share: a process that has just compiled for 20 s on
-both cores, or a benchmark that runs JAX and hlojit in turn, raises the load average itself, and its own
-threads do not compete with the call (they are the ones making it). Counted whole, that load started the
-ResNet-18 b8 training step on local-sync after its cold compile (~1.8 s a call against local-task's ~1.1 on the
-idle 2-vCPU VM), where a short run spent its warm-up: 0.65x JAX in that benchmark, 0.88x since (2026-12-02).
+a function whose work is big enough for local-task (iree.SMALL_WORK) tries both for its first 15 calls (10 where
+every call on one driver was faster than every call on the other), then runs on the one whose recent calls
+typically took less (`typical`: their mean less the slowest), and gives the other PROBE_CALLS calls in
+PROBE_EVERY to notice when the machine's load changes (an interval that doubles up to MAX_PROBE_EVERY while the
+probes lose, so a clearly slower driver costs ~1.5% of the calls). Not counted: a driver's first call (it loads
+the executable there and touches fresh memory: ~1.5x the next calls' time on the MLP forward), and a call right
+after calls on the other driver: local-task's workers then wake from idle, and its first call after a run of
+local-sync calls took ~10 ms on the MLP Adam step against ~5 in a run of its own (2026-12-05, idle 2-vCPU EPYC).
+Counted, those one-call probes always lost, and a race that had started on local-sync (9.3 ms) stayed there; a
+probe is now two calls, the second counted. The warm-up is not an even alternation: the driver the machine's
+load favours (`favoured_by_load`: local-sync where the 1-minute load average, less this process's own share of
+it, already fills the CPUs, else local-task), and after the first timed calls the faster so far, runs three
+calls in five (WARM_UP). Why: a short run (a benchmark's 7 rounds, a script's few calls) is all warm-up, and
+alternating evenly gave it the mean of the two drivers; at load ~8 on the 2-vCPU VM the MLP forward's 7-call
+medians were 1.09x JAX on local-sync and 0.64x on local-task, 0.86-0.96x alternating. Why less its own share: a
+process that has just compiled for 20 s on both cores, or a benchmark that runs JAX and hlojit in turn, raises
+the load average itself, and its own threads do not compete with the call (they are the ones making it).
+Counted whole, that load started the ResNet-18 b8 training step on local-sync after its cold compile (~1.8 s a
+call against local-task's ~1.1 on the idle 2-vCPU VM), where a short run spent its warm-up: 0.65x JAX in that
+benchmark, 0.88x since (2026-12-02). Tried and left: IREE's `--task_worker_spin_us` (workers spin for new work
+instead of sleeping): 100 us and 1000 us were within the noise of 0 on the MLP step and forward, 1000 us burnt
+~20% more CPU (2026-12-05).
 Timing a call costs two clock reads (~0.1 us) on calls of 100 us and more.
 `hj.jit(f, driver=...)` pins a driver and races nothing.
 """
@@ -34,11 +41,22 @@ import statistics
 import threading
 import time
 
-WINDOW = 5          # recent wall times kept per driver; the decision compares their medians
-PROBE_EVERY = 16    # after the warm-up, one call in this many runs on the driver not chosen ...
+WINDOW = 8          # recent wall times kept per driver; the decision compares their typical times (`typical`)
+PROBE_EVERY = 16    # after the warm-up, every this many calls a probe runs PROBE_CALLS calls on the other driver ...
 MAX_PROBE_EVERY = 128  # ... an interval that doubles each time a probe loses, up to this (a probe's cost is bounded)
+PROBE_CALLS = 2     # a probe's calls: the first follows a call on the other driver and is not counted (module doc)
 SEPARATED_AFTER = 2  # the warm-up ends early once this many calls each have every call of one driver faster
-OTHER_EVERY = 3     # in the warm-up, every third call runs on the driver not (yet) chosen
+WARM_UP = ("chosen", "chosen", "chosen", "other", "other")   # the warm-up's pattern, repeated ...
+WARM_UP_CALLS = 3 * len(WARM_UP)                            # ... for at most this many calls
+
+
+def typical(times) -> float:
+    """The time a driver's calls typically take: the mean of its recent calls less the slowest (one call
+    preempted by another process does not decide), the mean itself below three calls. A mean, not a median:
+    local-task's calls of the MLP step are bimodal (~5 ms, and ~10 ms one call in five), and a median of five
+    that caught two slow ones (9.2 ms) ranked it behind local-sync's steady 9.3 ms, where its mean is ~6.5."""
+    times = sorted(times)
+    return statistics.fmean(times[:-1] if len(times) > 2 else times)
 
 
 def favoured_by_load(drivers: tuple[str, str], load: float | None = None, cpus: int | None = None,
@@ -115,60 +133,68 @@ class DriverRace:
         self.chosen = first or favoured_by_load(drivers)
         self.started_on = self.chosen
         self.unrecorded = set(drivers)   # drivers whose first call is still to come: it is not counted
+        self.last = None                 # the driver of the call recorded last: a call after a switch is not counted
         self.calls = 0
-        self.warming = True   # trying both: until 2 * WINDOW calls, or until the drivers' times separate
+        self.warming = True   # trying both: until WARM_UP_CALLS calls, or until the drivers' times separate
         self.probe_every = PROBE_EVERY
-        self.next_probe = 0   # the call that probes the driver not chosen next (set when the warm-up ends)
+        self.next_probe = 0   # the call that starts the next probe of the driver not chosen (set after the warm-up)
+        self.probing = 0      # the probe's calls still to run
         self._lock = threading.Lock()   # calls from several threads (each waits at the executable's gate)
 
     def next(self) -> str:
-        """While warming up (the first 2 * WINDOW calls, fewer where the drivers' times separate early) the chosen
-        driver except every OTHER_EVERY-th call, then the chosen driver, and the other one every `probe_every`
-        calls."""
+        """While warming up, WARM_UP's pattern (three calls on the chosen driver, two on the other); then the
+        chosen driver, and every `probe_every` calls PROBE_CALLS on the other."""
         with self._lock:
             self.calls += 1
             calls = self.calls
-            self.warming = self.warming and calls <= 2 * WINDOW
+            self.warming = self.warming and calls <= WARM_UP_CALLS
             if self.warming:
-                return self.other() if calls % OTHER_EVERY == 0 else self.chosen
+                return self.other() if WARM_UP[(calls - 1) % len(WARM_UP)] == "other" else self.chosen
             if not self.next_probe:
                 self.next_probe = calls + self.probe_every
-            return self.chosen if calls < self.next_probe else self.other()   # record() sets the next probe
+            if calls >= self.next_probe and not self.probing:
+                self.probing, self.next_probe = PROBE_CALLS, calls + MAX_PROBE_EVERY   # record() sets it sooner
+            if self.probing:
+                self.probing -= 1
+                return self.other()
+            return self.chosen
 
     def other(self) -> str:
         return self.drivers[1] if self.chosen == self.drivers[0] else self.drivers[0]
 
     def record(self, driver: str, seconds: float):
-        """A probe that beat the chosen driver's median brings the next probe near (PROBE_EVERY); one that lost
-        doubles the interval (to MAX_PROBE_EVERY); so does a change of choice reset it."""
+        """A driver's first call, and a call right after one on the other driver, are not counted. A probe that
+        beat the chosen driver's typical time brings the next probe near (PROBE_EVERY); one that lost doubles
+        the interval (to MAX_PROBE_EVERY); so does a change of choice reset it."""
         with self._lock:
-            if driver in self.unrecorded:   # its first call there: the executable loading, memory first touched
+            switched, self.last = self.last is not None and driver != self.last, driver
+            if driver in self.unrecorded or switched:
                 self.unrecorded.discard(driver)
                 return
             probe, before = not self.warming and driver != self.chosen, self.chosen
             if probe:
-                won = seconds < statistics.median(self.times[before])
+                won = seconds < typical(self.times[before])
                 self.probe_every = PROBE_EVERY if won else min(2 * self.probe_every, MAX_PROBE_EVERY)
             self.times[driver].append(seconds)
             if all(self.times.values()):
-                self.chosen = min(self.drivers, key=lambda d: statistics.median(self.times[d]))
+                self.chosen = min(self.drivers, key=lambda d: typical(self.times[d]))
             if self.chosen != before:
                 self.probe_every = PROBE_EVERY
             if probe or self.chosen != before:
-                self.next_probe = self.calls + self.probe_every
+                self.probing, self.next_probe = 0, self.calls + self.probe_every
             if self.warming and self._separated():
                 self.warming = False
 
     def _separated(self) -> bool:
         """Every call on one driver faster than every call on the other, with SEPARATED_AFTER calls or more each:
-        a program whose drivers differ by much stops trying both after 9 calls (the first on each uncounted)."""
+        a program whose drivers differ by much stops trying both after 10 calls (2 periods of WARM_UP)."""
         first, second = (self.times[d] for d in self.drivers)
         if min(len(first), len(second)) < SEPARATED_AFTER:
             return False
         return max(first) < min(second) or max(second) < min(first)
 
     def describe(self) -> str:
-        """`local-sync (median 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for messages."""
+        """`local-sync (typical 4.30 ms; local-task 6.40 ms over its last 5 calls)`, for messages."""
         with self._lock:
             return self._describe()
 
@@ -177,8 +203,8 @@ class DriverRace:
             return (f"{self.chosen} (racing {' and '.join(self.drivers)}: no call timed on both yet; started on "
                     f"{self.started_on})")
         other = self.other()
-        return (f"{self.chosen} (median {statistics.median(self.times[self.chosen]) * 1e3:.2f} ms; {other} "
-                f"{statistics.median(self.times[other]) * 1e3:.2f} ms over its last {len(self.times[other])} calls)")
+        return (f"{self.chosen} (typical {typical(self.times[self.chosen]) * 1e3:.2f} ms; {other} "
+                f"{typical(self.times[other]) * 1e3:.2f} ms over its last {len(self.times[other])} calls)")
 
 
 def raced(race: DriverRace, calls: dict):
