@@ -2,8 +2,12 @@
 
 A contender is a zero-argument callable that runs one call (or one training step, feeding its own state
 back) to completion and returns host numpy values to check. `compare` times each contender's first call
-(trace + compile) apart, checks every output against hlojit's, then runs `rounds` rounds in which every
-contender makes one call, so a busy moment of the machine lands on all of them; figures are the medians.
+(trace + compile) apart, checks every output against hlojit's, runs WARM_UP_ROUNDS untimed rounds, then
+`rounds` rounds in which every contender makes one call, so a busy moment of the machine lands on all of
+them; figures are the medians. Why untimed rounds: a training loop runs thousands of steps, and the steady
+step is what the table compares; hlojit's first 10-15 calls of a big function try both CPU drivers
+(backends/iree_drivers.py), so 10 timed rounds from the first call measured that warm-up (the MLP Adam step,
+2026-12-05: 4 of its 10 rounds on local-sync, at 9 ms against local-task's 5). Every contender gets them.
 
 Two things keep one contender's threads from taxing the next one's call. The order rotates each round, so no
 contender always follows the same other one. And PyTorch's OpenMP workers are made to sleep when idle
@@ -23,6 +27,7 @@ from typing import Callable, Optional
 import numpy as np
 
 HLOJIT, JAX, TORCH, TORCH_COMPILE = "hlojit", "jax", "torch", "torch.compile"
+WARM_UP_ROUNDS = 15   # untimed rounds before the timed ones (module doc): the driver race's warm-up
 
 
 @dataclasses.dataclass
@@ -94,12 +99,14 @@ def compare(name: str, contenders: dict, notes: list, check, rounds: int) -> Row
     first_s = first_calls(contenders, check, notes)
     times = {who: [] for who in contenders}
     order = list(contenders)
-    for round_ in range(rounds):
+    warm_up = WARM_UP_ROUNDS if rounds > 1 else 0   # a one-round smoke run (--quick) measures nothing
+    for round_ in range(warm_up + rounds):
         shift = round_ % len(order)
         for who in order[shift:] + order[:shift]:   # rotated: see the module doc
             start = time.perf_counter()
             contenders[who].call()
-            times[who].append(time.perf_counter() - start)
+            if round_ >= warm_up:
+                times[who].append(time.perf_counter() - start)
     return Row(name, {who: statistics.median(t) * 1e3 for who, t in times.items()}, first_s, notes)
 
 

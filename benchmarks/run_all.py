@@ -103,7 +103,8 @@ def table(rows: list) -> str:
 
 
 def header(rounds: int, quick: bool) -> str:
-    how = "`--quick` smoke run (one round: not a measurement)" if quick else f"medians of {rounds} interleaved rounds"
+    how = ("`--quick` smoke run (one round: not a measurement)" if quick
+           else f"medians of {rounds} interleaved rounds after {harness.WARM_UP_ROUNDS} untimed ones")
     return (f"`python benchmarks/run_all.py`, {datetime.datetime.now():%Y-%m-%d %H:%M}, on {machine()}; "
             f"{versions()}; {how}. ms per call (training: per step); vs = the contender's time / hlojit's "
             f"(above 1: hlojit faster).")
