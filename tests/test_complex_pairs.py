@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import hlojit as hj
+from hlojit import ops
 from hlojit.errors import CompileError
 from conftest import assert_close
 
@@ -247,3 +248,14 @@ def test_complex_matmuls_compile_data_tiled(beside_a_sort):
     results = hj.from_mlir(text, entry="main", backend="iree:cpu")(a, b)
     for actual, wanted in zip(results if beside_a_sort else (results,), expected):
         assert_close(actual, wanted.astype(np.complex64), scale=4)
+
+
+def test_a_complex_matmul_far_from_its_join_compiles_data_tiled():
+    """np.cov of complex rows: z @ z^H, then a complex division written out on the parts (~100 real ops) before
+    the join. The barrier's search for a dot stopped four ops deep, so the join fused into the dot's unpacking
+    dispatch again and the module compiled twice (test_complex's tables: 10 s a dtype lost to the fallback)."""
+    rng = np.random.default_rng(4)
+    z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex64)
+    f = hj.jit(lambda z: ops.cov(z), backend="iree:cpu")
+    assert f.compile(z).compiled.target.flag_set == "data-tiling"   # not its fallback
+    assert_close(f(z), np.cov(z).astype(np.complex64), scale=8)

@@ -131,17 +131,28 @@ def _split(z: ir.Value, native: bool) -> tuple[ir.Value, ir.Value]:
     return tuple(hlo.reshape(e, shape) for e in ends)
 
 
-def _fed_by_dot(value: ir.Value, depth: int = 4) -> bool:
-    """Whether a dot_general computes `value`, directly or through up to `depth` elementwise ops (what IREE fuses
-    into the dispatch that unpacks the dot's data-tiled result)."""
-    owner = value.owner
-    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-        owner = owner.operation
-    if not isinstance(owner, ir.Operation):
-        return False   # a block argument
-    if owner.name == "stablehlo.dot_general":
-        return True
-    return depth > 0 and owner.name in _ELEMENTWISE and any(_fed_by_dot(v, depth - 1) for v in owner.operands)
+_FUSED_AFTER_A_DOT = frozenset(f"stablehlo.{name}" for name in (
+    "select", "compare", "convert", "bitcast_convert", "broadcast_in_dim", "reshape", "clamp"))
+
+
+def _fed_by_dot(value: ir.Value) -> bool:
+    """Whether a dot_general computes `value`, directly or through elementwise ops however many (what IREE fuses
+    into the dispatch that unpacks the dot's data-tiled result: a complex division written out on the parts is
+    ~100 of them, and a search four ops deep missed the dot of np.cov's complex z @ z^H / (n - 1))."""
+    pending, seen = [value], {value}
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
+            owner = owner.operation
+        if not isinstance(owner, ir.Operation):
+            continue   # a block argument
+        if owner.name == "stablehlo.dot_general":
+            return True
+        if owner.name in _ELEMENTWISE | _FUSED_AFTER_A_DOT:
+            fresh = [v for v in owner.operands if v not in seen]   # values hash by what they are
+            seen.update(fresh)
+            pending += fresh
+    return False
 
 
 def _native_complex(re: ir.Value, im: ir.Value) -> ir.Value:
