@@ -98,7 +98,16 @@ def _cases(x):
     return cases
 
 
-def _traced(eigen: bool):
+# Cases the IREE targets leave to the reference backend: each is the StableHLO of a case they run, in another
+# shape or composed once more (solve of one 4 x 4 matrix and inv are the batched solve's program, det the slogdet's,
+# matrix_power -2 an inv, cholesky and cho_solve lower the upper / batched ones ...). iree:cpu compiled the whole
+# table in ~95 s of the suite's ~1,900 CPU-s on the 2-vCPU VM (2026-12-05), these cases ~20 s of it.
+REFERENCE_ONLY = frozenset({"solve", "inv batched", "det batched", "slogdet singular", "matrix_power 3",
+                            "matrix_power -2", "solve_triangular trans 0 lower False",
+                            "solve_triangular trans 1 lower True", "cholesky", "cho_solve lower", "qr r"})
+
+
+def _traced(eigen: bool, backend: str):
     """One function of the inputs computing every case of the group (eigen: eigh / eigvalsh, or the others),
     plus the results checked by property rather than value. Two modules, not one: with the Jacobi loops of
     eigh in the same module as the rest, IREE 3.13's cpu fails ("'scf.while' op ... region branch point has 6
@@ -106,7 +115,7 @@ def _traced(eigen: bool):
     inputs are arguments, so each target computes every case at run time (closed over as constants, the
     pipeline's folder computed their parts outside loops with the reference interpreter)."""
     def mine(name):
-        return name.startswith("eig") == eigen
+        return name.startswith("eig") == eigen and (backend == "reference" or name not in REFERENCE_ONLY)
 
     def run(x):
         cases, extra = _cases(x), _extra(x)
@@ -150,7 +159,7 @@ def _results(backend, dtype):
         cases, extra = _cases(x), _extra(x)
         values, properties = {}, {}
         for eigen in (False, True):
-            run, mine = _traced(eigen)
+            run, mine = _traced(eigen, backend)
             case_names, extra_names = [name for name in cases if mine(name)], [name for name in extra if mine(name)]
             got_cases, got_extra = hj.jit(run, backend=backend)(x)
             values |= dict(zip(case_names, got_cases))
@@ -166,8 +175,11 @@ def dtype(request):
 
 def test_against_numpy(backend, dtype):
     x, cases, actual, _ = _results(backend, dtype)
+    assert REFERENCE_ONLY <= set(cases)   # each name left to the reference is a case it runs
     scale = 50 if dtype == np.complex64 else 100     # sums of products, and inverses
     for name, (_, expected) in cases.items():
+        if name not in actual:   # REFERENCE_ONLY, on an IREE target
+            continue
         want, got = expected(), actual[name]
         pairs = zip(got, want) if isinstance(want, tuple) else [(got, want)]
         for g, w in pairs:
