@@ -139,7 +139,7 @@ def _fed_by_dot(value: ir.Value) -> bool:
     """Whether a dot_general computes `value`, directly or through elementwise ops however many (what IREE fuses
     into the dispatch that unpacks the dot's data-tiled result: a complex division written out on the parts is
     ~100 of them, and a search four ops deep missed the dot of np.cov's complex z @ z^H / (n - 1))."""
-    pending, seen = [value], {value}
+    pending, seen, fused = [value], {value}, _ELEMENTWISE | _FUSED_AFTER_A_DOT
     while pending:
         owner = pending.pop().owner
         if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
@@ -148,7 +148,7 @@ def _fed_by_dot(value: ir.Value) -> bool:
             continue   # a block argument
         if owner.name == "stablehlo.dot_general":
             return True
-        if owner.name in _ELEMENTWISE | _FUSED_AFTER_A_DOT:
+        if owner.name in fused:
             fresh = [v for v in owner.operands if v not in seen]   # values hash by what they are
             seen.update(fresh)
             pending += fresh
