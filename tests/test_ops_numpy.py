@@ -494,7 +494,7 @@ def test_functions_that_need_concrete_values_take_them_eagerly_and_say_so_traced
     ix_ takes boolean masks, ravel_multi_index's mode='raise' checks; outside a trace (and on constants) they
     work as in numpy, and a traced value gets an error naming the op and the way out."""
     # roots is eig's, whose IREE compile took 15 of this test's 18 s: the concrete-value rules are the frontend's,
-    # so the reference backend runs them (roots on IREE: test_linalg_eig)
+    # so the reference backend runs them (eig on IREE: test_linalg_eig)
     with hj.eager.default_backend("reference"):
         np.testing.assert_allclose(np.asarray(ops.roots(np.float32([0, 1, -3, 2, 0]))), np.complex64([2, 1, 0]),
                                    rtol=1e-5, atol=1e-6)

@@ -435,8 +435,8 @@ def _mapped(build, operands: list[V]) -> V:
 def by_basic_ops(name: str, names: tuple[str, ...], dtype_names: tuple[str, ...]):
     """The rewrite `name` (what `explain` lists) of the ops `names` (stablehlo.sine ...) whose result dtype is
     one of `dtype_names` into basic ops: inside a body (a reduce's, a map's ...) where the op stands, else as
-    the body of a stablehlo.map of its own (`_mapped`; remainder's exact loop cannot go in a body, and its
-    body variant is slower: it stays on the tensors)."""
+    the body of a stablehlo.map of its own (`_mapped`). Remainder stays on the tensors: its exact loop cannot go
+    in a body (its loop-free variant, _BUILD_IN_BODY's, serves ops already in one), and neither do 0-d ops."""
     def rewrite(module: ir.Module) -> int:
         count = 0
         for op in list(walk(module.operation)):
