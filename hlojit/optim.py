@@ -201,9 +201,9 @@ class Optimizer:
             if not dtypes.is_float(g.dtype):
                 fail(DTypeError, op, f"grads{path} is {g.dtype}, not a float")
             moments = [ops.astype(b[i], p.dtype) for b in buffers]
-            # a barrier between the gradient and the update: IREE 3.13's CPU backend fuses a moment update
-            # into the matmul that made the gradient and then fails ("operations with large vector sizes")
-            new_p, moments = self._rule(p, _core.barrier(ops.astype(g, p.dtype)), moments, scalars)
+            # (IREE's data-tiled CPU build keeps the update out of the gradient's matmul: a pipeline rewrite,
+            # compile_rewrites.matmul_updates_apart, which modules exported from JAX get too)
+            new_p, moments = self._rule(p, ops.astype(g, p.dtype), moments, scalars)
             new_params.append(ops.astype(new_p, p.dtype))
             for j, m in enumerate(moments):
                 new_buffers[j].append(ops.astype(m, p.dtype))

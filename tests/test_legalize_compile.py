@@ -454,3 +454,65 @@ def test_bool_matmuls_compile_data_tiled_and_sum_as_numpy():
     for actual, expected in on_target_and_reference(BOOL_MATMULS, [a, b], "iree:cpu"):
         np.testing.assert_array_equal(actual, expected)
     np.testing.assert_array_equal(actual, a.astype(np.int32) @ b.astype(np.int32))
+
+
+# An Adam update of a weight gradient, as hj.optim traces it without barriers (and as JAX exports optax's step).
+# Fused into the gradient's matmul, raw IREE 3.13 fails on x86 ("exceeded stack allocation limit of 32768 bytes")
+# and the module compiled again without data tiling.
+ADAM_UPDATE = """func.func @main(%p: tensor<512x256xf32>, %m: tensor<512x256xf32>, %v: tensor<512x256xf32>,
+    %x: tensor<128x512xf32>, %d: tensor<128x256xf32>) -> (tensor<512x256xf32>, tensor<512x256xf32>, tensor<512x256xf32>) {
+  %g = stablehlo.dot_general %x, %d, contracting_dims = [0] x [0] : (tensor<128x512xf32>, tensor<128x256xf32>) -> tensor<512x256xf32>
+  %b1 = stablehlo.constant dense<0.9> : tensor<512x256xf32>
+  %c1 = stablehlo.constant dense<0.1> : tensor<512x256xf32>
+  %b2 = stablehlo.constant dense<0.999> : tensor<512x256xf32>
+  %c2 = stablehlo.constant dense<0.001> : tensor<512x256xf32>
+  %eps = stablehlo.constant dense<1.0e-8> : tensor<512x256xf32>
+  %m0 = stablehlo.multiply %b1, %m : tensor<512x256xf32>
+  %m1 = stablehlo.multiply %c1, %g : tensor<512x256xf32>
+  %m2 = stablehlo.add %m0, %m1 : tensor<512x256xf32>
+  %v0 = stablehlo.multiply %b2, %v : tensor<512x256xf32>
+  %g2 = stablehlo.multiply %g, %g : tensor<512x256xf32>
+  %v1 = stablehlo.multiply %c2, %g2 : tensor<512x256xf32>
+  %v2 = stablehlo.add %v0, %v1 : tensor<512x256xf32>
+  %s = stablehlo.sqrt %v2 : tensor<512x256xf32>
+  %den = stablehlo.add %s, %eps : tensor<512x256xf32>
+  %step = stablehlo.multiply %c2, %m2 : tensor<512x256xf32>
+  %q = stablehlo.divide %step, %den : tensor<512x256xf32>
+  %p2 = stablehlo.subtract %p, %q : tensor<512x256xf32>
+  return %p2, %m2, %v2 : tensor<512x256xf32>, tensor<512x256xf32>, tensor<512x256xf32>
+}"""
+
+
+def test_matmul_reaching_two_results_gets_a_barrier_golden():
+    count, text = rewritten(ADAM_UPDATE, compile_rewrites.matmul_updates_apart)
+    assert count == 1 and text.count("stablehlo.optimization_barrier") == 1, text
+    # the barrier stands right before the first use (after the producer, in a backward pass, it cost host syncs)
+    assert """%1 = stablehlo.multiply %cst, %arg1 : tensor<512x256xf32>
+    %2 = stablehlo.optimization_barrier %0 : tensor<512x256xf32>
+    %3 = stablehlo.multiply %cst_0, %2 : tensor<512x256xf32>""" in text, text
+    assert "%6 = stablehlo.multiply %2, %2" in text, text
+    one_result = """func.func @main(%x: tensor<32x96xf32>, %d: tensor<32x64xf32>, %b: tensor<96x64xf32>)
+    -> (tensor<96x64xf32>, tensor<96x64xf32>) {
+  %g = stablehlo.dot_general %x, %d, contracting_dims = [0] x [0] : (tensor<32x96xf32>, tensor<32x64xf32>) -> tensor<96x64xf32>
+  %y = stablehlo.add %g, %b : tensor<96x64xf32>
+  %z = stablehlo.maximum %y, %b : tensor<96x64xf32>
+  return %z, %b : tensor<96x64xf32>, tensor<96x64xf32>
+}"""   # a layer's bias and relu: one result, fused (as fast, one dispatch fewer)
+    assert rewritten(one_result, compile_rewrites.matmul_updates_apart)[0] == 0
+
+
+def test_adam_update_compiles_data_tiled_and_matches_the_reference():
+    assert compile_program(parse(ADAM_UPDATE), targets.cpu()).target.flag_set == "data-tiling"  # not its fallback
+    rng = np.random.default_rng(1)
+    inputs = [rng.standard_normal((512, 256), np.float32), rng.standard_normal((512, 256), np.float32),
+              rng.random((512, 256), np.float32), rng.standard_normal((128, 512), np.float32),
+              rng.standard_normal((128, 256), np.float32)]
+    for a, e in on_target_and_reference(ADAM_UPDATE, inputs, "iree:cpu"):
+        np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-5)
+
+
+def test_only_data_tiled_cpu_builds_keep_matmuls_from_updates():
+    def barriers(target):
+        return target_rewritten(ADAM_UPDATE, target)[0].get("matmul_updates_apart", 0)
+    assert barriers(targets.cpu()) == 1
+    assert barriers(targets.cpu().fallback) == barriers(targets.vmvx()) == barriers(targets.cuda()) == 0
