@@ -2,6 +2,7 @@
 results as hj.Array, backend selection, thread safety, and the errors a user sees."""
 import functools
 import gc
+import logging
 import os
 import threading
 import warnings
@@ -348,3 +349,21 @@ def test_the_fallback_compiles_with_its_own_flags_only():
     assert compiled.target == plain
     executable = hj.backends.get("iree:cpu").load(program)
     np.testing.assert_array_equal(np.asarray(executable.call([np.ones(3, np.float32)])[0]), 2 * np.ones(3))
+
+
+def test_miss_reasons_and_compile_log_of_many_arguments_stay_short(monkeypatch, caplog):
+    """A model's 127 parameters made a 10 KB HLOJIT_LOG line: the first 8 arguments and a count of the rest."""
+    monkeypatch.setenv("HLOJIT_LOG", "compiles")
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    with caplog.at_level(logging.INFO, logger="hlojit"):
+        hj.jit(lambda *xs: sum(xs), backend="iree:vmvx")(*[np.float32(i) for i in range(10)])
+    line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("compile <lambda>("))
+    assert line.startswith("compile <lambda>(" + ", ".join(["f32[]"] * 8) + ", ... (2 more, 10 in all)) for vmvx")
+    assert line.endswith("traced because first call: " + ", ".join(f"xs[{i}]: f32[]" for i in range(8))
+                         + ", ... (2 more, 10 in all)"), line
+    f = hj.jit(lambda params: sum(params), backend="reference")
+    f([np.float32(i) for i in range(20)])
+    f([np.float64(i) for i in range(20)])
+    first, changed = f.cache_info().miss_reasons
+    assert first == "first call: " + ", ".join(f"params[{i}]: f32[]" for i in range(8)) + ", ... (12 more, 20 in all)"
+    assert changed == "; ".join(f"params[{i}]: f32[] before, now f64[]" for i in range(8)) + "; ... (12 more, 20 in all)"

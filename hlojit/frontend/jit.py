@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import backends
 from ..backends.teardown import COMPILING
-from ..dialects.types import short_signature
+from ..dialects.types import abbreviated, short_signature
 from ..errors import SignatureError
 from ..pipeline import Program
 from . import donation, dtypes, pytree, trace as _trace
@@ -368,7 +368,7 @@ class Exec:
         if key in self._evicted:
             return f"it was evicted earlier (the cache holds {self.cache_size} entries)"
         if not self._entries:
-            return "first call: " + ", ".join(f"{p}: {s}" for p, s in zip(paths, specs)) if specs else "first call"
+            return "first call: " + abbreviated(f"{p}: {s}" for p, s in zip(paths, specs)) if specs else "first call"
         same_tree = [k for k in self._entries if k[0] == treedef]
         if not same_tree:
             last = next(reversed(self._entries))[0]
@@ -386,7 +386,7 @@ class Exec:
                 diffs.append(f"promotion mode: {other[3]} before, now {mode}")
             return diffs
         nearest = min(reversed(same_tree), key=lambda k: len(differences(k)))
-        return "; ".join(differences(nearest)) or "a new signature"
+        return abbreviated(differences(nearest), sep="; ") or "a new signature"
 
     def _trace(self, key, bound) -> tuple[Program, object]:
         treedef, specs = key[:2]

@@ -39,7 +39,7 @@ import warnings
 from decimal import Decimal
 from typing import NamedTuple
 
-from ..dialects.types import short_signature
+from ..dialects.types import abbreviated, short_signature
 from ..errors import ConfigError
 from . import cache_entry as entry
 from . import private_files, winograd
@@ -309,7 +309,7 @@ def compile_cached(program: Program, target: Target) -> Compiled:
 
 def log_compile(program: Program, compiled: Compiled, what: str):
     """HLOJIT_LOG=compiles: one line per compile, to the "hlojit" logger, or stderr when no handler is set."""
-    signature = ", ".join(short_signature(shape, dtype) for shape, dtype in program.inputs)
+    signature = abbreviated(short_signature(shape, dtype) for shape, dtype in program.inputs)
     log(f"compile {program.name}({signature}) for {compiled.target.label}: "
         f"{compiled.seconds:.3f} s, {what}" + (f"; traced because {program.why}" if program.why else ""))
 
