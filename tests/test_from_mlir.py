@@ -80,6 +80,63 @@ def test_fresh_jax_exports_agree_with_jax(backend):
     np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(want[1]))
 
 
+MULTI_PLATFORM = os.path.join(DATA, "multi_platform", "sin_on_cpu_cos_on_cuda.mlir")
+
+
+class Exported:
+    """What hj.from_mlir reads of a jax.export.Exported: its module and the platforms it was lowered for."""
+
+    def __init__(self, path, platforms):
+        with open(path) as f:
+            self.text, self.platforms = f.read(), platforms
+
+    def mlir_module(self):
+        return self.text
+
+
+def test_multi_platform_export_runs_its_cpu_lowering(backend):
+    """jax.export for several platforms adds a platform-index argument that selects each platform's lowering
+    (stablehlo.case): hj.from_mlir binds it to the backend's platform, here the index of "cpu"."""
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    module = hj.from_mlir(Exported(MULTI_PLATFORM, ("cuda", "cpu")), backend=backend)
+    assert module.inputs == [((4,), np.dtype(np.float32))]
+    np.testing.assert_allclose(np.asarray(module(x)), 2 * np.sin(x), rtol=1e-6)
+    # the order of the platforms decides: told that cpu comes first, the module runs the cuda branch
+    swapped = hj.from_mlir(MULTI_PLATFORM, backend=backend, platforms=("CPU", "cuda"))
+    np.testing.assert_allclose(np.asarray(swapped(x)), 2 * np.cos(x), rtol=1e-6)
+
+
+def test_multi_platform_export_without_its_platforms():
+    x = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+    module = hj.from_mlir(MULTI_PLATFORM, backend="reference")
+    with pytest.raises(hj.SignatureError, match=r"takes 2 arguments, got 1: its argument 0 is the platform index "
+                                                r".*platforms=exported.platforms"):
+        module(x)
+    np.testing.assert_allclose(np.asarray(module(np.int32(1), x)), 2 * np.sin(x), rtol=1e-6)
+    with pytest.raises(hj.BackendError, match="exported for tpu, not for cpu"):
+        hj.from_mlir(MULTI_PLATFORM, backend="reference", platforms=("tpu",))
+
+
+def test_multi_platform_export_compiles_for_cuda():
+    from hlojit.frontend.from_mlir import parse
+    from hlojit.pipeline import compile_program, cuda
+    program = parse(MULTI_PLATFORM, platform_index=0)
+    assert len(program.inputs) == 1
+    compile_program(program, cuda())
+
+
+def test_fresh_multi_platform_export_agrees_with_jax(backend):
+    jax = pytest.importorskip("jax")
+    from jax import export, lax
+
+    def f(x):
+        return lax.platform_dependent(x, cpu=jax.numpy.tanh, default=jax.numpy.exp) @ x.T
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    exported = export.export(jax.jit(f), platforms=("cuda", "cpu"))(jax.ShapeDtypeStruct(x.shape, x.dtype))
+    np.testing.assert_allclose(np.asarray(hj.from_mlir(exported, backend=backend)(x)), np.asarray(jax.jit(f)(x)),
+                               rtol=1e-5, atol=1e-6)
+
+
 def test_text_entry_and_argument_errors():
     text = """
     func.func @helper(%x: tensor<2xf32>) -> tensor<2xf32> {
