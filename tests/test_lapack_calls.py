@@ -133,3 +133,30 @@ def test_shardy_attributes_are_dropped_before_the_parse():
             '{sdy.sharding = #sdy.sharding<@mesh, [{}, {"a"}]>, jax.result_info = "r"}')
     assert upgrade(text) == ('%0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a) {mhlo.backend_config = '
                              '{uplo = 76 : ui8}} : x\n{jax.result_info = "r"}')
+
+
+def _nearest(w, expected):
+    """w's largest distance to its nearest value of `expected` (eigenvalues come in no fixed order)."""
+    return np.abs(w[..., :, None] - expected[..., None, :]).min(axis=-1).max()
+
+
+def test_eig_with_left_and_right_eigenvectors():
+    """geev (jax.lax.linalg.eig with compute_left_eigenvectors): vl^H a = w vl^H and a vr = vr w, columns of unit
+    norm whose largest component is real, as LAPACK's. On the reference backend only: the call becomes hlojit's
+    eig and inv, whose StableHLO test_linalg_eig and test_linalg run on IREE (this module's cpu compile: 14 s)."""
+    a = _general(2, 4, 4)
+    w, vl, vr = (np.asarray(r) for r in _module("eig_left_right")(a))
+    assert w.dtype == vl.dtype == vr.dtype == np.complex64
+    assert _nearest(w, np.linalg.eigvals(a)) < 1e-5
+    vl_h = np.conj(np.swapaxes(vl, -1, -2))
+    np.testing.assert_allclose(vl_h @ a, w[..., :, None] * vl_h, atol=2e-5)
+    np.testing.assert_allclose(a @ vr, vr * w[..., None, :], atol=2e-5)
+    for v in (vl, vr):
+        np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, rtol=1e-5)
+        largest = np.take_along_axis(v, np.abs(v).argmax(axis=-2)[..., None, :], axis=-2)
+        np.testing.assert_allclose(largest.imag, 0, atol=1e-6)
+
+
+def test_eigvals_of_complex128():
+    a = _general(4, 4, dtype=np.complex128)
+    assert _nearest(np.asarray(_module("eigvals_c128")(a)), np.linalg.eigvals(a)) < 1e-12

@@ -13,6 +13,10 @@ of it see ordinary ops. What each routine gives, as LAPACK gives it (JAX reads t
   orgqr / ungqr: the first n columns of Q = H_0 ... H_{k-1} from them.
 - syevd / heevd (mode V/N, uplo): eigenvectors (mode V) in a's place, eigenvalues ascending, info 0.
 - gesdd (mode A/S/N: full, reduced, no vectors): a's place (zeros), s descending, u, vt, info 0.
+- geev (compute_left, compute_right V/N; JAX's eig): the eigenvalues (real and imaginary parts for real a,
+  complex for complex a), the left and right eigenvectors as complex columns of unit 2-norm whose largest
+  component is real (zeros where not asked for), info 0. The left ones are the columns of inv(vr)^H (vl^H a =
+  w vl^H), normalised as LAPACK's.
 
 hlojit's factorizations report no failure of their own beyond NaN, so info is 0 where the result is finite.
 """
@@ -30,6 +34,7 @@ from . import dtypes, ops, trace
 from .inline import inline_function
 from .jit import jit
 from .ops.linalg import _util
+from .ops.linalg.eig import _normalised
 from .ops.linalg.lu import factor
 from .ops.linalg.qr import form_q, householder
 
@@ -118,8 +123,26 @@ def _gesdd(config, results, a):
     return ops.zeros(a.shape, a.dtype), s, u, vt, ops.zeros(info_shape, dtypes.int32)
 
 
+def _geev(config, results, a):
+    left = config.get("compute_left", ord("N")) == ord("V")
+    right = config.get("compute_right", ord("V")) == ord("V")
+    vl_shape, vr_shape = (shape for shape, _ in results[-3:-1])
+    vector_dtype = results[-2][1]
+    if left or right:
+        w, vr = ops.linalg.eig(a)
+        vl = _normalised(_util.mH(ops.linalg.inv(vr))) if left else ops.zeros(vl_shape, vector_dtype)
+        vr = vr if right else ops.zeros(vr_shape, vector_dtype)
+    else:
+        w = ops.linalg.eigvals(a)
+        vl, vr = ops.zeros(vl_shape, vector_dtype), ops.zeros(vr_shape, vector_dtype)
+    info = ops.zeros(results[-1][0], dtypes.int32)
+    if dtypes.is_complex(a.dtype):
+        return w, vl, vr, info
+    return ops.real(w), ops.imag(w), vl, vr, info
+
+
 _ROUTINES = {"potrf": _potrf, "getrf": _getrf, "trsm": _trsm, "geqrf": _geqrf, "orgqr": _orgqr, "ungqr": _orgqr,
-             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd}
+             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev}
 
 
 def _config(op) -> dict:
