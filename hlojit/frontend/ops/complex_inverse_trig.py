@@ -138,7 +138,9 @@ def _arctanh(z: Tensor) -> Tensor:
     ratio = small / safe_big
     re_far = (x / safe_big) / (safe_big * (1 + ratio * ratio))
     re_far = ew.where(_is_inf(x) | _is_inf(y), ew.binary("copysign", 0.0, x), re_far)
-    im_far = ew.where(ew.unary("isnan", y), y, ew.binary("copysign", math.pi / 2, y))
+    # NaN + i y (y finite) is NaN + i NaN (C99, numpy); only an infinite y fixes the angle
+    im_far = ew.where(ew.unary("isnan", y) | (ew.unary("isnan", x) & ~_is_inf(y)), np.nan,
+                      ew.binary("copysign", math.pi / 2, y))
     return complex(ew.where(far, re_far, re), ew.where(far, im_far, im))
 
 
