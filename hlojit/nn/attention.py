@@ -5,8 +5,7 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..frontend import dtypes, ops
-from ..dialects import stablehlo as hlo
-from ..frontend.ops._core import as_tensor, describe, emit, fail, wrap
+from ..frontend.ops._core import as_tensor, describe, fail
 from . import initializers as init
 from .layers import dense
 
@@ -22,12 +21,9 @@ def _mask_logits(op: str, logits, mask):
     if not fits:
         fail(ShapeError, op, f"mask {describe(mask)} does not broadcast to the attention logits "
                              f"{describe(logits)} ([..., queries, keys])")
-    # the lowest finite value rather than -inf: a fully masked row gives equal weights, not NaN. The mask
-    # becomes floats behind a barrier: IREE 3.13's CPU data tiling fuses a traced bool operand into the
-    # matmul that made the logits and cannot pack it ("linalg.pack ... padding_value has 'i8' but got 'i1'")
-    keep = ops.astype(mask, logits.dtype)
-    keep = wrap(emit(hlo.optimization_barrier, [keep.value])[0], keep.shape, keep.dtype)
-    return logits * keep + (1 - keep) * float(np.finfo(logits.dtype).min)
+    # the lowest finite value rather than -inf: a fully masked row gives equal weights, not NaN (IREE's data-tiled
+    # cpu build keeps the select out of the logits' matmul: compile_rewrites.traced_bools_apart_from_matmuls)
+    return ops.where(mask, logits, float(np.finfo(logits.dtype).min))
 
 
 def dot_product_attention(q, k, v, mask=None):

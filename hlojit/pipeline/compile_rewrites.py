@@ -58,6 +58,12 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   against 2.1; a bias and relu, one result, 1.9 against 1.9), so a matmul whose result reaches two or more of the
   function's results through elementwise ops (and reshapes, transposes) passes a barrier, placed before the
   result's first use (hj.optim once put it there in the graph itself, for every target).
+- llvm-cpu with data tiling: a select on a bool that IREE reads from memory (an argument, or another dispatch's
+  result) in the consumer of a matmul, an attention mask as JAX writes it (`where(mask, logits, -big)`): IREE packs
+  the bool inside the matmul's dispatch and fails ("linalg.pack ... padding_value has 'i8' but got 'i1'"), and the
+  whole module compiled without data tiling. The matmul's result passes a barrier before its first use (hj.nn's
+  attention once turned its mask into floats behind a barrier). A mask computed from iotas (causal) is computed
+  in the consumer's dispatch and needs none.
 """
 from __future__ import annotations
 
@@ -356,10 +362,39 @@ def matmul_updates_apart(module: ir.Module) -> int:
     return count
 
 
+_BOOL_SOURCES_SEEN_THROUGH = _SEE_THROUGH | registry.op_set({"stablehlo.broadcast_in_dim"},
+                                                              "ops between a traced bool and a matmul's consumer")
+
+
+def _traced_bool_behind(value: ir.Value, seen: set) -> bool:
+    """Whether value comes (through elementwise ops, reshapes, transposes, broadcasts) from a bool IREE reads
+    from memory: an argument, or the result of an op that makes its own dispatch (not a constant, iota or
+    compare of such, which the consumer's dispatch computes in place)."""
+    op = producer(value)
+    if op is None or op.name not in _BOOL_SOURCES_SEEN_THROUGH:
+        return dtype_of(value.type) == np.bool_ and (op is None or op.name not in ("stablehlo.constant",
+                                                                                     "stablehlo.iota"))
+    if op in seen:
+        return False
+    seen.add(op)
+    return any(_traced_bool_behind(operand, seen) for operand in op.operands)
+
+
+def traced_bools_apart_from_matmuls(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.dot_general"):
+        seen: set = set()
+        if any(_traced_bool_behind(v, seen) for v in _fused_consumer_operands(op.result, set())):
+            _barrier_before_first_use(op.result)
+            count += 1
+    return count
+
+
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
                complex128_constants_from_parts]
 # before vmvx's bf16 and float -> int rewrites, which read converts
 VMVX = [double_rounding_kept, f64_to_int_by_bits]
 CPU = [double_rounding_kept, bf16_converts_rounded_once, reverses_before_strided_slices]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
-CPU_DATA_TILING = [sliced_matmul_inputs_materialized, bool_dots_behind_barriers, matmul_updates_apart]
+CPU_DATA_TILING = [sliced_matmul_inputs_materialized, bool_dots_behind_barriers, matmul_updates_apart,
+                   traced_bools_apart_from_matmuls]
