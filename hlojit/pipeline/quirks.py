@@ -11,8 +11,8 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrites, scatter_rewrites, sort_rewrites,
-               vmvx_rewrites)
+from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrites, scatter_rewrites, sort_networks,
+               sort_rewrites, vmvx_rewrites)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
@@ -187,7 +187,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # on llvm-cpu f32 ones but 1-D ones of power-of-two lengths, on vmvx every one) and
 # chlo.square basic ops (legalize.py); on the CPUs CHLO is expanded then, and stable sorts sort by position after it
 # (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
-# slices on every target; then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
+# slices on every target, and on the CPUs long sorts become sorting networks (sort_networks.py: IREE's sort is
+# quadratic in the length); then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
@@ -200,14 +201,15 @@ _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TA
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.VMVX + legalize.CHLO_FIRST
-                  + sort_rewrites.CPU + [complex_as_real_pairs] + _CPU_SPEC
+                  + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs] + _CPU_SPEC
                   + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
                   truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
           "cpu": _FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
-                 + legalize.CHLO_FIRST + sort_rewrites.CPU + [complex_as_real_pairs_native_ends] + _CPU_SPEC + [
+                 + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
+                                                                complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
               + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS

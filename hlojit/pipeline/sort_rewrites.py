@@ -127,5 +127,5 @@ def sorts_apart_from_slices(module: ir.Module) -> int:
     return count
 
 
-CPU = [stable_sort_by_position, sorts_apart_from_slices]     # llvm-cpu and vmvx
+CPU = [stable_sort_by_position, sorts_apart_from_slices]     # llvm-cpu and vmvx (then sort_networks.py's)
 CUDA = [sorts_apart_from_slices]
