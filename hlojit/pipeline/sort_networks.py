@@ -12,7 +12,8 @@ j of i), and keeps the smaller of the pair where bit j of i equals bit k of i (t
 ascending or descending), else the larger. "Smaller" is the sort's own comparator, applied to both orders of
 the pair by two `stablehlo.map`s of its body; padding elements compare after every element. A network is not
 stable: stable_sort_by_position (sort_rewrites.py) runs first and makes the comparator a total order, so
-equal keys keep their order. A comparator whose body holds an op with a region is left to IREE.
+equal keys keep their order. A comparator whose body holds an op with a region, or reads a value from outside
+its body, is left to IREE, and so are complex sorts (complex_pairs.py splits them later).
 
 cuda keeps IREE's sort (it fails on long sorts of two operands before any speed matters: sort_rewrites.py).
 """
@@ -24,7 +25,7 @@ from iree.compiler import ir
 from ..dialects import regions, stablehlo as hlo
 from ..dialects.types import dtype_of, shape_of
 from .legalize import walk
-from .sort_rewrites import _HasRegions, _rebuilt
+from .sort_rewrites import _rebuilt
 from .values import V, where
 
 # elements x sort length from which the network replaces IREE's sort. Measured (f32, local-sync, 12-05, AVX-512
@@ -52,7 +53,7 @@ def _precedes(comparator: ir.Block, first: list, second: list, first_padding: V,
     return ~first_padding & (second_padding | by_comparator)
 
 
-def _network(op) -> bool:
+def _network(op) -> None:
     dimension = ir.IntegerAttr(op.attributes["dimension"]).value
     shape = list(shape_of(op.operands[0].type))
     size = shape[dimension]
@@ -92,14 +93,21 @@ def _network(op) -> bool:
             next_j = where(last, V(k), V(j) - 1).value
             return [*new, next_k, next_j]
 
-        try:
-            results = regions.while_([*operands, padding, _i32(1), _i32(0)], cond, body)
-        except _HasRegions:
-            return False
+        results = regions.while_([*operands, padding, _i32(1), _i32(0)], cond, body)
         limit = list(shape)
         for result, value in zip(op.results, results):
             result.replace_all_uses_with(hlo.slice(value, [0] * len(shape), limit))
     op.erase()
+
+
+def _rebuildable(block: ir.Block) -> bool:
+    """Whether the comparator's ops can be built again as a map's body: none with a region of its own, none that
+    reads a value from outside the comparator (a map's body sees nothing else)."""
+    own = set(block.arguments)
+    for inner in block.operations:
+        if len(inner.operation.regions) or any(v not in own for v in inner.operation.operands):
+            return False
+        own.update(inner.operation.results)
     return True
 
 
@@ -108,6 +116,9 @@ def sorts_by_network(module: ir.Module) -> int:
         shape = shape_of(op.operands[0].type)
         length = shape[ir.IntegerAttr(op.attributes["dimension"]).value]
         return length > 1 and int(np.prod(shape, dtype=np.int64)) * length >= NETWORK_FROM and not any(
-            np.dtype(dtype_of(v.type)).kind == "c" for v in op.operands)
+            np.dtype(dtype_of(v.type)).kind == "c" for v in op.operands) \
+            and _rebuildable(op.regions[0].blocks[0])
     sorts = [op for op in walk(module.operation) if op.name == "stablehlo.sort" and long(op)]
-    return sum(_network(op) for op in sorts)
+    for op in sorts:
+        _network(op)
+    return len(sorts)
