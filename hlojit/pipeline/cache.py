@@ -102,13 +102,14 @@ def fingerprinted_modules() -> tuple:
     """The modules whose source is part of every key: compile_program's, the quirks and every rewrite they list
     (tests/test_legalize.py checks that each module quirks.py imports is here), the builders they use, and the
     interpreter's op tables constant folding computes with."""
-    from ..dialects import stablehlo
+    from ..dialects import regions, stablehlo
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, constant_folding,
-                   fft_rewrites, layout, legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_rewrites,
-                   subnormal_compares, values, vm_rewrites, vmvx_rewrites, winograd)
+                   fft_rewrites, layout, legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_networks,
+                   sort_rewrites, subnormal_compares, values, vm_rewrites, vmvx_rewrites, winograd)
     return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, fft_rewrites, layout,
-            legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_rewrites,
-            stablehlo, subnormal_compares, vm_rewrites, vmvx_rewrites, winograd, *constant_folding.EVALUATOR_MODULES)
+            legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_networks,
+            sort_rewrites, stablehlo, regions, subnormal_compares, vm_rewrites, vmvx_rewrites, winograd,
+            *constant_folding.EVALUATOR_MODULES)
 
 
 @functools.cache
