@@ -367,13 +367,13 @@ _BOOL_SOURCES_SEEN_THROUGH = _SEE_THROUGH | registry.op_set({"stablehlo.broadcas
 
 
 def _traced_bool_behind(value: ir.Value, seen: set) -> bool:
-    """Whether value comes (through elementwise ops, reshapes, transposes, broadcasts) from a bool IREE reads
-    from memory: an argument, or the result of an op that makes its own dispatch (not a constant, iota or
-    compare of such, which the consumer's dispatch computes in place)."""
+    """Whether value comes (through elementwise ops, reshapes, transposes, broadcasts) from a bool tensor IREE
+    reads from memory: an argument, or the result of an op that makes its own dispatch (not a constant, iota or
+    compare of such, which the consumer's dispatch computes in place, nor a 0-d bool, read as a scalar)."""
     op = producer(value)
-    if op is None or op.name not in _BOOL_SOURCES_SEEN_THROUGH:
-        return dtype_of(value.type) == np.bool_ and (op is None or op.name not in ("stablehlo.constant",
-                                                                                     "stablehlo.iota"))
+    if op is None or op.name not in _BOOL_SOURCES_SEEN_THROUGH:     # a 0-d bool (eig's flags) is a scalar load
+        return dtype_of(value.type) == np.bool_ and int(np.prod(shape_of(value.type))) > 1 and \
+            (op is None or op.name not in ("stablehlo.constant", "stablehlo.iota"))
     if op in seen:
         return False
     seen.add(op)
