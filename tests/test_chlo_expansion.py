@@ -8,7 +8,7 @@ import pytest
 import scipy.special as sp
 
 import hlojit as hj
-from tests.test_legalize import target_rewritten
+from test_legalize import target_rewritten
 
 _T = "tensor<8x{t}>"
 ZETA_POLYGAMMA = """func.func @main(%x: {T}, %q: {T}, %n: {T}, %y: {T}) -> ({T}, {T}) {{
