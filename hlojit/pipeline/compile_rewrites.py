@@ -73,7 +73,7 @@ from iree.compiler import ir
 from ..dialects import registry, stablehlo as hlo
 from ..dialects.build import create, scalar_type
 from ..dialects.types import attr_ints, constant_value, dot_dimensions, dtype_of, element_type, shape_of
-from .legalize import behind_barrier, producer, walk
+from .legalize import barrier_before_first_use, behind_barrier, producer, walk
 from .values import V, where
 
 
@@ -338,28 +338,16 @@ def _results_reached(value: ir.Value, reached: set, seen: set) -> set:
     return reached
 
 
-def _barrier_before_first_use(value: ir.Value) -> None:
-    """Every use of value reads it through an optimization barrier placed right before the first op that uses it
-    (in its block's order): a barrier right after the producer, in the middle of a backward pass, cost IREE host
-    syncs (the MLP's Adam step: 7 against 2)."""
-    users = {use.owner.operation for use in value.uses}
-    first = next((inner.operation for inner in value.owner.operation.block.operations if inner.operation in users),
-                 None)
-    if first is None:     # every use is nested in a region (a loop's body): right after the producer
-        return behind_barrier(value.owner.operation)
-    with ir.InsertionPoint(first), first.location:
-        kept = hlo.optimization_barrier([value])[0]
-    value.replace_all_uses_with(kept)
-    kept.owner.operation.operands[0] = value
+def _matmuls_apart(module: ir.Module, needs_barrier) -> int:
+    """Each matmul whose result `needs_barrier(result)` reaches its uses through a barrier (before the first)."""
+    matmuls = [op for op in _ops_named(module, "stablehlo.dot_general") if needs_barrier(op.result)]
+    for op in matmuls:
+        barrier_before_first_use(op.result)
+    return len(matmuls)
 
 
 def matmul_updates_apart(module: ir.Module) -> int:
-    count = 0
-    for op in _ops_named(module, "stablehlo.dot_general"):
-        if len(_results_reached(op.results[0], set(), set())) >= 2:
-            _barrier_before_first_use(op.results[0])
-            count += 1
-    return count
+    return _matmuls_apart(module, lambda result: len(_results_reached(result, set(), set())) >= 2)
 
 
 _BOOL_SOURCES_SEEN_THROUGH = _SEE_THROUGH | registry.op_set({"stablehlo.broadcast_in_dim"},
@@ -380,14 +368,13 @@ def _traced_bool_behind(value: ir.Value, seen: set) -> bool:
     return any(_traced_bool_behind(operand, seen) for operand in op.operands)
 
 
+def _reads_a_traced_bool(result: ir.Value) -> bool:
+    seen: set = set()
+    return any(_traced_bool_behind(v, seen) for v in _fused_consumer_operands(result, set()))
+
+
 def traced_bools_apart_from_matmuls(module: ir.Module) -> int:
-    count = 0
-    for op in _ops_named(module, "stablehlo.dot_general"):
-        seen: set = set()
-        if any(_traced_bool_behind(v, seen) for v in _fused_consumer_operands(op.result, set())):
-            _barrier_before_first_use(op.result)
-            count += 1
-    return count
+    return _matmuls_apart(module, _reads_a_traced_bool)
 
 
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
