@@ -34,7 +34,7 @@ from . import dtypes, ops, trace
 from .inline import inline_function
 from .jit import jit
 from .ops.linalg import _util
-from .ops.linalg.eig import _normalised
+from .ops.linalg.eig import normalised_columns
 from .ops.linalg.lu import factor
 from .ops.linalg.qr import form_q, householder
 
@@ -130,7 +130,7 @@ def _geev(config, results, a):
     vector_dtype = results[-2][1]
     if left or right:
         w, vr = ops.linalg.eig(a)
-        vl = _normalised(_util.mH(ops.linalg.inv(vr))) if left else ops.zeros(vl_shape, vector_dtype)
+        vl = normalised_columns(_util.mH(ops.linalg.inv(vr))) if left else ops.zeros(vl_shape, vector_dtype)
         vr = vr if right else ops.zeros(vr_shape, vector_dtype)
     else:
         w = ops.linalg.eigvals(a)

@@ -25,7 +25,7 @@ from iree.compiler import ir
 from ..dialects import regions, stablehlo as hlo
 from ..dialects.types import dtype_of, shape_of
 from .legalize import walk
-from .sort_rewrites import _rebuilt
+from .sort_rewrites import rebuilt_comparator
 from .values import V, where
 
 # elements x sort length from which the network replaces IREE's sort. Measured (f32, local-sync, 12-05, AVX-512
@@ -49,7 +49,7 @@ def _rotated(x: ir.Value, dimension: int, by: ir.Value) -> ir.Value:
 def _precedes(comparator: ir.Block, first: list, second: list, first_padding: V, second_padding: V) -> V:
     """Elementwise: whether `first` comes before `second` in the sort's order, padding last."""
     pairs = [v for a, b in zip(first, second) for v in (a, b)]
-    by_comparator = V(regions.map(pairs, lambda *scalars: _rebuilt(comparator, list(scalars))))
+    by_comparator = V(regions.map(pairs, lambda *scalars: rebuilt_comparator(comparator, list(scalars))))
     return ~first_padding & (second_padding | by_comparator)
 
 

@@ -41,7 +41,7 @@ class _HasRegions(Exception):
     """A comparator op with a region of its own: not rebuilt here."""
 
 
-def _rebuilt(block: ir.Block, arguments: list[ir.Value]) -> ir.Value:
+def rebuilt_comparator(block: ir.Block, arguments: list[ir.Value]) -> ir.Value:
     """The comparator `block`'s ops built again at the insertion point, on `arguments`; the value it returns."""
     mapping = {arg: value for arg, value in zip(block.arguments, arguments)}
     for inner in block.operations:
@@ -97,8 +97,8 @@ def _stable_by_position(op) -> bool:
         swapped = [args[k + 1 - k % 2 * 2] for k in range(len(args))]    # (b0, a0, b1, a1, ...)
         try:
             with ir.InsertionPoint(block):
-                before = _rebuilt(old, args[:2 * inputs])
-                after = _rebuilt(old, swapped[:2 * inputs])
+                before = rebuilt_comparator(old, args[:2 * inputs])
+                after = rebuilt_comparator(old, swapped[:2 * inputs])
                 tie = hlo.binary("and", hlo.unary("not", after),
                                  hlo.compare(args[2 * position], args[2 * position + 1], "LT"))
                 create("stablehlo.return", [], [hlo.binary("or", before, tie)])

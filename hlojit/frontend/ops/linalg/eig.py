@@ -257,7 +257,7 @@ def _triangular_eigenvectors(t, w):
     return fori_loop(0, n, step, ops.zeros(t.shape, t.dtype))
 
 
-def _normalised(v):
+def normalised_columns(v):
     """v's columns scaled to unit 2-norm, their component of largest modulus real and positive."""
     size = _abs2(v)
     largest = ops.argmax(size, axis=-2, keepdims=True)
@@ -281,7 +281,7 @@ def _eig(a, vectors: bool):
     w = ops.where(good[..., None], ops.diagonal(t, 0, -2, -1), nan)
     if not vectors:
         return w, None
-    v = _normalised(mm(z, _triangular_eigenvectors(t, w)))
+    v = normalised_columns(mm(z, _triangular_eigenvectors(t, w)))
     return w, ops.where(good[..., None, None], v, nan)
 
 
