@@ -64,6 +64,12 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   whole module compiled without data tiling. The matmul's result passes a barrier before its first use (hj.nn's
   attention once turned its mask into floats behind a barrier). A mask computed from iotas (causal) is computed
   in the consumer's dispatch and needs none.
+- llvm-cpu, every flag set: a dot_general whose operand is a splat constant spread or moved (a gather, slice,
+  broadcast, reshape, transpose, reverse or convert of one), as the zero imaginary part of a complex identity
+  permuted by LU's pivots in complex_pairs' real products (`inv` of a 64 x 64 complex128 matrix): IREE folds the
+  operand into a `linalg.fill` inside the matmul's dispatch and fails ("One or more operations with large vector
+  sizes (32768 bytes)"), with data tiling and without, so the whole compile failed. A barrier on the operand makes
+  it a buffer the matmul reads (one fill dispatch; the products stay those the spec asks, NaN times zero included).
 """
 from __future__ import annotations
 
@@ -377,11 +383,37 @@ def traced_bools_apart_from_matmuls(module: ir.Module) -> int:
     return _matmuls_apart(module, _reads_a_traced_bool)
 
 
+_SPLAT_KEEPING = registry.op_set({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
+                                 "stablehlo.slice", "stablehlo.dynamic_slice", "stablehlo.gather", "stablehlo.reverse",
+                                 "stablehlo.convert"}, "ops whose result is a splat when their first operand is")
+
+
+def _spread_splat(value: ir.Value) -> bool:
+    """Whether value is a splat constant, or one moved or spread by _SPLAT_KEEPING ops (their first operand)."""
+    op = producer(value)
+    while op is not None and op.name in _SPLAT_KEEPING:
+        op = producer(op.operands[0])
+    return op is not None and op.name == "stablehlo.constant" and ir.DenseElementsAttr(op.attributes["value"]).is_splat
+
+
+def splat_matmul_operands_materialized(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.dot_general"):
+        for k, value in enumerate(list(op.operands)):
+            if _spread_splat(value) and int(np.prod(shape_of(value.type))) > 1:
+                with ir.InsertionPoint(op), op.location:
+                    op.operands[k] = hlo.optimization_barrier([value])[0]
+                count += 1
+    return count
+
+
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
                complex128_constants_from_parts]
 # before vmvx's bf16 and float -> int rewrites, which read converts
 VMVX = [double_rounding_kept, f64_to_int_by_bits]
 CPU = [double_rounding_kept, bf16_converts_rounded_once, reverses_before_strided_slices]
+# llvm-cpu, every flag set, after complex_pairs (whose real products of a complex matmul make such operands)
+CPU_AFTER_PAIRS = [splat_matmul_operands_materialized]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
 CPU_DATA_TILING = [sliced_matmul_inputs_materialized, bool_dots_behind_barriers, matmul_updates_apart,
                    traced_bools_apart_from_matmuls]
