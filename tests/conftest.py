@@ -119,7 +119,7 @@ def group_result(results: dict, backend: str, group: str, cases: list, index: in
             results[backend, group] = e
     outputs = results[backend, group]
     if isinstance(outputs, Exception):
-        raise outputs
+        raise outputs.with_traceback(None)   # shared by the group's cases: not the traceback the last grew
     return outputs[index]
 
 

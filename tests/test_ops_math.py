@@ -472,7 +472,7 @@ def _params():
 def test_op(backend, group, case):
     out = _results(backend, group)[case.id]
     if isinstance(out, Exception):
-        raise out
+        raise out.with_traceback(None)   # shared by the group's cases: not the traceback the last grew
     where = f"{case.id} on {backend}"
     if case.checks:
         for name, actual, expected in zip(case.id.rsplit("-", 1)[0].split(","), out, case.expected):

@@ -170,7 +170,7 @@ def _compiled(fn, backend):
         except Exception as e:  # every case reports it
             _RESULTS[fn, backend] = e
     if isinstance(_RESULTS[fn, backend], Exception):
-        raise _RESULTS[fn, backend]
+        raise _RESULTS[fn, backend].with_traceback(None)   # shared: not the traceback the last case grew
     return _RESULTS[fn, backend]
 
 
