@@ -160,10 +160,13 @@ def _dense_text(op_text: str) -> str:
 def constant_value(op) -> np.ndarray:
     """The array a `stablehlo.constant` holds, splats expanded, C-contiguous."""
     dtype, shape = dtype_of(op.result.type), shape_of(op.result.type)
-    if dtype.kind == "c":  # the bindings cannot even hand out a complex attribute: read the op's text
-        # str(op) verifies and numbers the op's whole function: 11 ms an op inside a complex svd's loops, 2 ms
-        # without (12-02: its reference program's 600 complex constants read in 6.6 s, then 1.3 s)
-        text = op.operation.get_asm(use_local_scope=True, assume_verified=True)
+    if dtype.kind == "c":  # the bindings cannot hand out a complex attribute (`.attr` of it even aborts the
+        # process): read its text from the NamedAttribute, whose printing is the attribute's alone. The op's own
+        # text costs time in proportion to its function (str(op) verifies and numbers the function: 11 ms an op
+        # in a complex svd's loops; get_asm's local scope still ~0.6 ms an op in test_linalg_complex's module,
+        # 2.8 s of its 6 s of rewrites; the NamedAttribute 0.01 ms)
+        names = list(op.operation.attributes)
+        text = str(op.operation.attributes[names.index("value")])
         value = _dense_from_text(_dense_text(text), dtype)
     else:
         attr = op.attributes["value"]
