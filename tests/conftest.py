@@ -34,7 +34,7 @@ TOLERANCES = {  # dtype name -> (rtol, atol)
 # composed, after the same rewrites as on iree:cpu and through the same flow/stream pipeline; on vmvx its
 # module would compile again (test_linalg_complex's alone took 85 s of the suite's 15 minutes) to check the
 # same ops once more. A library test that runs on vmvx says what vmvx lowers differently there (test_linalg's
-# f64 module, test_linalg_eig's).
+# f64 module, test_linalg_complex_svd's complex128 loops).
 LIBRARY_BACKENDS = [b for b in BACKENDS if b != "iree:vmvx"]
 
 

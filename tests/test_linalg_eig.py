@@ -1,4 +1,6 @@
-"""linalg.eig / eigvals of general matrices against numpy.linalg.eig on every backend: eigenvalues as multisets
+"""linalg.eig / eigvals of general matrices against numpy.linalg.eig on the reference backend and iree:cpu
+(conftest.LIBRARY_BACKENDS: vmvx's f64 and complex128 loops are test_linalg's and test_linalg_complex_svd's; its eig
+module took 13-28 s of the suite): eigenvalues as multisets
 (matched one to one by least total distance), a v = v diag(w) and unit columns; the complex results' dtypes.
 
 Eigen-decompositions compile one QR loop per (n, dtype): the cases are stacked into a few batches of one
@@ -14,7 +16,7 @@ import hlojit as hj
 import hlojit.ops.linalg  # noqa: F401  (importable by its name)
 from hlojit import ops
 
-from conftest import BACKENDS
+from conftest import LIBRARY_BACKENDS
 from test_linalg import numeric_grad   # central differences, as test_linalg checks its gradients
 
 L = ops.linalg
@@ -60,19 +62,15 @@ def _stack(cases, dtype):
     return np.stack([np.asarray(m, dtype) for _, m, _ in cases])
 
 
-def run_all(a4_real, a4_complex, a6_real, a6_complex, a1, a0, vmvx=False, reference=False):
+def run_all(a4_real, a4_complex, a6_real, a6_complex, a1, a0, reference=False):
     """Every output of this file: one module per backend. Complex and real cases of one size share one eig
     call (the real ones converted, as eig converts them: the same QR loop); eigvals on one matrix and on a
-    stack. vmvx runs the f64 group and the trivial sizes only: the c64 group is the same StableHLO in
-    another dtype (and took half of vmvx's 31 s of compile). The real batch of two and the unbatched eigvals
-    run on the reference only: they are the c64 group's program at other batch sizes (what they check, that
-    eig converts real input itself and that a batch changes nothing, is the frontend's), and each compiled
-    its QR loops again on iree:cpu."""
+    stack. The real batch of two and the unbatched eigvals run on the reference only: they are the c64 group's
+    program at other batch sizes (what they check, that eig converts real input itself and that a batch changes
+    nothing, is the frontend's), and each compiled its QR loops again on iree:cpu."""
     a6 = ops.concatenate([a6_real.astype(np.complex128), a6_complex], axis=0)
-    out = {"eig6": L.eig(a6), "eigvals6": L.eigvals(a6), "eig1": L.eig(a1), "eig0": L.eig(a0)}
-    if not vmvx:
-        a4 = ops.concatenate([a4_real.astype(np.complex64), a4_complex], axis=0)
-        out.update(eig4=L.eig(a4))
+    a4 = ops.concatenate([a4_real.astype(np.complex64), a4_complex], axis=0)
+    out = {"eig6": L.eig(a6), "eigvals6": L.eigvals(a6), "eig1": L.eig(a1), "eig0": L.eig(a0), "eig4": L.eig(a4)}
     if reference:
         out.update(pair=L.eig(a4_real[:2]), eigvals_one=L.eigvals(a4_real[0]))
     return out
@@ -92,8 +90,7 @@ _RESULTS: dict = {}
 
 def results(backend):
     if backend not in _RESULTS:
-        fn = lambda *inputs: run_all(*inputs, vmvx=backend == "iree:vmvx",  # noqa: E731
-                                     reference=backend == "reference")
+        fn = lambda *inputs: run_all(*inputs, reference=backend == "reference")  # noqa: E731
         _RESULTS[backend] = hj.jit(fn, backend=backend)(*INPUTS)
     return {k: tuple(np.asarray(x) for x in r) if isinstance(r, tuple) else np.asarray(r)
             for k, r in _RESULTS[backend].items()}
@@ -121,7 +118,7 @@ def check(a, w, v, how, tol):
         np.testing.assert_allclose(np.linalg.norm(v, axis=0), 1, atol=tol)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", LIBRARY_BACKENDS)
 def test_eig_against_numpy(backend):
     out = results(backend)
     (w6, v6), w6_only, (w1, v1), (w0, v0) = out["eig6"], out["eigvals6"], out["eig1"], out["eig0"]
@@ -132,8 +129,6 @@ def test_eig_against_numpy(backend):
     np.testing.assert_array_equal(w1, [[-2.5], [4.0]])
     np.testing.assert_array_equal(v1, np.ones((2, 1, 1)))
     assert w0.shape == (0,) and v0.shape == (0, 0) and w0.dtype == np.complex64
-    if backend == "iree:vmvx":
-        return
     w4, v4 = out["eig4"]
     assert w4.dtype == v4.dtype == np.complex64
     for i, (name, a, how) in enumerate(SINGLE):
@@ -212,7 +207,7 @@ def test_qr_iterations_stop_long_before_the_sweep_limit():
     assert matched_distance(np.diag(np.asarray(t)), np.linalg.eigvals(a)) < 1e-12
 
 
-@pytest.mark.parametrize("backend", [b for b in ("iree:cpu",) if b in BACKENDS])
+@pytest.mark.parametrize("backend", [b for b in ("iree:cpu",) if b in LIBRARY_BACKENDS])
 def test_two_2x2_eigvals_in_one_module(backend):
     """Failed at run time before pipeline/vm_rewrites.py (IREE 3.13's VM register allocator nulled a buffer one
     branch passed twice: copy_buffer OUT_OF_RANGE; docs/iree_vm_branch_move.md); vmvx failed alike."""
