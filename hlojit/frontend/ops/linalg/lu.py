@@ -164,6 +164,11 @@ def factor(a):
     and above it, LAPACK's 0-based pivots (row i was swapped with pivots[i]), the row order they make
     (a[order] = L @ U) and the number of real swaps. The block loop is unrolled at trace time."""
     n = a.shape[-1]
+    if n == 1:   # nothing to pivot. The loop would overwrite its whole pivot record in its one step, and IREE 3.13
+        # then failed on the loop that carries it ("'scf.while' op ... region branch point has 6 operands, but
+        # region successor needs 4 inputs", or died: "LLVM ERROR: out of memory"; det of a 1 x 1 matrix)
+        zeros = ops.zeros(a.shape[:-1], dtypes.int32)
+        return a, zeros, zeros, ops.zeros(a.shape[:-2], dtypes.int32)
     block, size = _sizes(n)
     a = _util.pad_identity(a, size)
     batch = a.shape[:-2]
