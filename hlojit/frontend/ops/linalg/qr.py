@@ -125,6 +125,10 @@ def unblocked_qr(u, columns: int):
     against the blocked QR's 19 s, 28 dispatches against 73) and runs 51 ms against 29, next to ~800 ms of
     Jacobi sweeps."""
     m = u.shape[-2]
+    if m == 1:   # one row: nothing to reflect (LAPACK's tau = 0). The loop's one step would overwrite its whole v
+        # and tau, and IREE 3.13 failed on such loops ("circular dependency: input operation uses partition
+        # output"; pinv and lstsq of a 1 x 1 real matrix, whose svd completes u by this QR)
+        return ops.ones(u.shape[:-2] + (1, columns), u.dtype), u
     r, v, tau = _reflect_columns(u, 0)
     q = ops.broadcast_to(_util.eye(m, u.dtype, columns), u.shape[:-2] + (m, columns))
     return _apply_block(v, _wy(v, tau), q), r
