@@ -51,7 +51,7 @@ def _inputs(dtype):
 
 def _cases(x):
     """name -> (hlojit's computation, numpy's) of solve, inv, det, slogdet, lu_solve, solve_triangular,
-    matrix_power, multi_dot, cholesky, cho_solve, qr and eigvalsh."""
+    matrix_power, multi_dot, cholesky, cho_solve, qr, eigvalsh and expm."""
     cases = {
         "solve": (lambda: L.solve(x["a"], x["b"]), lambda: np.linalg.solve(x["a"], x["b"])),
         "solve batched": (lambda: L.solve(x["batch"], x["bb"]), lambda: np.linalg.solve(x["batch"], x["bb"])),
@@ -94,6 +94,7 @@ def _cases(x):
                         lambda: tuple(np.linalg.qr(x["tall"], mode="complete"))),
         "qr r": (lambda: L.qr(x["wide"], mode="r"), lambda: np.linalg.qr(x["wide"], mode="r")),
         "eigvalsh upper": (lambda: L.eigvalsh(x["eigen"], UPLO="U"), lambda: np.linalg.eigvalsh(x["eigen"], UPLO="U")),
+        "expm batched": (lambda: L.expm(x["batch"]), lambda: np.stack([scipy.linalg.expm(m) for m in x["batch"]])),
     }
     return cases
 

@@ -1,11 +1,11 @@
 """scipy.linalg.expm by scaling and squaring with Pade approximants (Higham 2005), JAX's choice of
-degrees: f32 uses degree 3, 5 or 7 and f64 3, 5, 7, 9 or 13 by the 1-norm, scaled by 2^-s so that the
+degrees: f32 and complex64 use degree 3, 5 or 7, f64 and complex128 3, 5, 7, 9 or 13 by the 1-norm, scaled by 2^-s so that the
 norm is under the largest degree's bound, then squared s times (at most 16, JAX's max_squarings)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ... import ops
+from ... import dtypes, ops
 from ...control import fori_loop
 from . import _util
 from ._util import mm
@@ -45,10 +45,10 @@ def _pade(a, degree: int, powers: dict):
 
 
 def expm(A, *, upper_triangular: bool = False, max_squarings: int = MAX_SQUARINGS):
-    """scipy.linalg.expm of square A (..., n, n) (f32 or f64); NaN where more than max_squarings squarings
-    would be needed, as JAX."""
-    a = _util.matrix("expm", A, square=True)
-    largest, degrees, bounds = _CHOICES.get(np.dtype(a.dtype), _CHOICES[np.dtype(np.float32)])
+    """scipy.linalg.expm of square A (..., n, n) (real or complex, as scipy and JAX); NaN where more than
+    max_squarings squarings would be needed, as JAX."""
+    a = _util.matrix("expm", A, square=True, complex_ok=True)
+    largest, degrees, bounds = _CHOICES.get(np.dtype(dtypes.real_dtype(a.dtype)), _CHOICES[np.dtype(np.float32)])
     norm1 = matrix_norm(a, ord=1, keepdims=True)
     squarings = ops.maximum(0, ops.floor(ops.log2(norm1 / largest)))
     a = a / 2 ** squarings
