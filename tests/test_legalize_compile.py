@@ -460,13 +460,16 @@ def test_bool_matmuls_compile_data_tiled_and_sum_as_numpy():
 # The real products of a complex identity permuted by LU's pivots (`inv` of a 64 x 64 complex128 matrix): the
 # imaginary part is a gather of zeros, which IREE folded into a fill inside the next matmul's dispatch and failed
 # ("One or more operations with large vector sizes"), with data tiling and without
-GATHERED_ZEROS_MATMUL = """func.func @main(%x: tensor<64x64xf64>, %y: tensor<64x64xf64>, %i: tensor<64x1xi32>) -> tensor<64x64xf64> {
+GATHERED_ZEROS_MATMUL = """func.func @main(%x: tensor<64x64xf64>, %y: tensor<64x64xf64>, %i: tensor<64x1xi32>)
+    -> tensor<64x64xf64> {
   %z = stablehlo.constant dense<0.0> : tensor<64x64xf64>
   %g = "stablehlo.gather"(%z, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0],
       start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 64>}>
       : (tensor<64x64xf64>, tensor<64x1xi32>) -> tensor<64x64xf64>
-  %d = stablehlo.dot_general %x, %g, contracting_dims = [1] x [0] : (tensor<64x64xf64>, tensor<64x64xf64>) -> tensor<64x64xf64>
-  %e = stablehlo.dot_general %y, %d, contracting_dims = [1] x [0] : (tensor<64x64xf64>, tensor<64x64xf64>) -> tensor<64x64xf64>
+  %d = stablehlo.dot_general %x, %g, contracting_dims = [1] x [0]
+      : (tensor<64x64xf64>, tensor<64x64xf64>) -> tensor<64x64xf64>
+  %e = stablehlo.dot_general %y, %d, contracting_dims = [1] x [0]
+      : (tensor<64x64xf64>, tensor<64x64xf64>) -> tensor<64x64xf64>
   return %e : tensor<64x64xf64>
 }"""
 
@@ -484,7 +487,8 @@ def test_matmuls_of_spread_zeros_compile_on_cpu_and_match_the_reference():
     for target in (targets.cpu(), targets.cpu().fallback):
         assert compile_program(parse(GATHERED_ZEROS_MATMUL), target).target == target   # no fallback needed
     rng = np.random.default_rng(3)
-    inputs = [rng.standard_normal((64, 64)), rng.standard_normal((64, 64)), rng.permutation(64).astype(np.int32)[:, None]]
+    inputs = [rng.standard_normal((64, 64)), rng.standard_normal((64, 64)),
+              rng.permutation(64).astype(np.int32)[:, None]]
     inputs[1][5, 7] = np.inf                                   # inf times zero is nan: row 5 as the spec's products
     (actual, expected), = on_target_and_reference(GATHERED_ZEROS_MATMUL, inputs, "iree:cpu")
     assert np.isnan(expected[5]).all() and (np.delete(expected, 5, axis=0) == 0).all()

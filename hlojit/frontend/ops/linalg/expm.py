@@ -1,6 +1,7 @@
 """scipy.linalg.expm by scaling and squaring with Pade approximants (Higham 2005), JAX's choice of
-degrees: f32 and complex64 use degree 3, 5 or 7, f64 and complex128 3, 5, 7, 9 or 13 by the 1-norm, scaled by 2^-s so that the
-norm is under the largest degree's bound, then squared s times (at most 16, JAX's max_squarings)."""
+degrees: f32 and complex64 use degree 3, 5 or 7, f64 and complex128 3, 5, 7, 9 or 13 by the 1-norm, scaled
+by 2^-s so that the norm is under the largest degree's bound, then squared s times (at most 16, JAX's
+max_squarings)."""
 from __future__ import annotations
 
 import numpy as np
