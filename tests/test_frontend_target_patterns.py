@@ -90,6 +90,8 @@ FRONTEND_PATTERNS = {
                                   "fori_loop: cpu fails to compile the loop there once the QR has more than one "
                                   "panel, 'failed to solve for timepoint coverage')",
     "ops/linalg/qr.py::_reflect_columns": _BLOCKED,
+    "ops/linalg/qr.py::unblocked_qr": "meaning: a single row's Q is the identity (LAPACK's tau = 0), exact on every "
+                                      "target; IREE's while-loop bug on the one-step loop motivated it",
     "ops/linalg/spectral.py::<module>": "note: svd's threshold comment says why QDWH was not measured at n = 64",
     "ops/linalg/spectral.py::_running_product": "meaning: the Hermitian eigh's running product of phases as log2(n) "
                                                 "shifted products, exact on every target (vmvx fails on a complex128 "
