@@ -45,6 +45,9 @@ KNOWN_IREE_FAILURES: dict = {
         "divide_complex_by_a_subnormal": "llvm-cpu and vmvx flush subnormal operands to zero, so a complex quotient "
                                          "by a subnormal divisor is nan + nan i (the reference gives tiny / tiny = 1)",
     }.items()}
+# what vmvx gets wrong on values it computes at run time (the cases' constants pass through barriers) has its
+# rewrites: sign, popcnt, clz, bf16 in pipeline/vmvx_rewrites.py, CHLO expanded first in pipeline/legalize.py
+
 # Cases the IREE targets leave to other tests: complex elementary functions whose StableHLO op test_complex_pairs
 # runs on every IREE target from a from_mlir module (complex64 and complex128, against numpy), and whose branch
 # cuts, signed zeros and special values test_complex_special_values checks there (the frontend emits the same ops).
@@ -52,8 +55,10 @@ KNOWN_IREE_FAILURES: dict = {
 CHECKED_ELSEWHERE_ON_IREE = frozenset({
     "exponential_complex", "exponential_minus_one_complex", "log_complex", "log_plus_one_complex", "sqrt_complex",
     "tanh_complex", "sine_complex", "cosine_complex", "tan_complex"})
-# what vmvx gets wrong on values it computes at run time (the cases' constants pass through barriers) has its
-# rewrites: sign, popcnt, clz, bf16 in pipeline/vmvx_rewrites.py, CHLO expanded first in pipeline/legalize.py
+
+
+def _runs_on(backend: str, name: str) -> bool:
+    return backend == "reference" or name not in CHECKED_ELSEWHERE_ON_IREE
 
 
 @functools.lru_cache(maxsize=None)
@@ -61,13 +66,13 @@ def _outcomes(backend: str, file: str) -> dict:
     """Every case of one file on one backend, from one bundled module (conformance.run_cases): one compile
     per file instead of one per case. The known failures stay out of the bundle."""
     cases = [c for f, c in CASES if f == file and (backend, c.name) not in KNOWN_IREE_FAILURES
-             and (backend == "reference" or c.name not in CHECKED_ELSEWHERE_ON_IREE)]
+             and _runs_on(backend, c.name)]
     return {o.case.name: o for o in conformance.run_cases(cases, backend)}
 
 
 @pytest.mark.parametrize("backend, file, case", [
     pytest.param(b, f, c, id=f"{b}-{f}-{c.name}", marks=pytest.mark.xdist_group(f"conformance-{b}-{f}"))
-    for b in BACKENDS for f, c in CASES if b == "reference" or c.name not in CHECKED_ELSEWHERE_ON_IREE])
+    for b in BACKENDS for f, c in CASES if _runs_on(b, c.name)])
 def test_case(backend, file, case):
     reason = KNOWN_IREE_FAILURES.get((backend, case.name))
     if reason:
