@@ -178,3 +178,21 @@ def constant_value(op) -> np.ndarray:
     if value.size == 1 and value.shape != shape:  # a splat
         value = np.broadcast_to(value.reshape(()), shape)
     return np.array(value.reshape(shape), order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
+
+
+def all_alike(array: np.ndarray) -> bool:
+    """Whether every element of array has the same bits (NaNs and signed zeros too); an empty one counts."""
+    if array.size <= 1:     # a scalar, or nothing at all (an empty array has no rows to compare)
+        return True
+    rows = np.ascontiguousarray(array).reshape(array.size, -1).view(np.uint8)
+    return bool((rows == rows[:1]).all())
+
+
+def is_splat_constant(op) -> bool:
+    """Whether op is a `stablehlo.constant` of one value repeated. A complex one is read through constant_value:
+    the bindings cannot hand out its attribute (`op.attributes["value"]` raises TypeError)."""
+    if op is None or op.name != "stablehlo.constant":
+        return False
+    if dtype_of(op.result.type).kind == "c":
+        return all_alike(constant_value(op))
+    return ir.DenseElementsAttr(op.attributes["value"]).is_splat

@@ -78,7 +78,8 @@ from iree.compiler import ir
 
 from ..dialects import registry, stablehlo as hlo
 from ..dialects.build import create, scalar_type
-from ..dialects.types import attr_ints, constant_value, dot_dimensions, dtype_of, element_type, shape_of
+from ..dialects.types import (attr_ints, constant_value, dot_dimensions, dtype_of, element_type, is_splat_constant,
+                              shape_of)
 from .legalize import barrier_before_first_use, behind_barrier, producer, walk
 from .values import V, where
 
@@ -393,7 +394,7 @@ def _spread_splat(value: ir.Value) -> bool:
     op = producer(value)
     while op is not None and op.name in _SPLAT_KEEPING:
         op = producer(op.operands[0])
-    return op is not None and op.name == "stablehlo.constant" and ir.DenseElementsAttr(op.attributes["value"]).is_splat
+    return is_splat_constant(op)
 
 
 def splat_matmul_operands_materialized(module: ir.Module) -> int:

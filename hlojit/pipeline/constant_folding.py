@@ -27,7 +27,7 @@ from iree.compiler import ir
 from .. import interpreter
 from ..interpreter import OPS, free_values
 from ..dialects import stablehlo as hlo
-from ..dialects.types import constant_value, dtype_of, shape_of
+from ..dialects.types import all_alike, constant_value, dtype_of, shape_of
 from ..errors import BackendError
 
 # The modules that compute a fold's values (the interpreter's op tables): part of every compile cache key.
@@ -154,13 +154,6 @@ def _affordable(op, inputs) -> bool:
     return sum(math.prod(shape_of(v.type)) for v in op.results) * biggest <= MAX_WORK
 
 
-def _is_splat(array: np.ndarray) -> bool:
-    if array.size <= 1:     # a scalar, or nothing at all (an empty array has no rows to compare)
-        return True
-    rows = np.ascontiguousarray(array).reshape(array.size, -1).view(np.uint8)
-    return bool((rows == rows[:1]).all())
-
-
 def _members(folder: _Folder) -> list:
     """The folded ops to take out: all but the roots IREE makes for free inside the dispatch that reads them (a
     broadcast or reshape that only spreads a splat, as `x + 1`'s and relu's do; an iota), left as they are."""
@@ -173,7 +166,7 @@ def _members(folder: _Folder) -> list:
 
 def _left_in_place(op, values: dict) -> bool:
     """An iota, or a spread of a splat (the operand's elements all alike: a scalar, mostly)."""
-    return op.name == "stablehlo.iota" or op.name in SPREADS and _is_splat(values[op.operands[0]])
+    return op.name == "stablehlo.iota" or op.name in SPREADS and all_alike(values[op.operands[0]])
 
 
 def _is_root(op, members) -> bool:

@@ -177,7 +177,7 @@ def _free(value: ir.Value, perm, index: _Index, depth: int = _DEPTH) -> bool:
     if op.name == "stablehlo.broadcast_in_dim":
         return _broadcast_relaid(op, perm) is not None
     if op.name == "stablehlo.constant":
-        return ir.DenseElementsAttr(op.attributes["value"]).is_splat
+        return types.is_splat_constant(op)
     if op.name in ELEMENTWISE and depth > 0 and _single_use(value) and len(op.results) == 1:
         return all(_free(v, perm, index, depth - 1) for v in op.operands)
     return False
