@@ -100,15 +100,16 @@ def compiler_version() -> str:
 
 def fingerprinted_modules() -> tuple:
     """The modules whose source is part of every key: compile_program's, the quirks and every rewrite they list
-    (tests/test_legalize.py checks that each module quirks.py imports is here), the builders they use, and the
+    (tests/test_legalize.py checks that each module quirks.py imports is here), the builders they use, the
+    readers of types and attributes they decide by (dialects/types.py: constant_value, is_splat_constant), and the
     interpreter's op tables constant folding computes with."""
-    from ..dialects import regions, stablehlo
+    from ..dialects import build, regions, stablehlo, types
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, constant_folding,
                    fft_rewrites, layout, legalize, linalg_rewrites, quirks, scatter_rewrites, sessions, sort_networks,
                    sort_rewrites, subnormal_compares, values, vm_rewrites, vmvx_rewrites, winograd)
     return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, fft_rewrites, layout,
             legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_networks,
-            sort_rewrites, stablehlo, regions, subnormal_compares, vm_rewrites, vmvx_rewrites, winograd,
+            sort_rewrites, stablehlo, regions, build, types, subnormal_compares, vm_rewrites, vmvx_rewrites, winograd,
             *constant_folding.EVALUATOR_MODULES)
 
 
