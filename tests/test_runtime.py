@@ -296,3 +296,14 @@ def test_an_argument_whose_conversion_calls_the_same_function():
             return np.asarray(f(np.float32(1)), dtype=dtype)   # 3.0
     assert float(f(np.float32(0))) == 1.0
     assert float(f(Lazy())) == 7.0
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:vmvx"])
+def test_arrays_take_format_specs_as_numpy_does(backend):
+    """f"{loss:.4f}" of a 0-d result raised TypeError (unsupported format string passed to Array.__format__)."""
+    loss = hj.jit(lambda x: x.sum(), backend=backend)(np.full(3, 0.5, np.float32))
+    assert f"{loss:.4f}" == "1.5000" and f"{loss:>6}" == "   1.5" and f"{loss}" == str(loss.numpy())
+    vector = hj.device_put(np.arange(3, dtype=np.float32), backend=backend)
+    assert f"{vector}" == "[0. 1. 2.]"
+    with pytest.raises(TypeError):   # as numpy's: a spec needs a 0-d array
+        f"{vector:.2f}"

@@ -147,6 +147,10 @@ class Array(ArrayOperators):
     def __index__(self):
         return self.numpy().__index__()
 
+    def __format__(self, spec: str) -> str:
+        """f"{loss:.4f}" of a 0-d Array, as numpy's and JAX's; an empty spec formats any Array as str()."""
+        return format(self.numpy(), spec)
+
     def __repr__(self):
         body = np.array2string(self.numpy(), separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self.dtype})"
