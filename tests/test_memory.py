@@ -60,9 +60,11 @@ def ops_sum(x):
     return hj.ops.sum(x)
 
 
-def test_compiles_reuse_one_session_per_target():
+def test_compiles_reuse_one_session_per_target(monkeypatch):
     """Compiling for new shapes makes no new compiler session (a new one per compile was the leak), and a
-    thread that ends hands its sessions to the next thread."""
+    thread that ends hands its sessions to the next thread. (In this process: a compile worker serves its
+    compiles the same way.)"""
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")
     f = hj.jit(lambda x: x - 1, backend="iree:cpu", cache_size=2)
     f(np.ones(1, np.float32))
     made = sessions.created

@@ -33,7 +33,7 @@ from ..dialects.types import conv_labels
 from ..errors import BackendError
 from . import check_donations, cpu_threads, iree_drivers
 from .teardown import COMPILING, Gate, keep_until_process_end
-from ..pipeline import Compiled, Program, Target, compile_cached, targets, tiered, tuning
+from ..pipeline import Compiled, Program, Target, compile_cached, compile_worker, targets, tiered, tuning
 from .array import Array
 
 _INSTANCE = None
@@ -415,6 +415,11 @@ class IreeBackend:
             self._target = tuning.machine_target(call_timer, targets.cpu_name_of(self._target))
             self._tune_machine = False
         return self._target
+
+    def expect_compile(self):
+        """A program is about to be traced for this backend: start a compile worker now, so its start-up runs
+        beside the trace (pipeline/compile_worker.py)."""
+        compile_worker.prestart()
 
     def load(self, program: Program, driver: str | None = None, autotune: bool = False,
              on_upgrade=None) -> Executable:

@@ -46,6 +46,9 @@ class Executable:
 class ReferenceBackend:
     name = "reference"
 
+    def expect_compile(self):
+        """Nothing to get ready: numpy runs the program as it is (IreeBackend starts its compile worker)."""
+
     def load(self, program: Program, driver: str | None = None, autotune: bool = False,
              on_upgrade=None) -> Executable:
         """`driver` (an IREE CPU driver), `autotune` and `on_upgrade` (tiered compilation) mean nothing to numpy:

@@ -193,6 +193,7 @@ class Exec:
         self._miss_reasons: list[str] = []
         self._evicted: set = set()
         functools.update_wrapper(self, fn)
+        self.backend.expect_compile()   # the IREE backend's compile worker starts while the caller goes on
 
     def _static_names(self, argnums, argnames) -> frozenset:
         names = self._parameter_names(argnums, argnames, "static")
@@ -321,6 +322,7 @@ class Exec:
                           "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
                           RecompileWarning, stacklevel=_trace.user_stacklevel())
         start = time.perf_counter()
+        self.backend.expect_compile()
         with COMPILING:  # MLIR's and IREE's C++ throughout: closed to daemon threads at exit (teardown.py)
             program, out_tree = self._trace(key, bound)
             program.why = reason

@@ -5,6 +5,8 @@ The module is copied, as bytecode, into this thread's compiler session for the t
 function built it, so it can be printed, run on the reference backend or compiled again afterwards.
 Diagnostics are captured; on failure the IR is saved and `CompileError` names the first diagnostic and the
 file. The compile stops at IREE's `vm` phase once, for vm_rewrites.py to mend IREE's own VM module, and resumes.
+`compile_program` runs all this in a worker process (compile_worker.py: a crash of IREE's compiler is then
+an error, not the end of the caller's process); `compile_here` is the same in this process.
 """
 from __future__ import annotations
 
@@ -23,14 +25,14 @@ import time
 from iree.compiler.api import Output, ctypes_dl
 
 from ..errors import CompileError
-from . import private_files, quirks, sessions, vm_rewrites
+from . import compile_worker, private_files, quirks, sessions, vm_rewrites
 from .program import Program
 from .targets import Target
 
 
 # One IREE compile at a time per process: two sessions compiling on two threads at once gave bogus
 # verifier errors ("'vm.func' op expects parent op 'vm.module'") in IREE 3.13. Tracing, the persistent
-# cache and running stay concurrent; a process pool compiles in parallel (tests/test_ops.py does).
+# cache and running stay concurrent; compile workers (one per compiling thread) compile in parallel.
 COMPILE_LOCK = threading.Lock()
 
 
@@ -79,10 +81,23 @@ def with_fallback(program: Program, target: Target, run):
 
 
 def compile_program(program: Program, target: Target) -> Compiled:
-    """Compile to a vmfb (`program.module` is left as it is). `Compiled.target` is the target whose flags made
-    the vmfb (the fallback's where those were needed)."""
-    return with_fallback(program, target, lambda session, operation, chosen, _: _compile(program, session,
-                                                                                         operation, chosen))
+    """Compile to a vmfb (`program.module` is left as it is), in a compile worker unless
+    HLOJIT_COMPILE_WORKER=0. `Compiled.target` is the target whose flags made the vmfb (the fallback's where
+    those were needed). Where no flags compile it, the StableHLO is saved and the CompileError names the file."""
+    try:
+        if compile_worker.enabled():
+            return compile_worker.compile(program, target, compile_here)
+        return compile_here(program, target)
+    except CompileError as e:
+        path = _save_failed_ir(program)
+        raise CompileError(f"IREE could not compile {program.name} for {target.name}: {e}\n"
+                           f"the StableHLO is saved at {path}", diagnostics=e.diagnostics, ir_path=path) from None
+
+
+def compile_here(program: Program, target: Target) -> Compiled:
+    """`compile_program` in this process; a failure's CompileError holds IREE's first error alone."""
+    return with_fallback(program, target, lambda session, operation, chosen, _: _compile(session, operation,
+                                                                                         chosen))
 
 
 @functools.cache
@@ -121,7 +136,7 @@ def scratch_folder(prefix: str):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _compile(program: Program, session, operation, target: Target) -> Compiled:
+def _compile(session, operation, target: Target) -> Compiled:
     with scratch_folder("hlojit-") as scratch:
         stats_path = os.path.join(scratch, "stats.json")
         session.set_flags("--iree-scheduling-dump-statistics-format=json",   # single-valued: set per compile
@@ -152,13 +167,9 @@ def _compile(program: Program, session, operation, target: Target) -> Compiled:
             # (IREE's format flag has no "off" value: the statistics go to the null device until the next compile)
             session.set_flags(f"--iree-scheduling-dump-statistics-file={os.devnull}")
         seconds = time.perf_counter() - start
-        if not ok:
+        if not ok:   # with_fallback compiles it again where it can; compile_program saves the IR where not
             errors = [d for d in diagnostics if d.startswith("error")] or diagnostics or ["no diagnostic"]
-            if target.fallback is not None:   # with_fallback compiles it again: nothing to show yet
-                raise CompileError(errors[0], diagnostics=diagnostics)
-            path = _save_failed_ir(program)
-            raise CompileError(f"IREE could not compile {program.name} for {target.name}: {errors[0]}\n"
-                               f"the StableHLO is saved at {path}", diagnostics=diagnostics, ir_path=path)
+            raise CompileError(errors[0], diagnostics=diagnostics)
         dispatches = None
         if os.path.exists(stats_path):
             with open(stats_path) as f:

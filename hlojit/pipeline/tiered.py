@@ -169,7 +169,8 @@ def _bytecode(program: Program) -> bytes:
 def _start_child(request: str, reply: str):
     """A Python that runs _child_main(request, reply), with this hlojit first on its path; None at exit."""
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH")))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (package_root, os.environ.get("PYTHONPATH")))),
+               HLOJIT_COMPILE_WORKER="0")     # the child is a process of its own already (compile_worker.py)
     with _children_lock:
         if _exiting:
             return None
