@@ -12,6 +12,10 @@ os.environ["HLOJIT_CPU_FLAGS"] = "data-tiling"
 # Tiered compilation (pipeline/tiered.py) swaps builds in the background at a time no test decides: off in the
 # suite (and the subprocesses it starts); tests/test_tiered.py turns it on for its own functions
 os.environ["HLOJIT_TIERED"] = "0"
+# Big programs compile as two halves at once (pipeline/halves.py) to use a second core the suite's two workers
+# already keep busy: there it only added work (+2 CPU-minutes of the suite, 28.9 against 26.8, the halves of its
+# big table modules compiling ~10% longer than each whole). Off in the suite; tests/test_halves.py turns it on
+os.environ["HLOJIT_COMPILE_HALVES"] = "0"
 
 import hlojit as hj  # noqa: E402
 

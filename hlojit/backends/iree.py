@@ -30,10 +30,10 @@ import iree.runtime as rt
 
 from ..dialects import registry
 from ..dialects.types import conv_labels
-from ..errors import BackendError
+from ..errors import BackendError, CompileError
 from . import check_donations, cpu_threads, iree_drivers
 from .teardown import COMPILING, Gate, keep_until_process_end
-from ..pipeline import Compiled, Program, Target, compile_cached, compile_worker, targets, tiered, tuning
+from ..pipeline import Compiled, Program, Target, compile_cached, compile_worker, halves, targets, tiered, tuning
 from .array import Array
 
 _INSTANCE = None
@@ -399,6 +399,37 @@ def _upgrade(quick: Executable, make, optimised: Compiled, on_upgrade):
     on_upgrade(quick, executable)
 
 
+class Chain:
+    """A program compiled as two halves (pipeline/halves.py), called as one: the first half takes its arguments
+    (`first_arguments` of the program's), and its results, the values that cross the cut, follow the program's
+    arguments into the second, whose results, donations and aliases are the program's. What crosses stays on the
+    device. `compiled` tells both compiles (halves.CompiledHalves); `parts` are the two Executables."""
+
+    pending = None      # never tiered
+
+    def __init__(self, first: Executable, second: Executable, first_arguments, compiled):
+        self.parts, self.compiled, self.name = (first, second), compiled, second.name
+        run_first, run_second = first.call, second.call
+        taken = tuple(first_arguments)
+
+        def call(leaves):
+            return run_second([*leaves, *run_first([leaves[i] for i in taken])])
+        self.call = call
+        if second.call_single is not None:
+            run_single = second.call_single
+            self.call_single = lambda leaves: run_single([*leaves, *run_first([leaves[i] for i in taken])])
+        else:
+            self.call_single = None
+
+    @property
+    def driver(self) -> str:
+        """The second half's driver (each half races its own)."""
+        return self.parts[1].driver
+
+    def __call__(self, leaves) -> list[Array]:
+        return self.call(leaves)
+
+
 class IreeBackend:
     """`tune_machine`: the target is the cpu target with this machine's measured flag set (tuning.py),
     chosen when first needed."""
@@ -430,25 +461,49 @@ class IreeBackend:
         background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             iree_drivers.OWN_LOAD.sample()   # a compile's CPU time is this process's load, not the machine's
-            target = self.target
-            race = driver is None   # not pinned: big CPU work races local-task against local-sync
-            driver = driver or choose_driver(target, work_estimate(program))
-            if driver == "local-task" and target.name == "cpu":   # polled fences (module doc)
-                target = target.with_flags(*FENCED_FLAGS)
+            one_build = not (autotune and self.target.name == "cpu") and (on_upgrade is None or not tiered.applies(
+                program, self.target))
+            split = halves.halves(program) if one_build and halves.enabled() else None
+            if split is not None:
+                plans = [self._plan(part, driver) for part in (split.first, split.second)]
+                try:
+                    compiled = halves.compile_at_once(split, tuple(target for target, _, _ in plans))
+                except CompileError:   # IREE may take the whole where a half fails: the whole decides
+                    split = None
+        if split is not None:
+            parts = [self._executable(part, c, d, race)
+                     for part, c, (_, d, race) in zip((split.first, split.second), compiled.parts, plans)]
+            return Chain(*parts, split.first_arguments, compiled)
+        with COMPILING:
+            target, chosen, race = self._plan(program, driver)
             if autotune and target.name == "cpu":
                 compiled = tuning.autotune(program, target, call_timer)
             elif on_upgrade is not None:
                 compiled, background = tiered.first_build(program, target)
             else:
                 compiled = compile_cached(program, target)
-            make = functools.partial(Executable, inputs=program.inputs, outputs=program.outputs, driver=driver,
-                                     donated=program.donated, aliases=program.aliases, name=program.name,
-                                     copies_arrays=writes_arguments(program), race=race)
+            make = functools.partial(self._executable, program, driver=chosen, race=race)
         executable = make(compiled)
         if background is not None:
             executable.pending = background
             background.start(lambda optimised: _upgrade(executable, make, optimised, on_upgrade))
         return executable
+
+    def _plan(self, program: Program, driver: str | None) -> tuple[Target, str, bool]:
+        """(target, driver, race) of a program: the driver given, or by its work, raced unless given; local-task's
+        cpu builds take polled fences (module doc)."""
+        target = self.target
+        race = driver is None   # not pinned: big CPU work races local-task against local-sync
+        driver = driver or choose_driver(target, work_estimate(program))
+        if driver == "local-task" and target.name == "cpu":
+            target = target.with_flags(*FENCED_FLAGS)
+        return target, driver, race
+
+    @staticmethod
+    def _executable(program: Program, compiled, driver: str, race: bool) -> "Executable":
+        return Executable(compiled, program.inputs, program.outputs, driver=driver, donated=program.donated,
+                          aliases=program.aliases, name=program.name, copies_arrays=writes_arguments(program),
+                          race=race)
 
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.

@@ -21,6 +21,7 @@ long-lived process compiling many programs does not grow without bound.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import os
 import pickle
@@ -132,6 +133,47 @@ def prestart():
             _idle.append(_Worker())
 
 
+class Group:
+    """The compiles that threads run for one caller (pipeline/halves.py's two halves): `cancel()` kills the
+    workers compiling for it, when the caller is interrupted (Ctrl-C reaches the caller's thread, not these)."""
+
+    def __init__(self):
+        self.cancelled = False
+        self._busy: set = set()
+        self._lock = threading.Lock()
+
+    def cancel(self):
+        with self._lock:
+            self.cancelled = True
+            busy = list(self._busy)
+        for worker in busy:
+            worker.process.kill()
+            worker.process.wait()   # reaped now: the caller may exit before the thread that used it wakes
+
+    def _enter(self, worker: "_Worker"):
+        with self._lock:
+            if self.cancelled:
+                raise CompileError("the compile was cancelled")
+            self._busy.add(worker)
+
+    def _leave(self, worker: "_Worker"):
+        with self._lock:
+            self._busy.discard(worker)
+
+
+_thread = threading.local()     # .group: the Group this thread compiles for, if any
+
+
+@contextlib.contextmanager
+def compiling_for(group: Group):
+    """The compiles of this thread within the block belong to `group`."""
+    _thread.group = group
+    try:
+        yield
+    finally:
+        _thread.group = None
+
+
 def _take() -> _Worker:
     with _lock:
         if _idle:
@@ -155,14 +197,18 @@ def compile(program: Program, target, compile_here):
     program.module.operation.write_bytecode(buffer)
     bytecode = buffer.getvalue()
     chosen = target
+    group = getattr(_thread, "group", None) or Group()
     while True:
         worker = _take()
         try:
+            group._enter(worker)
             kind, value = worker.compile(bytecode, program.name, chosen)
         except _Crashed as crash:
             worker.close()
             if _exiting and threading.current_thread().daemon:
                 threading.Event().wait()    # killed at exit under a daemon thread: it is abandoned anyway
+            if group.cancelled:
+                raise CompileError("the compile was cancelled") from None
             if chosen.fallback is None:
                 raise CompileError(str(crash), diagnostics=[f"error: {crash}"]) from None
             chosen = chosen.fallback
@@ -170,6 +216,8 @@ def compile(program: Program, target, compile_here):
         except BaseException:   # Ctrl-C (or another exception) while the worker compiles: stop it
             worker.close()
             raise
+        finally:
+            group._leave(worker)
         _give_back(worker)
         if kind == "compiled":
             return value

@@ -1,0 +1,207 @@
+"""Big programs compile as two halves at once, one per compile worker, and run one after the other.
+
+Why: an IREE compile of a big module uses the second core only in part (its per-executable translation runs
+on the MLIR context's threads; its other phases and the serialisation of the one linked executable run on
+one). Measured on ResNet-18 b8's training step (2,596 ops, 648 dispatches, 2 vCPUs): 19.0 s compiled whole,
+11.6 s as two halves compiled in two workers at once (9.4 and 11.6 s each). The halves run one after the
+other: the values that cross the cut are the first half's results and the second half's last arguments, and
+stay on the device between them (no copy); the cut costs one more invocation per call.
+
+`halves(program)` cuts @main's top-level ops where the ops' weight (nested ops counted) reaches FIRST_SHARE:
+the first half is @main's ops before the cut, returning every value the rest reads (the arguments it does not
+read are dropped from its signature); the second is @main with those values as new last arguments and the ops
+before the cut erased, so its results, donations and aliases are the program's own. Each half is an ordinary
+Program: it is compiled, rewritten per target and cached on disk like any other.
+
+    HLOJIT_COMPILE_HALVES=0     compile every program whole
+"""
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import threading
+
+from iree.compiler import ir
+
+from ..dialects.types import dtype_of, shape_of
+from . import cache, compile_worker
+from .program import Program
+
+# Ops (nested ones counted) from which a program compiles as halves. Measured first calls (trace and compile,
+# 2 vCPUs): ResNet-18 b8's forward (214 ops) 4.1 s whole, 3.0 as halves; the transformer block's training step
+# (393) 5.9 and 3.8; its forward (139) 1.8 and 2.2: the second half's worker takes ~0.7 s to start.
+MIN_OPS = 200
+# Where the cut goes, as a share of the ops' weight: the first half of a training step holds the forward pass
+# and the start of the backward, whose dispatches compile longer than the rest (at 0.5: 397 of 663 dispatches,
+# 11.6 s against 9.4).
+FIRST_SHARE = 0.45
+
+
+def enabled() -> bool:
+    """Halves compile at once only in workers (compile_worker.py), and help only with a second core."""
+    setting = os.environ.get("HLOJIT_COMPILE_HALVES", "1").strip().lower()
+    return setting not in ("0", "false", "no", "off") and compile_worker.enabled() and (os.cpu_count() or 1) > 1
+
+
+# Programs with control flow compile whole: IREE 3.13's loop bugs depend on the module around the loop (the first
+# half of an eigh, ending in a while loop's results, compiled and then failed when called: "ref is null; while
+# invoking native function hal.buffer_view.create"). The measured gains were on networks, which have none.
+CONTROL_FLOW = frozenset({"stablehlo.while", "stablehlo.case", "stablehlo.if"})
+
+
+def weight(op) -> int:
+    """The op and every op nested in its regions."""
+    return 1 + sum(weight(inner.operation) for region in op.regions for block in region.blocks
+                   for inner in block.operations)
+
+
+@dataclasses.dataclass
+class Halves:
+    first: Program
+    second: Program
+    first_arguments: list[int]      # the program's argument indices the first half takes, in order
+
+
+def halves(program: Program) -> Halves | None:
+    """The program as two halves, or None where it has too few ops, control flow, or no cut leaves both halves
+    work."""
+    ops = list(_main(program.module).regions[0].blocks[0].operations)[:-1]      # the return last
+    weights = [weight(op.operation) for op in ops]
+    if sum(weights) < MIN_OPS or _has_control_flow(program.module.operation):
+        return None
+    cut, total = 0, 0
+    while cut < len(ops) and total < FIRST_SHARE * sum(weights):
+        total += weights[cut]
+        cut += 1
+    if not 0 < cut < len(ops):
+        return None
+    first, second = _copy(program.module), _copy(program.module)
+    with first.context, ir.Location.unknown():
+        crossing, first_arguments = _first_half(_main(first), cut)
+    with second.context, ir.Location.unknown():
+        _second_half(_main(second), cut, crossing)
+    crossing_specs = [(shape_of(t), dtype_of(t)) for t in _result_types(_main(first))]
+    return Halves(
+        Program(first, [program.inputs[i] for i in first_arguments], crossing_specs, f"{program.name} (first half)",
+                program.why),
+        Program(second, list(program.inputs) + crossing_specs, list(program.outputs),
+                f"{program.name} (second half)", program.why, program.donated, dict(program.aliases)),
+        first_arguments)
+
+
+def _has_control_flow(op) -> bool:
+    """Whether `op` or an op nested in it (in any function: calls are inlined later) is a loop or a branch."""
+    return op.name in CONTROL_FLOW or any(_has_control_flow(inner.operation) for region in op.regions
+                                          for block in region.blocks for inner in block.operations)
+
+
+def _main(module: ir.Module):
+    return next(op for op in module.body.operations if op.operation.name == "func.func"
+                and ir.StringAttr(op.attributes["sym_name"]).value == "main")
+
+
+def _result_types(main) -> list:
+    return list(ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results)
+
+
+def _copy(module: ir.Module) -> ir.Module:
+    """A copy in a context of its own (freed with it)."""
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    context = ir.Context()
+    context.load_all_available_dialects()
+    return ir.Module.parse(buffer.getvalue(), context=context)
+
+
+def _first_half(main, cut: int) -> tuple[list, list]:
+    """Make this copy's @main the ops before `cut`, returning every value of theirs the rest reads; ((op position,
+    result number) of each such value, the argument indices it keeps: those its ops read)."""
+    block = main.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    position = {op: i for i, op in enumerate(ops)}
+
+    def top_position(op) -> int:
+        op = op.operation
+        while op not in position:
+            op = op.parent.operation
+        return position[op]
+    crossing = [(i, j) for i, op in enumerate(ops[:cut]) for j, result in enumerate(op.results)
+                if any(top_position(use.owner) >= cut for use in result.uses)]
+    ir.Operation.create("func.return", operands=[ops[i].results[j] for i, j in crossing],
+                        ip=ir.InsertionPoint(ops[-1]))
+    for op in reversed(ops[cut:]):
+        op.erase()
+    kept = [i for i, argument in enumerate(block.arguments) if any(True for _ in argument.uses)]
+    for i in reversed(range(len(block.arguments))):
+        if i not in kept:
+            block.erase_argument(i)
+    inputs = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).inputs
+    main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        [inputs[i] for i in kept], [ops[i].results[j].type for i, j in crossing]))
+    for name in ("arg_attrs", "res_attrs"):     # donation marks and result attributes are the second half's
+        if name in main.attributes:
+            del main.attributes[name]
+    return crossing, kept
+
+
+def _second_half(main, cut: int, crossing: list):
+    """Make this copy's @main take the crossing values as new last arguments, its ops before `cut` gone."""
+    block = main.regions[0].blocks[0]
+    ops = [op.operation for op in block.operations]
+    added = []
+    for i, j in crossing:
+        value = ops[i].results[j]
+        argument = block.add_argument(value.type, ir.Location.unknown())
+        value.replace_all_uses_with(argument)
+        added.append(argument)
+    for op in reversed(ops[:cut]):
+        op.erase()
+    function_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        list(function_type.inputs) + [argument.type for argument in added], function_type.results))
+    if "arg_attrs" in main.attributes:
+        attributes = list(ir.ArrayAttr(main.attributes["arg_attrs"]))
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get(attributes + [ir.DictAttr.get({})] * len(added))
+
+
+@dataclasses.dataclass
+class CompiledHalves:
+    """What `Exec.compile(...).compiled` tells of a program compiled as halves: the first half's and the
+    second's Compiled in `parts` (each with its vmfb); seconds: the longer compile (they ran at once)."""
+    parts: tuple
+    target: object
+    seconds: float
+    dispatch_count: int | None
+    cache_hit: bool
+
+
+def compile_at_once(split: Halves, targets: tuple) -> CompiledHalves:
+    """Both halves through the persistent cache, for their targets, each in a thread of its own (so in a
+    worker of its own); the first error raised, once both are done."""
+    results: list = [None, None]
+    group = compile_worker.Group()
+
+    def run(i, program, target):
+        try:
+            with compile_worker.compiling_for(group):
+                results[i] = cache.compile_cached(program, target)
+        except BaseException as e:    # noqa: BLE001 - raised in the caller's thread below
+            results[i] = e
+    threads = [threading.Thread(target=run, args=(i, program, target), name=f"hlojit compile {program.name}",
+                                daemon=True)    # Ctrl-C or exit does not wait for them: their workers are killed
+               for i, (program, target) in enumerate(zip((split.first, split.second), targets))]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException:   # Ctrl-C while they compile
+        group.cancel()
+        raise
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    counts = [c.dispatch_count for c in results]
+    return CompiledHalves(tuple(results), results[1].target, max(c.seconds for c in results),
+                          None if None in counts else sum(counts), all(c.cache_hit for c in results))

@@ -1,0 +1,108 @@
+"""Big programs compile as two halves at once (pipeline/halves.py): where the cut goes and what crosses it, and
+the same results, donations and aliases as the program compiled whole, on iree:cpu and iree:vmvx."""
+import numpy as np
+import pytest
+
+import hlojit as hj
+from hlojit import ops
+from hlojit.backends.iree import Chain, Executable
+from hlojit.errors import CompileError
+from hlojit.pipeline import halves
+
+IREE = ["iree:cpu", "iree:vmvx"]
+
+
+@pytest.fixture
+def every_program_halves(monkeypatch, tmp_path):
+    monkeypatch.setattr(halves, "MIN_OPS", 0)
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "1")
+    monkeypatch.setenv("HLOJIT_COMPILE_HALVES", "1")
+    monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path))
+
+
+def step(params, velocity, x, y):
+    """An SGD-momentum step: the cut lands in the forward pass, and the momentum (read only at the end) is no
+    argument of the first half."""
+    def loss(p):
+        h = ops.tanh(x @ p["w"] + p["b"])
+        h = ops.sin(h) * 0.5 + ops.cos(h) * ops.exp(-h)
+        return ops.mean((h.sum(axis=1) - y) ** 2)
+    value, grads = hj.value_and_grad(loss)(params)
+    velocity = hj.tree.map(lambda v, g: 0.9 * v + g, velocity, grads)
+    params = hj.tree.map(lambda p, v: p - 0.1 * v, params, velocity)
+    return params, velocity, value, x     # x returned as it is
+
+
+def arguments(seed=0):
+    rng = np.random.default_rng(seed)
+    params = {"w": rng.standard_normal((5, 4)).astype(np.float32), "b": rng.standard_normal(4).astype(np.float32)}
+    velocity = {"w": np.zeros((5, 4), np.float32), "b": np.full(4, 0.25, np.float32)}
+    return params, velocity, rng.standard_normal((6, 5)).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+
+
+def test_the_cut(every_program_halves):
+    program = hj.jit(step, donate_argnums=(0, 1)).lower(*arguments()).program
+    split = halves.halves(program)
+    first, second = split.first, split.second
+    # the first half reads the parameters and the batch, not the momentum (arguments 2 and 3 of the flat six)
+    assert split.first_arguments == [0, 1, 4, 5]
+    assert first.inputs == [program.inputs[i] for i in split.first_arguments]
+    assert second.inputs == program.inputs + first.outputs and second.outputs == program.outputs
+    assert second.donated == program.donated and second.aliases == program.aliases
+    first_text, second_text = str(first.module), str(second.module)
+    assert "tf.aliasing_output" not in first_text and ("tf.aliasing_output" in second_text) == bool(program.aliases)
+    assert first_text.count("stablehlo.") + second_text.count("stablehlo.") >= str(program.module).count("stablehlo.")
+
+
+def test_too_few_ops_compile_whole():
+    program = hj.jit(lambda x: x + 1).lower(np.ones(3, np.float32)).program
+    assert halves.halves(program) is None
+
+
+def test_programs_with_control_flow_compile_whole(every_program_halves):
+    """The first half of a divide-and-conquer eigh, ending in a while loop's results, failed when called on iree:cpu
+    ("ref is null; while invoking native function hal.buffer_view.create")."""
+    def f(a):
+        h = ops.fori_loop(0, 3, lambda i, v: v * 0.5 + ops.sin(a), a)
+        return ops.exp(h) + ops.cos(a)
+    a = np.linspace(0, 1, 4, dtype=np.float32)
+    assert halves.halves(hj.jit(f).lower(a).program) is None
+    assert halves.halves(hj.jit(lambda a: ops.exp(ops.sin(a)) + ops.cos(a)).lower(a).program) is not None
+    run = hj.jit(f, backend="iree:vmvx")
+    assert isinstance(run.compile(a), Executable)
+    np.testing.assert_allclose(np.asarray(run(a)), np.asarray(hj.jit(f, backend="reference")(a)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", IREE)
+def test_halves_compute_what_the_whole_does_and_donate_the_same(every_program_halves, backend):
+    expected = hj.jit(step, backend="reference")(*arguments())
+    run = hj.jit(step, backend=backend, donate_argnums=(0, 1))
+    params, velocity, x, y = arguments()
+    params, velocity = hj.device_put(params, backend=backend), hj.device_put(velocity, backend=backend)
+    donated = params["w"]
+    got = run(params, velocity, x, y)
+    assert isinstance(run.compile(*arguments()), Chain)
+    for g, e in zip(hj.tree.leaves(got), hj.tree.leaves(expected)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-5, atol=2e-6)
+    with pytest.raises(hj.BackendError, match="donated"):
+        np.asarray(donated)
+    again = run(*got[:2], x, y)   # its own results fed back, as a training loop does
+    np.testing.assert_allclose(np.asarray(again[2]), np.asarray(hj.jit(step, backend="reference")(
+        *[hj.tree.map(np.asarray, t) for t in expected[:2]], x, y)[2]), rtol=2e-5)
+
+
+def test_a_single_result_goes_through_the_halves_single_call(every_program_halves):
+    f = hj.jit(lambda a, b: ops.sum(ops.exp(a @ b) * 2 - a.sum()), backend="iree:vmvx")
+    a, b = np.full((3, 3), 0.1, np.float32), np.eye(3, dtype=np.float32)
+    assert isinstance(f.compile(a, b), Chain)
+    np.testing.assert_allclose(float(f(a, b)), np.sum(np.exp(a @ b) * 2 - a.sum()), rtol=1e-6)
+
+
+def test_halves_that_do_not_compile_give_way_to_the_whole(every_program_halves, monkeypatch):
+    def failing(split, targets):
+        raise CompileError("a half failed")
+    monkeypatch.setattr(halves, "compile_at_once", failing)
+    f = hj.jit(lambda a: ops.cos(a) * 3 + ops.sin(a), backend="iree:vmvx")
+    a = np.linspace(0, 1, 5, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(f(a)), np.cos(a) * 3 + np.sin(a), rtol=1e-6)
+    assert isinstance(f.compile(a), Executable)
