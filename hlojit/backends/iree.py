@@ -457,23 +457,13 @@ class IreeBackend:
         """`autotune`: compile with each cpu flag set and keep the one this program runs fastest with.
         `on_upgrade(quick, optimised)`: the caller swaps executables, so a big program may start on a quick build
         (tiered compilation, pipeline/tiered.py); it is called from a background thread when the optimised
-        Executable is loaded."""
+        Executable is loaded. A big program compiles as two halves at once and loads as their Chain."""
         background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             iree_drivers.OWN_LOAD.sample()   # a compile's CPU time is this process's load, not the machine's
-            one_build = not (autotune and self.target.name == "cpu") and (on_upgrade is None or not tiered.applies(
-                program, self.target))
-            split = halves.halves(program) if one_build and halves.enabled() else None
-            if split is not None:
-                plans = [self._plan(part, driver) for part in (split.first, split.second)]
-                try:
-                    compiled = halves.compile_at_once(split, tuple(target for target, _, _ in plans))
-                except CompileError:   # IREE may take the whole where a half fails: the whole decides
-                    split = None
-        if split is not None:
-            parts = [self._executable(part, c, d, race)
-                     for part, c, (_, d, race) in zip((split.first, split.second), compiled.parts, plans)]
-            return Chain(*parts, split.first_arguments, compiled)
+            as_halves = None if autotune or tiered.applies(program, self.target) else self._halves(program, driver)
+        if as_halves is not None:
+            return as_halves()
         with COMPILING:
             target, chosen, race = self._plan(program, driver)
             if autotune and target.name == "cpu":
@@ -488,6 +478,22 @@ class IreeBackend:
             executable.pending = background
             background.start(lambda optimised: _upgrade(executable, make, optimised, on_upgrade))
         return executable
+
+    def _halves(self, program: Program, driver: str | None):
+        """A big program compiled as two halves at once (pipeline/halves.py), each half with its own driver race:
+        a function that makes their Chain; None where it compiles whole (small, control flow, or a half that
+        IREE does not compile: the whole program decides then)."""
+        split = halves.halves(program) if halves.enabled() else None
+        if split is None:
+            return None
+        plans = [self._plan(part, driver) for part in (split.first, split.second)]
+        try:
+            compiled = halves.compile_at_once(split, tuple(target for target, _, _ in plans))
+        except CompileError:
+            return None
+        return lambda: Chain(*[self._executable(part, c, d, race) for part, c, (_, d, race)
+                               in zip((split.first, split.second), compiled.parts, plans)],
+                             split.first_arguments, compiled)
 
     def _plan(self, program: Program, driver: str | None) -> tuple[Target, str, bool]:
         """(target, driver, race) of a program: the driver given, or by its work, raced unless given; local-task's

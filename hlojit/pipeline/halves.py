@@ -29,8 +29,8 @@ from . import cache, compile_worker
 from .program import Program
 
 # Ops (nested ones counted) from which a program compiles as halves. Measured first calls (trace and compile,
-# 2 vCPUs): ResNet-18 b8's forward (214 ops) 4.1 s whole, 3.0 as halves; the transformer block's training step
-# (393) 5.9 and 3.8; its forward (139) 1.8 and 2.2: the second half's worker takes ~0.7 s to start.
+# 2 vCPUs): ResNet-18 b8's forward (214 ops) 3.8-4.1 s whole, 3.0-3.5 as halves; the transformer block's
+# training step (393) 5.9 and 3.8; its forward (139) 1.8 and 2.2: the second half's worker takes ~0.7 s to start.
 MIN_OPS = 200
 # Where the cut goes, as a share of the ops' weight: the first half of a training step holds the forward pass
 # and the start of the backward, whose dispatches compile longer than the rest (at 0.5: 397 of 663 dispatches,

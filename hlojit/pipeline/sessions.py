@@ -18,7 +18,8 @@ executables in parallel. Measured (ResNet-18 batch 8 forward, 88 executables, in
 4.54, 4.37 s: the caller and the pool's two). So a compile is CPU-bound on both cores, and flags cannot make
 it use more: the command line's `--mlir-disable-threading` and `--iree-hal-link-executables` are no
 session flags (a Session refuses them). What is left for the second core is other work beside a compile:
-tiered.py's optimised builds compile in a child process.
+halves.py compiles a big program as two halves in two compile workers at once (each worker holds its own
+sessions, compile_worker.py), tiered.py's optimised builds compile in a child process.
 """
 from __future__ import annotations
 
