@@ -18,7 +18,6 @@ Program: it is compiled, rewritten per target and cached on disk like any other.
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import threading
 
@@ -26,7 +25,8 @@ from iree.compiler import ir
 
 from ..dialects.types import dtype_of, shape_of
 from . import cache, compile_worker
-from .program import Program
+from .legalize import walk
+from .program import Program, bytecode_of
 
 # Ops (nested ones counted) from which a program compiles as halves. Measured first calls (trace and compile,
 # 2 vCPUs): ResNet-18 b8's forward (214 ops) 3.8-4.1 s whole, 3.0-3.5 as halves; the transformer block's
@@ -52,8 +52,7 @@ CONTROL_FLOW = frozenset({"stablehlo.while", "stablehlo.case", "stablehlo.if"})
 
 def weight(op) -> int:
     """The op and every op nested in its regions."""
-    return 1 + sum(weight(inner.operation) for region in op.regions for block in region.blocks
-                   for inner in block.operations)
+    return 1 + sum(1 for _ in walk(op))
 
 
 @dataclasses.dataclass
@@ -68,7 +67,7 @@ def halves(program: Program) -> Halves | None:
     work."""
     ops = list(_main(program.module).regions[0].blocks[0].operations)[:-1]      # the return last
     weights = [weight(op.operation) for op in ops]
-    if sum(weights) < MIN_OPS or _has_control_flow(program.module.operation):
+    if sum(weights) < MIN_OPS or any(op.name in CONTROL_FLOW for op in walk(program.module.operation)):
         return None
     cut, total = 0, 0
     while cut < len(ops) and total < FIRST_SHARE * sum(weights):
@@ -90,12 +89,6 @@ def halves(program: Program) -> Halves | None:
         first_arguments)
 
 
-def _has_control_flow(op) -> bool:
-    """Whether `op` or an op nested in it (in any function: calls are inlined later) is a loop or a branch."""
-    return op.name in CONTROL_FLOW or any(_has_control_flow(inner.operation) for region in op.regions
-                                          for block in region.blocks for inner in block.operations)
-
-
 def _main(module: ir.Module):
     return next(op for op in module.body.operations if op.operation.name == "func.func"
                 and ir.StringAttr(op.attributes["sym_name"]).value == "main")
@@ -107,11 +100,9 @@ def _result_types(main) -> list:
 
 def _copy(module: ir.Module) -> ir.Module:
     """A copy in a context of its own (freed with it)."""
-    buffer = io.BytesIO()
-    module.operation.write_bytecode(buffer)
     context = ir.Context()
     context.load_all_available_dialects()
-    return ir.Module.parse(buffer.getvalue(), context=context)
+    return ir.Module.parse(bytecode_of(module), context=context)
 
 
 def _first_half(main, cut: int) -> tuple[list, list]:

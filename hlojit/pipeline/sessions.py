@@ -23,11 +23,12 @@ sessions, compile_worker.py), tiered.py's optimised builds compile in a child pr
 """
 from __future__ import annotations
 
-import io
 import threading
 
 from iree.compiler import ir
 from iree.compiler.api import Session
+
+from .program import bytecode_of
 
 _local = threading.local()
 _idle: dict[tuple, list[Session]] = {}      # flags -> sessions of threads that ended
@@ -67,6 +68,4 @@ def session_for(flags: tuple[str, ...]) -> Session:
 
 def module_in(session: Session, module: ir.Module) -> ir.Module:
     """A copy of `module` in the session's context (a module of another context cannot be compiled there)."""
-    buffer = io.BytesIO()
-    module.operation.write_bytecode(buffer)
-    return ir.Module.parse(buffer.getvalue(), context=session.context)
+    return ir.Module.parse(bytecode_of(module), context=session.context)

@@ -23,7 +23,6 @@ takes well under a second, and a quick one would only add a compile.
 from __future__ import annotations
 
 import atexit
-import io
 import os
 import pickle
 import subprocess
@@ -35,7 +34,8 @@ from iree.compiler import ir
 from ..errors import CompileError
 from . import cache, compiler, sessions, targets
 from .compiler import Compiled
-from .program import Program
+from .legalize import walk
+from .program import Program, bytecode_of
 from .targets import Target
 
 # Fewer ops than this in the module (nested regions counted): compiled optimised at once. x**4+1 has 6 and
@@ -52,10 +52,7 @@ def enabled() -> bool:
 
 
 def op_count(program: Program) -> int:
-    def count(op) -> int:
-        return sum(1 + count(inner.operation) for region in op.regions for block in region.blocks
-                   for inner in block.operations)
-    return count(program.module.operation)
+    return sum(1 for _ in walk(program.module.operation))
 
 
 def applies(program: Program, target: Target) -> bool:
@@ -95,7 +92,7 @@ class Background:
         self.name, self.target = program.name, target
         self._key, self._sha = entry_key, program_sha
         self._program = program     # for the log line only: this thread touches no MLIR
-        self._bytecode = _bytecode(program)
+        self._bytecode = bytecode_of(program.module)
         self._done = threading.Event()
         self.error: str | None = None
         self.seconds: float | None = None     # the optimised build's compile, in the child
@@ -158,12 +155,6 @@ class Background:
                                  fell_back=compiled.target != self.target)
         cache.log_compile(self._program, compiled, f"optimised build, in the background ({stored}); replaces the "
                                              "quick build")
-
-
-def _bytecode(program: Program) -> bytes:
-    buffer = io.BytesIO()
-    program.module.operation.write_bytecode(buffer)
-    return buffer.getvalue()
 
 
 def _start_child(request: str, reply: str):
