@@ -443,7 +443,8 @@ class Exec:
 
     def compile(self, *args, **kwargs):
         """The backend executable for these arguments' signature, compiled now if it is not cached yet.
-        (IREE executables tell their `driver`, `vmfb` and `compiled.dispatch_count`.)"""
+        (IREE executables tell their `driver`, `vmfb` and `compiled.dispatch_count`; a big program compiled as
+        two halves, pipeline/halves.py, is a Chain: its `parts` are two such executables.)"""
         return self._entry_for(args, kwargs)[0].executable
 
     def cache_info(self) -> CacheInfo:
