@@ -307,3 +307,34 @@ def test_arrays_take_format_specs_as_numpy_does(backend):
     assert f"{vector}" == "[0. 1. 2.]"
     with pytest.raises(TypeError):   # as numpy's: a spec needs a 0-d array
         f"{vector:.2f}"
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:vmvx"])
+def test_arrays_pickle_and_deepcopy_as_their_values(backend):
+    """copy.deepcopy of a parameter tree and pickle raised TypeError: cannot pickle 'VmRef' object (JAX's arrays
+    pickle). They come back as host Arrays of the same values, which calls take; a donated one still refuses."""
+    import copy
+    import pickle
+    run = hj.jit(lambda x: x * 2, backend=backend)
+    a = run(np.array([[1.5, -2.25]], np.float32))
+    tree = copy.deepcopy({"w": a, "steps": 3})
+    back = pickle.loads(pickle.dumps(a))
+    for b in (tree["w"], back):
+        assert isinstance(b, hj.Array) and b.shape == (1, 2) and b.dtype == np.float32
+        np.testing.assert_array_equal(np.asarray(run(b)), [[6.0, -9.0]])
+    assert tree["steps"] == 3 and (a.nbytes, a.itemsize, back.nbytes) == (8, 4, 8)
+    donate = hj.jit(lambda p: p - 1, backend=backend, donate_argnums=0)
+    p = hj.device_put(np.ones(2, np.float32), backend=backend)
+    donate(p)
+    with pytest.raises(hj.BackendError, match="donated"):
+        pickle.dumps(p)
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:vmvx"])
+def test_divmod_of_arrays_and_traced_tensors_is_numpys(backend):
+    x = np.array([5.5, -7.0, 3.0], np.float32)
+    a = hj.device_put(x, backend=backend)
+    for got, want in ((divmod(a, 2), divmod(x, np.float32(2))), (divmod(7, a), divmod(np.float32(7), x)),
+                      (hj.jit(lambda t: divmod(t, 2.0), backend=backend)(x), divmod(x, np.float32(2)))):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), w)

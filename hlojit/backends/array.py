@@ -65,6 +65,14 @@ class Array(ArrayOperators):
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
     def is_donated(self) -> bool:
         return self._donated_to is not None
 
@@ -146,6 +154,11 @@ class Array(ArrayOperators):
 
     def __index__(self):
         return self.numpy().__index__()
+
+    def __reduce__(self):
+        """pickle and copy.deepcopy (of a parameter tree, say) take the values: a host Array comes back, as from
+        `copy()` (a device buffer cannot be pickled: "cannot pickle 'VmRef' object")."""
+        return Array.from_numpy, (np.array(self.numpy()), "reference" if self.driver == "reference" else None)
 
     def __format__(self, spec: str) -> str:
         """f"{loss:.4f}" of a 0-d Array, as numpy's and JAX's; an empty spec formats any Array as str()."""

@@ -157,6 +157,8 @@ class ArrayOperators:
     def __rfloordiv__(self, other): return _ops.floor_divide(other, self)
     def __mod__(self, other): return _ops.remainder(self, other)
     def __rmod__(self, other): return _ops.remainder(other, self)
+    def __divmod__(self, other): return _ops.divmod(self, other)
+    def __rdivmod__(self, other): return _ops.divmod(other, self)
     def __pow__(self, other): return _ops.power(self, other)
     def __rpow__(self, other): return _ops.power(other, self)
     def __matmul__(self, other): return _ops.matmul(self, other)
