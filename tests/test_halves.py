@@ -106,3 +106,20 @@ def test_halves_that_do_not_compile_give_way_to_the_whole(every_program_halves, 
     a = np.linspace(0, 1, 5, dtype=np.float32)
     np.testing.assert_allclose(np.asarray(f(a)), np.cos(a) * 3 + np.sin(a), rtol=1e-6)
     assert isinstance(f.compile(a), Executable)
+
+
+@pytest.mark.parametrize("backend", IREE)
+def test_a_donated_argument_read_before_the_cut_and_written_after_it(every_program_halves, backend):
+    """The second half writes its result into the donated argument's buffer (an alias), which the first half read
+    (and whose product by one crosses the cut): the first half has run by then, and the values are the reference's."""
+    def step(w, g):
+        v = w * 1.0
+        u = ops.exp(g) * 0.5 + ops.sin(g) * 0.25 + ops.cos(g)
+        u = ops.tanh(ops.tanh(u * 0.5 + 1.0) + u) + u
+        return v - 0.1 * u, u.sum()
+    x, g = np.arange(6, dtype=np.float32), np.linspace(0, 1, 6, dtype=np.float32)
+    run = hj.jit(step, backend=backend, donate_argnums=0)
+    assert run.lower(x, g).program.aliases == {0: 0} and isinstance(run.compile(x, g), Chain)
+    got, want = run(hj.device_put(x, backend=backend), g), hj.jit(step, backend="reference")(x, g)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
