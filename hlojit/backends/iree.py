@@ -409,17 +409,13 @@ class Chain:
 
     def __init__(self, first: Executable, second: Executable, first_arguments, compiled):
         self.parts, self.compiled, self.name = (first, second), compiled, second.name
-        run_first, run_second = first.call, second.call
+        run_first, run_second, run_single = first.call, second.call, second.call_single
         taken = tuple(first_arguments)
 
-        def call(leaves):
-            return run_second([*leaves, *run_first([leaves[i] for i in taken])])
-        self.call = call
-        if second.call_single is not None:
-            run_single = second.call_single
-            self.call_single = lambda leaves: run_single([*leaves, *run_first([leaves[i] for i in taken])])
-        else:
-            self.call_single = None
+        def with_crossing(leaves):   # the program's arguments, then the first half's results
+            return [*leaves, *run_first([leaves[i] for i in taken])]
+        self.call = lambda leaves: run_second(with_crossing(leaves))
+        self.call_single = None if run_single is None else lambda leaves: run_single(with_crossing(leaves))
 
     @property
     def driver(self) -> str:

@@ -67,10 +67,11 @@ def halves(program: Program) -> Halves | None:
     work."""
     ops = list(_main(program.module).regions[0].blocks[0].operations)[:-1]      # the return last
     weights = [weight(op.operation) for op in ops]
-    if sum(weights) < MIN_OPS or any(op.name in CONTROL_FLOW for op in walk(program.module.operation)):
+    whole = sum(weights)
+    if whole < MIN_OPS or any(op.name in CONTROL_FLOW for op in walk(program.module.operation)):
         return None
     cut, total = 0, 0
-    while cut < len(ops) and total < FIRST_SHARE * sum(weights):
+    while cut < len(ops) and total < FIRST_SHARE * whole:
         total += weights[cut]
         cut += 1
     if not 0 < cut < len(ops):
