@@ -7,7 +7,7 @@ one). Measured on ResNet-18 b8's training step (2,596 ops, 648 dispatches, 2 vCP
 other: the values that cross the cut are the first half's results and the second half's last arguments, and
 stay on the device between them (no copy); the cut costs one more invocation per call.
 
-`halves(program)` cuts @main's top-level ops where the ops' weight (nested ops counted) reaches FIRST_SHARE:
+`halves(program)` cuts @main's top-level ops where the ops' weight (nested ops counted, `weight`) reaches FIRST_SHARE:
 the first half is @main's ops before the cut, returning every value the rest reads (the arguments it does not
 read are dropped from its signature); the second is @main with those values as new last arguments and the ops
 before the cut erased, so its results, donations and aliases are the program's own. Each half is an ordinary
@@ -29,13 +29,19 @@ from .legalize import walk
 from .program import Program, bytecode_of
 
 # Ops (nested ones counted) from which a program compiles as halves. Measured first calls (trace and compile,
-# 2 vCPUs): ResNet-18 b8's forward (214 ops) 3.8-4.1 s whole, 3.0-3.5 as halves; the transformer block's
-# training step (393) 5.9 and 3.8; its forward (139) 1.8 and 2.2: the second half's worker takes ~0.7 s to start.
-MIN_OPS = 200
-# Where the cut goes, as a share of the ops' weight: the first half of a training step holds the forward pass
-# and the start of the backward, whose dispatches compile longer than the rest (at 0.5: 397 of 663 dispatches,
-# 11.6 s against 9.4).
-FIRST_SHARE = 0.45
+# 2 vCPUs, separate processes): ResNet-18 b8's forward (214 ops) 3.8-4.1 s whole, 3.0-3.5 as halves; the
+# transformer block's training step (393) 5.9 and 3.8; its forward (139) 2.2 whole, 1.6 as halves since the second
+# worker starts in ~0.4 s (it lost when that took 0.7 s); the MLP Adam step (285) 2.2-2.9 either way.
+MIN_OPS = 120
+# Where the cut goes, as a share of the ops' weight (`weight`): half, where a convolution weighs CONVOLUTION_WEIGHT
+# ops, because its dispatches (im2col or IREE's own convolution, data-tiled) compile longer than others. Measured
+# (2 vCPUs, both halves at once, the longer half's compile, runs interleaved, 2026-12-05): ResNet-18 b8's training
+# step, whose forward holds 29 of its 33 convolutions, 11.2-11.8 s (cut at 0.39 of the plain op count) against
+# 11.8-13.3 s cut at 0.45 of it (the rule before) and 12.4 s at 0.42 (a convolution as 20); its forward 2.2-2.35
+# against 2.2-2.6; the transformer block's training step (no convolutions) 3.4-3.5 against 3.5-3.6. The halves'
+# compile times spread by +-15% from run to run.
+FIRST_SHARE = 0.5
+CONVOLUTION_WEIGHT = 30
 
 
 def enabled() -> bool:
@@ -51,8 +57,8 @@ CONTROL_FLOW = frozenset({"stablehlo.while", "stablehlo.case", "stablehlo.if"})
 
 
 def weight(op) -> int:
-    """The op and every op nested in its regions."""
-    return 1 + sum(1 for _ in walk(op))
+    """The op and every op nested in its regions, a convolution as CONVOLUTION_WEIGHT."""
+    return sum(CONVOLUTION_WEIGHT if o.name == "stablehlo.convolution" else 1 for o in (op, *walk(op)))
 
 
 @dataclasses.dataclass
@@ -65,11 +71,12 @@ class Halves:
 def halves(program: Program) -> Halves | None:
     """The program as two halves, or None where it has too few ops, control flow, or no cut leaves both halves
     work."""
+    every_op = [op.name for op in walk(_main(program.module))]
+    if len(every_op) < MIN_OPS or any(name in CONTROL_FLOW for name in every_op):
+        return None
     ops = list(_main(program.module).regions[0].blocks[0].operations)[:-1]      # the return last
     weights = [weight(op.operation) for op in ops]
     whole = sum(weights)
-    if whole < MIN_OPS or any(op.name in CONTROL_FLOW for op in walk(program.module.operation)):
-        return None
     cut, total = 0, 0
     while cut < len(ops) and total < FIRST_SHARE * whole:
         total += weights[cut]
