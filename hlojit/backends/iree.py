@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import threading
 import time
@@ -345,16 +346,19 @@ class Executable:
         would let IREE write into the other. Lines that find such pairs (only those of equal byte size can
         be) and mark both as viewed, so a donation copies them. Numpy inputs were copies: nothing to check."""
         def nbytes(shape, dtype):
-            return int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            return math.prod(shape) * dtype.itemsize
+        inputs_of_size: dict[int, list[int]] = {}     # (computed once: a training step has hundreds of each)
+        for i, (shape, dtype, _) in enumerate(self._inputs):
+            if i not in self.donated:
+                inputs_of_size.setdefault(nbytes(shape, dtype), []).append(i)
+        outputs_of_size: dict[int, list[int]] = {}
         lines = []
         for k, (shape, dtype) in enumerate(self._outputs):
             size = nbytes(shape, dtype)
             lines += [f"if r{i} is not None and same_buffer(o{k}, r{i}): shared(A{k}, a{i})"
-                      for i, (in_shape, in_dtype, _) in enumerate(self._inputs)
-                      if i not in self.donated and nbytes(in_shape, in_dtype) == size]
-            lines += [f"if same_buffer(o{k}, o{j}): shared(A{k}, A{j})"
-                      for j, (other_shape, other_dtype) in enumerate(self._outputs[:k])
-                      if nbytes(other_shape, other_dtype) == size]
+                      for i in inputs_of_size.get(size, ())]
+            lines += [f"if same_buffer(o{k}, o{j}): shared(A{k}, A{j})" for j in outputs_of_size.get(size, ())]
+            outputs_of_size.setdefault(size, []).append(k)
         return lines
 
 
