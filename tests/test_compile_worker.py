@@ -92,6 +92,20 @@ def test_threads_compile_at_the_same_time_in_workers_of_their_own(monkeypatch):
     assert 1 <= len(compile_worker._idle) <= 3   # the prestarted one and up to one each
 
 
+def test_the_workers_cpu_time_counts_as_this_processes_own_load(monkeypatch):
+    """The driver race discounts this process's own load from the machine's; a compile's CPU time is spent in a
+    worker, so the workers report theirs. Before, a cold compile counted as other processes' load and started
+    big programs on local-sync."""
+    from hlojit.backends import iree_drivers
+    monkeypatch.setattr(compile_worker, "_idle", [])    # a new worker: its start is CPU time too
+    before, own_before = compile_worker.cpu_seconds(), iree_drivers.own_cpu_seconds()
+    f = hj.jit(lambda x: x * 3 + 1, backend="iree:vmvx")
+    np.testing.assert_array_equal(np.asarray(f(np.ones(2, np.float32))), [4, 4])
+    spent = compile_worker.cpu_seconds() - before
+    assert spent > 0.1     # a worker's start alone takes ~0.4 CPU-s, a compile ~0.2
+    assert iree_drivers.own_cpu_seconds() - own_before >= spent
+
+
 LONG_COMPILE = """
 import sys, numpy as np, hlojit as hj
 from hlojit.pipeline import compile_worker

@@ -41,6 +41,8 @@ import statistics
 import threading
 import time
 
+from ..pipeline import compile_worker
+
 WINDOW = 8          # recent wall times kept per driver; the decision compares their typical times (`typical`)
 PROBE_EVERY = 16    # after the warm-up, every this many calls a probe runs PROBE_CALLS calls on the other driver ...
 MAX_PROBE_EVERY = 128  # ... an interval that doubles each time a probe loses, up to this (a probe's cost is bounded)
@@ -88,8 +90,9 @@ class OwnLoad:
     LOAD_MINUTE = 60.0
     KEPT = 32
 
-    def __init__(self, clock=time.monotonic, cpu_clock=time.process_time):
-        self._clock, self._cpu_clock = clock, cpu_clock
+    def __init__(self, clock=time.monotonic, cpu_clock=None):
+        """`cpu_clock` (default `own_cpu_seconds`): this process's CPU time, its compile workers' included."""
+        self._clock, self._cpu_clock = clock, cpu_clock or own_cpu_seconds
         self._samples = collections.deque(maxlen=self.KEPT)
         self._lock = threading.Lock()
         self.sample()
@@ -111,6 +114,11 @@ class OwnLoad:
                 rate = (cpu1 - cpu0) / (t1 - t0)
                 share += rate * (math.exp((t1 - now) / self.LOAD_MINUTE) - math.exp((t0 - now) / self.LOAD_MINUTE))
         return share
+
+
+def own_cpu_seconds() -> float:
+    """This process's CPU time and its compile workers' (pipeline/compile_worker.py): a compile's load is ours."""
+    return time.process_time() + compile_worker.cpu_seconds()
 
 
 OWN_LOAD = OwnLoad()

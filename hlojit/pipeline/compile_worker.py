@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 
 from iree.compiler import ir
@@ -44,6 +45,7 @@ RETIRE_RSS_BYTES = 2 << 30      # a worker holding more after a compile is not g
 _idle: list["_Worker"] = []     # started workers with no compile in hand
 _lock = threading.Lock()
 _exiting: list = []             # [True] once the interpreter exits: compiles from then on run in this process
+_cpu_reported = [0.0]           # CPU seconds this process's workers have reported spending (cpu_seconds)
 
 
 def enabled() -> bool:
@@ -60,8 +62,8 @@ class _Crashed(Exception):
 class _Worker:
     """One Python process serving compiles, one at a time, over a pair of pipes: a request is pickled
     (bytecode, name, target, HLOJIT_* environment), a reply (\"compiled\" or \"raised\", its value, the worker's
-    resident bytes). What the worker prints (IREE's own messages) goes to a temporary file, read back when it
-    crashes."""
+    resident bytes and CPU seconds). What the worker prints (IREE's own messages) goes to a temporary file, read
+    back when it crashes."""
 
     def __init__(self):
         request_in, request_out = os.pipe()
@@ -83,6 +85,7 @@ class _Worker:
         self._requests = os.fdopen(request_out, "wb")
         self._replies = os.fdopen(reply_in, "rb")
         self.resident = 0
+        self._cpu = 0.0     # the worker's CPU seconds at its last reply
 
     def compile(self, bytecode: bytes, name: str, target):
         """("compiled", Compiled) or ("raised", the exception compile_here raised there); _Crashed when the
@@ -90,9 +93,12 @@ class _Worker:
         try:
             pickle.dump((bytecode, name, target, _hlojit_environment()), self._requests, pickle.HIGHEST_PROTOCOL)
             self._requests.flush()
-            kind, value, self.resident = pickle.load(self._replies)
+            kind, value, self.resident, cpu = pickle.load(self._replies)
         except (EOFError, OSError, pickle.UnpicklingError):
             raise _Crashed(self._how_it_ended()) from None
+        with _lock:
+            _cpu_reported[0] += cpu - self._cpu
+        self._cpu = cpu
         return kind, value
 
     def _how_it_ended(self) -> str:
@@ -126,6 +132,15 @@ def _hlojit_environment() -> dict:
     """The HLOJIT_* variables as they are now: a rewrite reads some (HLOJIT_WINOGRAD) at compile time, and the
     caller may have set them after the worker started."""
     return {k: v for k, v in os.environ.items() if k.startswith("HLOJIT_") and k != "HLOJIT_COMPILE_WORKER"}
+
+
+def cpu_seconds() -> float:
+    """The CPU time this process's compile workers have spent (their start and compiles, every thread), as of
+    their last replies: this process's own load, which the driver race (backends/iree_drivers.py) discounts from
+    the machine's. Without it a cold compile's 20 CPU-s in workers counted as other processes' load, and the
+    ResNet-18 step's first calls ran on local-sync (~2 s against local-task's ~1.1)."""
+    with _lock:
+        return _cpu_reported[0]
 
 
 def prestart():
@@ -269,7 +284,7 @@ def serve(compile_here, requests_fd: int, replies_fd: int):
             reply = ("compiled", compile_here(program, target))
         except Exception as e:    # noqa: BLE001 - sent to the caller, who raises it
             reply = ("raised", _sendable(e))
-        pickle.dump((*reply, _resident_bytes()), replies, pickle.HIGHEST_PROTOCOL)
+        pickle.dump((*reply, _resident_bytes(), time.process_time()), replies, pickle.HIGHEST_PROTOCOL)
         replies.flush()
 
 
