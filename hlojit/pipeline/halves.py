@@ -30,8 +30,8 @@ from .program import Program, bytecode_of
 
 # Ops (nested ones counted) from which a program compiles as halves. Measured first calls (trace and compile,
 # 2 vCPUs, separate processes): ResNet-18 b8's forward (214 ops) 3.8-4.1 s whole, 3.0-3.5 as halves; the
-# transformer block's training step (393) 5.9 and 3.8; its forward (139) 2.2 whole, 1.6 as halves since the second
-# worker starts in ~0.4 s (it lost when that took 0.7 s); the MLP Adam step (285) 2.2-2.9 either way.
+# transformer block's training step (393) 5.9 and 3.8; its forward (139) 2.5-3.1 whole, 2.2 as halves (cut at half
+# the weight; at 0.45 of the op count it lost, 2.2 against 1.8); the MLP Adam step (285) 2.2-2.9 either way.
 MIN_OPS = 120
 # Where the cut goes, as a share of the ops' weight (`weight`): half, where a convolution weighs CONVOLUTION_WEIGHT
 # ops, because its dispatches (im2col or IREE's own convolution, data-tiled) compile longer than others. Measured
