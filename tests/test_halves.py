@@ -15,6 +15,7 @@ IREE = ["iree:cpu", "iree:vmvx"]
 @pytest.fixture
 def every_program_halves(monkeypatch, tmp_path):
     monkeypatch.setattr(halves, "MIN_OPS", 0)
+    monkeypatch.setattr(halves, "MIN_WORK", 0)
     monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "1")
     monkeypatch.setenv("HLOJIT_COMPILE_HALVES", "1")
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path))
@@ -71,6 +72,13 @@ def test_programs_with_control_flow_compile_whole(every_program_halves):
     run = hj.jit(f, backend="iree:vmvx")
     assert isinstance(run.compile(a), Executable)
     np.testing.assert_allclose(np.asarray(run(a)), np.asarray(hj.jit(f, backend="reference")(a)), rtol=1e-6)
+
+
+def test_programs_of_little_work_compile_whole(every_program_halves, monkeypatch):
+    """The halves run slower than the whole by a few per cent (more on some programs): only programs whose calls
+    take long (halves.MIN_WORK) pay that for a faster first call."""
+    monkeypatch.setattr(halves, "MIN_WORK", 10**10)
+    assert isinstance(hj.jit(step, backend="iree:vmvx").compile(*arguments()), Executable)
 
 
 @pytest.mark.parametrize("backend", IREE)

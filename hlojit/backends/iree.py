@@ -483,7 +483,8 @@ class IreeBackend:
         """A big program compiled as two halves at once (pipeline/halves.py), each half with its own driver race:
         a function that makes their Chain; None where it compiles whole (small, control flow, or a half that
         IREE does not compile: the whole program decides then)."""
-        split = halves.halves(program) if halves.enabled() else None
+        big = halves.enabled() and work_estimate(program) >= halves.MIN_WORK
+        split = halves.halves(program) if big else None
         if split is None:
             return None
         plans = [self._plan(part, driver) for part in (split.first, split.second)]

@@ -33,6 +33,13 @@ from .program import Program, bytecode_of
 # transformer block's training step (393) 5.9 and 3.8; its forward (139) 2.5-3.1 whole, 2.2 as halves (cut at half
 # the weight; at 0.45 of the op count it lost, 2.2 against 1.8); the MLP Adam step (285) 2.2-2.9 either way.
 MIN_OPS = 120
+# Work (backends/iree.py's work_estimate: elements made plus multiply-adds) from which a program compiles as halves:
+# the halves run slower than the whole, by an amount that depends on the program, not on its size (interleaved in
+# one process, local-task, medians, 2026-12-05): the transformer block's training step (2.7e9) 36.4-38.5 ms against
+# 33.2-34.8 whole, its forward (0.9e9) +1-3%, the MLP Adam step (0.4e9) +4-8%, ResNet-18 b1's forward (1.8e9) +6%,
+# b8's (1.5e10) 183.5 against 177.7 (the fastest calls even), its training step (4.4e10) even. A first call's
+# seconds saved are worth a few per cent of calls that take 100 ms and more; not of calls of a few ms.
+MIN_WORK = 10**10
 # Where the cut goes, as a share of the ops' weight (`weight`): half, where a convolution weighs CONVOLUTION_WEIGHT
 # ops, because its dispatches (im2col or IREE's own convolution, data-tiled) compile longer than others. Measured
 # (2 vCPUs, both halves at once, the longer half's compile, runs interleaved, 2026-12-05): ResNet-18 b8's training
@@ -74,14 +81,8 @@ def halves(program: Program) -> Halves | None:
     every_op = [op.name for op in walk(_main(program.module))]
     if len(every_op) < MIN_OPS or any(name in CONTROL_FLOW for name in every_op):
         return None
-    ops = list(_main(program.module).regions[0].blocks[0].operations)[:-1]      # the return last
-    weights = [weight(op.operation) for op in ops]
-    whole = sum(weights)
-    cut, total = 0, 0
-    while cut < len(ops) and total < FIRST_SHARE * whole:
-        total += weights[cut]
-        cut += 1
-    if not 0 < cut < len(ops):
+    cut = _cut([op.operation for op in _main(program.module).regions[0].blocks[0].operations])
+    if cut is None:
         return None
     first, second = _copy(program.module), _copy(program.module)
     with first.context, ir.Location.unknown():
@@ -95,6 +96,27 @@ def halves(program: Program) -> Halves | None:
         Program(second, list(program.inputs) + crossing_specs, list(program.outputs),
                 f"{program.name} (second half)", program.why, program.donated, dict(program.aliases)),
         first_arguments)
+
+
+def _cut(ops: list) -> int | None:
+    """How many of @main's top-level `ops` (the return last) the first half holds: those up to FIRST_SHARE of the
+    weight; None where that leaves a half empty. (Tried: the cut within 0.4-0.6 of the weight that the fewest bytes
+    cross, as each crossing value is written out and read back where the whole program could fuse it: the
+    transformer step's halves ran as slowly as at half the weight, and ResNet-18's step compiled less evenly.)"""
+    weights = [weight(op) for op in ops[:-1]]
+    whole, cut, total = sum(weights), 0, 0
+    while cut < len(weights) and total < FIRST_SHARE * whole:
+        total += weights[cut]
+        cut += 1
+    return cut if 0 < cut < len(weights) else None
+
+
+def _top_position(op, position: dict) -> int:
+    """The position among @main's top-level ops of `op` or the top-level op it is nested in."""
+    op = op.operation
+    while op not in position:
+        op = op.parent.operation
+    return position[op]
 
 
 def _main(module: ir.Module):
@@ -119,14 +141,8 @@ def _first_half(main, cut: int) -> tuple[list, list]:
     block = main.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
     position = {op: i for i, op in enumerate(ops)}
-
-    def top_position(op) -> int:
-        op = op.operation
-        while op not in position:
-            op = op.parent.operation
-        return position[op]
     crossing = [(i, j) for i, op in enumerate(ops[:cut]) for j, result in enumerate(op.results)
-                if any(top_position(use.owner) >= cut for use in result.uses)]
+                if any(_top_position(use.owner, position) >= cut for use in result.uses)]
     ir.Operation.create("func.return", operands=[ops[i].results[j] for i, j in crossing],
                         ip=ir.InsertionPoint(ops[-1]))
     for op in reversed(ops[cut:]):
