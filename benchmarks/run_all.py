@@ -139,7 +139,9 @@ def rewrite_readme(text: str, section: str) -> str:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    parser.add_argument("--out", help="the markdown file written (default: benchmarks/RESULTS.md for a full run; a "
+                        "--quick or --only run writes it only when named here, so that a part does not replace the "
+                        "record of the whole)")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="one round each, no torch.compile, no other scripts")
     parser.add_argument("--only", nargs="*", choices=list(PARTS), help="these parts of the table only, no scripts")
@@ -161,10 +163,13 @@ def main(argv=None):
         rows += run_part(name, rounds, args.quick)
     section = f"{header(rounds, args.quick)}\n\n{table(rows)}\n"
     print(section, flush=True)
-    others = [] if args.quick or args.only else scripts_sections(args.skip)
-    with open(args.out, "w") as f:
-        f.write("\n".join([f"# hlojit benchmarks\n\n## Models: one table\n\n{section}"] + others))
-    print(f"wrote {args.out}")
+    partial = args.quick or args.only
+    others = [] if partial else scripts_sections(args.skip)
+    out = args.out or (None if partial else os.path.join(HERE, "RESULTS.md"))
+    if out is not None:
+        with open(out, "w") as f:
+            f.write("\n".join([f"# hlojit benchmarks\n\n## Models: one table\n\n{section}"] + others))
+        print(f"wrote {out}")
     if args.readme:
         with open(README) as f:
             text = f.read()

@@ -29,6 +29,16 @@ def test_quick_run_writes_one_table_naming_the_machine_and_versions(tmp_path):
     assert "failed" not in text
 
 
+def test_a_partial_run_replaces_the_record_of_the_whole_only_when_told(tmp_path, monkeypatch):
+    """`--only` or `--quick` without `--out` wrote benchmarks/RESULTS.md, replacing a full run's tables."""
+    monkeypatch.setattr(run_all, "HERE", str(tmp_path))
+    monkeypatch.setattr(run_all, "run_part", lambda name, rounds, quick: [])
+    run_all.main(["--only", "mlp_forward"])
+    assert not (tmp_path / "RESULTS.md").exists()
+    run_all.main(["--only", "mlp_forward", "--out", str(tmp_path / "part.md")])
+    assert "## Models: one table" in (tmp_path / "part.md").read_text()
+
+
 def test_machine_names_the_cpu_model_and_count():
     with open("/proc/cpuinfo") as f:
         model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
