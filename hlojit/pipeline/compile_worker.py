@@ -143,13 +143,14 @@ def cpu_seconds() -> float:
         return _cpu_reported[0]
 
 
-def prestart():
-    """Start a worker now if none waits, so that its start-up runs beside what comes before the compile
-    (tracing): the first compile of a process then need not wait ~1 s for it."""
+def prestart(count: int = 1):
+    """Start workers now until `count` wait, so that their start-up runs beside what comes before the compile
+    (tracing): the first compile of a process then need not wait ~1 s for one (the halves of a big program,
+    pipeline/halves.py, for two)."""
     if not enabled():
         return
     with _lock:
-        if not _idle and not _exiting:
+        while len(_idle) < count and not _exiting:
             _idle.append(_Worker())
 
 
