@@ -464,11 +464,13 @@ class IreeBackend:
         background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             iree_drivers.OWN_LOAD.sample()   # a compile's CPU time is this process's load, not the machine's
-            as_halves = None if autotune or tiered.applies(program, self.target) else self._halves(program, driver)
+            work = work_estimate(program)
+            as_halves = (None if autotune or tiered.applies(program, self.target)
+                         else self._halves(program, driver, work))
         if as_halves is not None:
             return as_halves()
         with COMPILING:
-            target, chosen, race = self._plan(program, driver)
+            target, chosen, race = self._plan(program, driver, work)
             if autotune and target.name == "cpu":
                 compiled = tuning.autotune(program, target, call_timer)
             elif on_upgrade is not None:
@@ -482,15 +484,14 @@ class IreeBackend:
             background.start(lambda optimised: _upgrade(executable, make, optimised, on_upgrade))
         return executable
 
-    def _halves(self, program: Program, driver: str | None):
-        """A big program compiled as two halves at once (pipeline/halves.py), each half with its own driver race:
-        a function that makes their Chain; None where it compiles whole (small, control flow, or a half that
-        IREE does not compile: the whole program decides then)."""
-        big = halves.enabled() and work_estimate(program) >= halves.MIN_WORK
-        split = halves.halves(program) if big else None
+    def _halves(self, program: Program, driver: str | None, work: int):
+        """A big program (`work`: its work_estimate) compiled as two halves at once (pipeline/halves.py), each half
+        with its own driver race: a function that makes their Chain; None where it compiles whole (small, control
+        flow, or a half that IREE does not compile: the whole program decides then)."""
+        split = halves.halves(program) if halves.enabled() and work >= halves.MIN_WORK else None
         if split is None:
             return None
-        plans = [self._plan(part, driver) for part in (split.first, split.second)]
+        plans = [self._plan(part, driver, work_estimate(part)) for part in (split.first, split.second)]
         try:
             compiled = halves.compile_at_once(split, tuple(target for target, _, _ in plans))
         except CompileError:
@@ -499,12 +500,12 @@ class IreeBackend:
                                in zip((split.first, split.second), compiled.parts, plans)],
                              split.first_arguments, compiled)
 
-    def _plan(self, program: Program, driver: str | None) -> tuple[Target, str, bool]:
-        """(target, driver, race) of a program: the driver given, or by its work, raced unless given; local-task's
-        cpu builds take polled fences (module doc)."""
+    def _plan(self, program: Program, driver: str | None, work: int) -> tuple[Target, str, bool]:
+        """(target, driver, race) of a program: the driver given, or by its `work` (work_estimate), raced unless
+        given; local-task's cpu builds take polled fences (module doc)."""
         target = self.target
         race = driver is None   # not pinned: big CPU work races local-task against local-sync
-        driver = driver or choose_driver(target, work_estimate(program))
+        driver = driver or choose_driver(target, work)
         if driver == "local-task" and target.name == "cpu":
             target = target.with_flags(*FENCED_FLAGS)
         return target, driver, race
