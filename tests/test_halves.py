@@ -5,7 +5,7 @@ import pytest
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.backends.iree import Chain, Executable
+from hlojit.backends.iree import Chain, Executable, work_estimate
 from hlojit.errors import CompileError
 from hlojit.pipeline import halves
 
@@ -16,6 +16,7 @@ IREE = ["iree:cpu", "iree:vmvx"]
 def every_program_halves(monkeypatch, tmp_path):
     monkeypatch.setattr(halves, "MIN_OPS", 0)
     monkeypatch.setattr(halves, "MIN_WORK", 0)
+    monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", float("inf"))
     monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "1")
     monkeypatch.setenv("HLOJIT_COMPILE_HALVES", "1")
     monkeypatch.setenv("HLOJIT_CACHE_DIR", str(tmp_path))
@@ -43,7 +44,7 @@ def arguments(seed=0):
 
 def test_the_cut(every_program_halves):
     program = hj.jit(step, donate_argnums=(0, 1)).lower(*arguments()).program
-    split = halves.halves(program)
+    split = halves.halves(program, work_estimate(program))
     first, second = split.first, split.second
     # the first half reads the parameters and the batch, not the momentum (arguments 2 and 3 of the flat six)
     assert split.first_arguments == [0, 1, 4, 5]
@@ -57,7 +58,7 @@ def test_the_cut(every_program_halves):
 
 def test_too_few_ops_compile_whole():
     program = hj.jit(lambda x: x + 1).lower(np.ones(3, np.float32)).program
-    assert halves.halves(program) is None
+    assert halves.halves(program, work_estimate(program)) is None
 
 
 def test_programs_with_control_flow_compile_whole(every_program_halves):
@@ -67,17 +68,28 @@ def test_programs_with_control_flow_compile_whole(every_program_halves):
         h = ops.fori_loop(0, 3, lambda i, v: v * 0.5 + ops.sin(a), a)
         return ops.exp(h) + ops.cos(a)
     a = np.linspace(0, 1, 4, dtype=np.float32)
-    assert halves.halves(hj.jit(f).lower(a).program) is None
-    assert halves.halves(hj.jit(lambda a: ops.exp(ops.sin(a)) + ops.cos(a)).lower(a).program) is not None
+    program = hj.jit(f).lower(a).program
+    assert halves.halves(program, work_estimate(program)) is None
+    program = hj.jit(lambda a: ops.exp(ops.sin(a)) + ops.cos(a)).lower(a).program
+    assert halves.halves(program, work_estimate(program)) is not None
     run = hj.jit(f, backend="iree:vmvx")
     assert isinstance(run.compile(a), Executable)
     np.testing.assert_allclose(np.asarray(run(a)), np.asarray(hj.jit(f, backend="reference")(a)), rtol=1e-6)
 
 
-def test_programs_of_little_work_compile_whole(every_program_halves, monkeypatch):
-    """The halves run slower than the whole by a few per cent (more on some programs): only programs whose calls
-    take long (halves.MIN_WORK) pay that for a faster first call."""
-    monkeypatch.setattr(halves, "MIN_WORK", 10**10)
+def test_programs_of_little_work_or_much_crossing_compile_whole(every_program_halves, monkeypatch):
+    """The halves run slower than the whole by a few per cent (more where many bytes cross the cut): only programs
+    whose calls take long (halves.MIN_WORK) and whose cut few bytes cross pay that for a faster first call."""
+    program = hj.jit(step).lower(*arguments()).program
+    work = work_estimate(program)
+    crossing = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in
+                   halves.halves(program, work).first.outputs)
+    monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", crossing / work)
+    assert halves.halves(program, work) is not None      # the bound itself is allowed
+    monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", 0.99 * crossing / work)
+    assert halves.halves(program, work) is None
+    monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", float("inf"))
+    monkeypatch.setattr(halves, "MIN_WORK", work + 1)
     assert isinstance(hj.jit(step, backend="iree:vmvx").compile(*arguments()), Executable)
 
 

@@ -488,7 +488,7 @@ class IreeBackend:
         """A big program (`work`: its work_estimate) compiled as two halves at once (pipeline/halves.py), each half
         with its own driver race: a function that makes their Chain; None where it compiles whole (small, control
         flow, or a half that IREE does not compile: the whole program decides then)."""
-        split = halves.halves(program) if halves.enabled() and work >= halves.MIN_WORK else None
+        split = halves.halves(program, work) if halves.enabled() else None
         if split is None:
             return None
         plans = [self._plan(part, driver, work_estimate(part)) for part in (split.first, split.second)]

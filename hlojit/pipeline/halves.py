@@ -5,10 +5,12 @@ on the MLIR context's threads; its other phases and the serialisation of the one
 one). Measured on ResNet-18 b8's training step (2,596 ops, 648 dispatches, 2 vCPUs): 19.0 s compiled whole,
 11.6 s as two halves compiled in two workers at once (9.4 and 11.6 s each). The halves run one after the
 other: the values that cross the cut are the first half's results and the second half's last arguments, and
-stay on the device between them (no copy); the cut costs one more invocation per call.
+stay on the device between them (no copy). The cut costs one more invocation per call, and what crosses it is
+written out and read back: so only programs whose calls take long and whose cut few bytes cross compile as
+halves (MIN_WORK, MAX_CROSSING_BYTES_PER_WORK: big forward passes, not training steps, whose activations cross).
 
-`halves(program)` cuts @main's top-level ops where the ops' weight (nested ops counted, `weight`) reaches FIRST_SHARE:
-the first half is @main's ops before the cut, returning every value the rest reads (the arguments it does not
+`halves(program, work)` cuts @main's top-level ops where the ops' weight (`weight`) reaches FIRST_SHARE: the first
+half is @main's ops before the cut, returning every value the rest reads (the arguments it does not
 read are dropped from its signature); the second is @main with those values as new last arguments and the ops
 before the cut erased, so its results, donations and aliases are the program's own. Each half is an ordinary
 Program: it is compiled, rewritten per target and cached on disk like any other.
@@ -18,6 +20,7 @@ Program: it is compiled, rewritten per target and cached on disk like any other.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import threading
 
@@ -40,6 +43,14 @@ MIN_OPS = 120
 # b8's (1.5e10) 183.5 against 177.7 (the fastest calls even), its training step (4.4e10) even. A first call's
 # seconds saved are worth a few per cent of calls that take 100 ms and more; not of calls of a few ms.
 MIN_WORK = 10**10
+# Bytes crossing the cut, per unit of that work, up to which a program compiles as halves. What crosses is written
+# out by the first half and read back by the second, where the whole program could fuse or recompute it: ResNet-18
+# b8's training step (4.4e10; 190-226 MiB cross, 4.5e-3 a unit) ran 1089 ms a step as halves against 1015 whole
+# (best 998 against 925; local-task, interleaved, 2026-12-05 15:00), the transformer step 1.5e-2 (+10%), the MLP
+# Adam step 6e-3 (+4-8%), where ResNet-18's forward (one 3 MiB value: 2.1e-4 at b8, 2.2e-4 at b1) ran as fast
+# (184.0 against 181.8 ms at b8, the fastest calls 168.0 against 173.2) and its first call took 2.2-2.6 s against
+# 3.8-4.1 whole. So a training step, whose forward's activations cross to its backward, compiles whole.
+MAX_CROSSING_BYTES_PER_WORK = 1e-3
 # Where the cut goes, as a share of the ops' weight (`weight`): half, where a convolution weighs CONVOLUTION_WEIGHT
 # ops, because its dispatches (im2col or IREE's own convolution, data-tiled) compile longer than others. Measured
 # (2 vCPUs, both halves at once, the longer half's compile, runs interleaved, 2026-12-05): ResNet-18 b8's training
@@ -75,18 +86,22 @@ class Halves:
     first_arguments: list[int]      # the program's argument indices the first half takes, in order
 
 
-def halves(program: Program) -> Halves | None:
-    """The program as two halves, or None where it has too few ops, control flow, or no cut leaves both halves
-    work."""
+def halves(program: Program, work: int) -> Halves | None:
+    """The program (`work`: backends/iree.py's work_estimate of it) as two halves, or None where it does too little
+    work, has too few ops or control flow, no cut leaves both halves work, or too many bytes would cross the cut."""
     every_op = [op.name for op in walk(_main(program.module))]
-    if len(every_op) < MIN_OPS or any(name in CONTROL_FLOW for name in every_op):
+    if work < MIN_WORK or len(every_op) < MIN_OPS or any(name in CONTROL_FLOW for name in every_op):
         return None
-    cut = _cut([op.operation for op in _main(program.module).regions[0].blocks[0].operations])
+    ops = [op.operation for op in _main(program.module).regions[0].blocks[0].operations]
+    cut = _cut(ops)
     if cut is None:
+        return None
+    crossing = _crossing(ops, cut)
+    if sum(_bytes(ops[i].results[j].type) for i, j in crossing) > MAX_CROSSING_BYTES_PER_WORK * work:
         return None
     first, second = _copy(program.module), _copy(program.module)
     with first.context, ir.Location.unknown():
-        crossing, first_arguments = _first_half(_main(first), cut)
+        first_arguments = _first_half(_main(first), cut, crossing)
     with second.context, ir.Location.unknown():
         _second_half(_main(second), cut, crossing)
     crossing_specs = [(shape_of(t), dtype_of(t)) for t in _result_types(_main(first))]
@@ -111,12 +126,22 @@ def _cut(ops: list) -> int | None:
     return cut if 0 < cut < len(weights) else None
 
 
-def _top_position(op, position: dict) -> int:
-    """The position among @main's top-level ops of `op` or the top-level op it is nested in."""
-    op = op.operation
-    while op not in position:
-        op = op.parent.operation
-    return position[op]
+def _crossing(ops: list, cut: int) -> list[tuple[int, int]]:
+    """(op position, result number) of each value of @main's top-level `ops` before `cut` that an op from `cut` on
+    reads (or one nested in it)."""
+    position = {op: i for i, op in enumerate(ops)}
+
+    def top_position(op) -> int:
+        op = op.operation
+        while op not in position:
+            op = op.parent.operation
+        return position[op]
+    return [(i, j) for i, op in enumerate(ops[:cut]) for j, result in enumerate(op.results)
+            if any(top_position(use.owner) >= cut for use in result.uses)]
+
+
+def _bytes(t) -> int:
+    return math.prod(shape_of(t)) * dtype_of(t).itemsize
 
 
 def _main(module: ir.Module):
@@ -135,14 +160,11 @@ def _copy(module: ir.Module) -> ir.Module:
     return ir.Module.parse(bytecode_of(module), context=context)
 
 
-def _first_half(main, cut: int) -> tuple[list, list]:
-    """Make this copy's @main the ops before `cut`, returning every value of theirs the rest reads; ((op position,
-    result number) of each such value, the argument indices it keeps: those its ops read)."""
+def _first_half(main, cut: int, crossing: list) -> list[int]:
+    """Make this copy's @main the ops before `cut`, returning the `crossing` values (_crossing); the argument
+    indices it keeps: those its ops read."""
     block = main.regions[0].blocks[0]
     ops = [op.operation for op in block.operations]
-    position = {op: i for i, op in enumerate(ops)}
-    crossing = [(i, j) for i, op in enumerate(ops[:cut]) for j, result in enumerate(op.results)
-                if any(_top_position(use.owner, position) >= cut for use in result.uses)]
     ir.Operation.create("func.return", operands=[ops[i].results[j] for i, j in crossing],
                         ip=ir.InsertionPoint(ops[-1]))
     for op in reversed(ops[cut:]):
@@ -157,7 +179,7 @@ def _first_half(main, cut: int) -> tuple[list, list]:
     for name in ("arg_attrs", "res_attrs"):     # donation marks and result attributes are the second half's
         if name in main.attributes:
             del main.attributes[name]
-    return crossing, kept
+    return kept
 
 
 def _second_half(main, cut: int, crossing: list):
