@@ -106,6 +106,20 @@ def test_the_workers_cpu_time_counts_as_this_processes_own_load(monkeypatch):
     assert iree_drivers.own_cpu_seconds() - own_before >= spent
 
 
+def test_a_worker_imports_ml_dtypes_only_for_a_bf16_program(monkeypatch):
+    """ml_dtypes 0.7's import took ~0.55 of a worker's ~0.9 CPU-s start (dialects/types.py imported it for its
+    dtype table); a worker needs it only for a bf16 program, and then compiles it."""
+    imports = compile_worker._MAIN.split("compile_worker.serve")[0] + "print('ml_dtypes' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", imports], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=REPO))
+    assert out.stdout.strip() == "False"
+    import ml_dtypes
+    monkeypatch.setattr(compile_worker, "_idle", [])    # a new worker, which has not imported it
+    x = np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16)
+    got = np.asarray(hj.jit(lambda v: v * 2 + 1, backend="iree:vmvx")(x))
+    assert got.dtype == x.dtype and got.astype(np.float32).tolist() == [4.0, -3.5, 7.0]
+
+
 LONG_COMPILE = """
 import sys, numpy as np, hlojit as hj
 from hlojit.pipeline import compile_worker

@@ -7,13 +7,13 @@ unsigned `ui` types; booleans are `i1`; complex64 is `complex<f32>`.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 
-import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
-# numpy dtype -> (MLIR spelling, constructor of the element type)
+# numpy dtype -> (MLIR spelling, constructor of the element type); bfloat16 is ml_dtypes' (`bfloat16`), apart
 _ELEMENT_TYPES = {
     np.dtype(np.bool_): ("i1", lambda: ir.IntegerType.get_signless(1)),
     np.dtype(np.int8): ("i8", lambda: ir.IntegerType.get_signless(8)),
@@ -25,24 +25,61 @@ _ELEMENT_TYPES = {
     np.dtype(np.uint32): ("ui32", lambda: ir.IntegerType.get_unsigned(32)),
     np.dtype(np.uint64): ("ui64", lambda: ir.IntegerType.get_unsigned(64)),
     np.dtype(np.float16): ("f16", lambda: ir.F16Type.get()),
-    np.dtype(ml_dtypes.bfloat16): ("bf16", lambda: ir.BF16Type.get()),
     np.dtype(np.float32): ("f32", lambda: ir.F32Type.get()),
     np.dtype(np.float64): ("f64", lambda: ir.F64Type.get()),
     np.dtype(np.complex64): ("complex<f32>", lambda: ir.ComplexType.get(ir.F32Type.get())),
     np.dtype(np.complex128): ("complex<f64>", lambda: ir.ComplexType.get(ir.F64Type.get())),
 }
+_BFLOAT16 = ("bf16", lambda: ir.BF16Type.get())
 _BY_SPELLING = {spelling: dtype for dtype, (spelling, _) in _ELEMENT_TYPES.items()}
 
-SUPPORTED_DTYPES = tuple(_ELEMENT_TYPES)
+
+@functools.cache
+def bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16, imported at first use. Why not at import: ml_dtypes 0.7's import takes ~0.55 CPU-s, and
+    a compile worker (pipeline/compile_worker.py), which imports this module and not the IREE runtime (which
+    imports ml_dtypes itself), then pays it only when it compiles a bf16 program. A bf16 dtype in hand means
+    ml_dtypes is imported already: only the MLIR -> numpy direction needs this."""
+    import ml_dtypes
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def finfo(dtype):
+    """np.finfo of a float dtype, bfloat16's from ml_dtypes (numpy does not know it)."""
+    dtype = np.dtype(dtype)
+    if dtype.name == "bfloat16":
+        import ml_dtypes     # imported already by whoever made the dtype: no cost (see `bfloat16`)
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
+def _entry(dtype) -> tuple:
+    dtype = np.dtype(dtype)
+    entry = _ELEMENT_TYPES.get(dtype)
+    if entry is None and dtype.name == "bfloat16":
+        return _BFLOAT16
+    if entry is None:
+        raise TypeError(f"dtype {dtype} is not supported; supported: "
+                        f"{', '.join(str(d) for d in supported_dtypes())}")
+    return entry
+
+
+def supported_dtypes() -> tuple:
+    """Every dtype hlojit has, bfloat16 after float16 (importing ml_dtypes: `bfloat16`)."""
+    dtypes = list(_ELEMENT_TYPES)
+    return tuple(dtypes[:dtypes.index(np.dtype(np.float16)) + 1] + [bfloat16()] +
+                 dtypes[dtypes.index(np.dtype(np.float16)) + 1:])
+
+
+def __getattr__(name: str):
+    if name == "SUPPORTED_DTYPES":      # a module attribute computed on use: it holds bfloat16 (`bfloat16`)
+        return supported_dtypes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def element_type(dtype) -> ir.Type:
     """The MLIR element type of a numpy dtype (in the current context)."""
-    try:
-        return _ELEMENT_TYPES[np.dtype(dtype)][1]()
-    except KeyError:
-        raise TypeError(f"dtype {np.dtype(dtype)} is not supported; supported: "
-                        f"{', '.join(str(d) for d in SUPPORTED_DTYPES)}") from None
+    return _entry(dtype)[1]()
 
 
 def tensor_type(shape, dtype) -> ir.RankedTensorType:
@@ -54,8 +91,11 @@ def dtype_of(t: ir.Type) -> np.dtype:
     t = t.maybe_downcast()
     if isinstance(t, ir.RankedTensorType):
         t = t.element_type
+    spelled = str(t)
+    if spelled == "bf16":
+        return bfloat16()
     try:
-        return _BY_SPELLING[str(t)]
+        return _BY_SPELLING[spelled]
     except KeyError:
         raise TypeError(f"MLIR element type {t} has no numpy dtype here") from None
 
@@ -66,7 +106,7 @@ def shape_of(t: ir.Type) -> tuple:
 
 def spelling(dtype) -> str:
     """The short MLIR name of a dtype: f32, i1, ui8, complex<f32> ..."""
-    return _ELEMENT_TYPES[np.dtype(dtype)][0]
+    return _entry(dtype)[0]
 
 
 def short_signature(shape, dtype) -> str:

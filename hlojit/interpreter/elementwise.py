@@ -1,18 +1,15 @@
 """Elementwise ops, comparisons, select and convert, by numpy ufuncs with StableHLO's semantics."""
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ..dialects.types import dtype_of
 from ..errors import BackendError
 from .interpreter import OPS, enum_attr
 
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-
 
 def _is_float(dtype) -> bool:
-    return dtype.kind == "f" or dtype == _BFLOAT16
+    return dtype.kind == "f" or dtype.name == "bfloat16"
 
 
 def _parts(dtype, re, im):

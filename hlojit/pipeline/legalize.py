@@ -25,12 +25,11 @@ before compiling, on the compiler's copy of the module.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 from iree.compiler import ir, passmanager
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import attr_ints, dimension_numbers, dtype_of, shape_of
+from ..dialects.types import attr_ints, dimension_numbers, dtype_of, finfo, shape_of
 from .values import V, where
 
 _UNSIGNED = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32, "float64": np.uint64}
@@ -289,7 +288,7 @@ def subnormal_arguments_pass_through(module: ir.Module) -> int:
     for op in _ops_named(module, *_IDENTITY_NEAR_ZERO, floats_only=True):
         with ir.InsertionPoint.after(op), op.location:
             x = V(op.operands[0])
-            smallest_normal = int(np.array(ml_dtypes.finfo(x.dtype).tiny, x.dtype).view(_UNSIGNED[x.dtype.name]))
+            smallest_normal = int(np.array(finfo(x.dtype).tiny, x.dtype).view(_UNSIGNED[x.dtype.name]))
             tiny = (x.bits() & ((1 << (8 * x.dtype.itemsize - 1)) - 1)) < smallest_normal
             new = where(tiny, x, V(op.result))
         op.result.replace_all_uses_except(new.value, new.value.owner.operation)
@@ -306,9 +305,9 @@ def cbrt_of_subnormals(module: ir.Module) -> int:
         with ir.InsertionPoint.after(op), op.location:
             x = V(op.operands[0])
             width, unsigned = 8 * x.dtype.itemsize, np.dtype(_UNSIGNED[x.dtype.name])
-            smallest_normal = int(np.array(ml_dtypes.finfo(x.dtype).tiny, x.dtype).view(unsigned))
+            smallest_normal = int(np.array(finfo(x.dtype).tiny, x.dtype).view(unsigned))
             magnitude = x.bits() & ((1 << (width - 1)) - 1)
-            e = int(np.log2(float(ml_dtypes.finfo(x.dtype).smallest_subnormal)))
+            e = int(np.log2(float(finfo(x.dtype).smallest_subnormal)))
             s = e % 3
             scaled = magnitude.to(x.dtype) * float(2 ** s)
             root = V(hlo.unary("cbrt", scaled.value)) * float(2.0 ** ((e - s) // 3))

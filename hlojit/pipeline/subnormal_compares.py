@@ -21,12 +21,11 @@ pattern does it was not narrowed down.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import constant_value, dtype_of, shape_of
+from ..dialects.types import constant_value, dtype_of, finfo, shape_of
 from .values import V
 
 _FLUSHED = {"float32", "float64", "bfloat16"}
@@ -63,7 +62,7 @@ def _from_f16(value: ir.Value) -> bool:
 def _flush_proof(c: np.ndarray) -> bool:
     """Every element a NaN, an infinity or a normal: its compares with a flushed subnormal are the exact ones."""
     wide = np.asarray(c, np.float64)
-    return bool(np.all(np.isnan(wide) | (np.abs(wide) >= float(ml_dtypes.finfo(c.dtype).smallest_normal))))
+    return bool(np.all(np.isnan(wide) | (np.abs(wide) >= float(finfo(c.dtype).smallest_normal))))
 
 
 def _numpy_key(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

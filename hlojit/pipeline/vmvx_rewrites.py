@@ -28,7 +28,7 @@ from iree.compiler import ir
 from ..dialects import registry
 from ..dialects import stablehlo as hlo
 from ..dialects.build import create
-from ..dialects.types import attr_ints, constant_value, dtype_of, element_type, shape_of
+from ..dialects.types import attr_ints, bfloat16, constant_value, dtype_of, element_type, shape_of
 from .legalize import walk
 from .values import V, where
 
@@ -117,7 +117,7 @@ def narrow_unsigned_in_i32(module: ir.Module) -> int:
     return count
 
 
-BF16, F16, F32 = np.dtype("bfloat16"), np.dtype(np.float16), np.dtype(np.float32)
+F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 # the elementwise ops, select included (a select of bf16 constants puts bf16 constants in the dispatch, which vmvx
 # cannot lower: in f32, the converts of the constants fold away); convert has its own rule, complex parts are real
 _WIDENED = frozenset(r.name for r in registry.RECORDS.values() if r.elementwise and r.dialect == "stablehlo") - {
@@ -144,12 +144,12 @@ def _bf16_convert_through_f32(x: V, target: np.dtype) -> V:
     """A convert between bf16 and an int, a bool or f64 through f32, the bf16 <-> f32 step by the bits: IREE folds
     two converts into one, which vmvx cannot lower (arith.sitofp i32 -> bf16, arith.extf bf16 -> f64). f32 -> bf16
     rounds to nearest even."""
-    if x.dtype != BF16:
+    if x.dtype.name != "bfloat16":
         bits = x.to(F32).bits()
         rounded = (bits + (0x7FFF + ((bits >> 16) & 1))) >> 16
         quiet_nan = (bits >> 16) | 0x40
         narrow = where((bits & 0x7FFFFFFF) > 0x7F800000, quiet_nan, rounded).to(np.uint16)
-        return V(hlo.bitcast_convert(narrow.value, BF16))
+        return V(hlo.bitcast_convert(narrow.value, bfloat16()))
     wide = V(hlo.bitcast_convert(((x.bits().to(np.uint32) & 0xFFFF) << 16).value, F32))
     return wide.to(target)
 
@@ -193,7 +193,7 @@ def _narrow_arithmetic_in_f32(module: ir.Module, narrow: np.dtype) -> int:
             continue
         with ir.InsertionPoint(op), op.location:
             if op.name == "stablehlo.convert":   # f16's: f16_converts_by_bits, after
-                if narrow == BF16 and types[0] != types[1] and F32 not in types:
+                if narrow.name == "bfloat16" and types[0] != types[1] and F32 not in types:
                     count += _replace(op, _bf16_convert_through_f32(V(op.operands[0]), types[1]))
                 continue
             # dots too: vmvx's f16 products extend their operands in the dispatch (arith.extf f16 illegal), and a
@@ -215,7 +215,7 @@ def bf16_arithmetic_in_f32(module: ir.Module) -> int:
     """Each elementwise op with a bf16 operand, and each reduce of bf16 by one op, computes in f32 and rounds its
     bf16 results once (a reduce: each step); a convert between bf16 and an int, a bool or f64 goes through f32
     (as ml_dtypes converts)."""
-    return _narrow_arithmetic_in_f32(module, BF16)
+    return _narrow_arithmetic_in_f32(module, bfloat16())
 
 
 def f16_arithmetic_in_f32(module: ir.Module) -> int:
