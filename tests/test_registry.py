@@ -200,7 +200,8 @@ def test_the_frontend_elementwise_tables_name_ops_of_the_registry():
 
 def test_dialects_import_nothing_of_the_layers_that_register_against_them():
     """Data flows one way: dialects/ (the registry and the builders) imports only itself, numpy and MLIR."""
-    allowed = ("numpy", "ml_dtypes", "iree.compiler", "typing", "keyword", "re", "collections", "functools", "__future__")
+    allowed = ("numpy", "ml_dtypes", "iree.compiler", "typing", "keyword", "re", "collections", "functools",
+               "__future__")
     found = []
     for path in sorted((LIBRARY / "dialects").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
