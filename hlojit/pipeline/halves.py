@@ -31,25 +31,23 @@ from . import cache, compile_worker
 from .legalize import walk
 from .program import Program, bytecode_of
 
-# Ops (nested ones counted) from which a program compiles as halves. Measured first calls (trace and compile,
-# 2 vCPUs, separate processes): ResNet-18 b8's forward (214 ops) 3.8-4.1 s whole, 3.0-3.5 as halves; the
-# transformer block's training step (393) 5.9 and 3.8; its forward (139) 2.5-3.1 whole, 2.2 as halves (cut at half
-# the weight; at 0.45 of the op count it lost, 2.2 against 1.8); the MLP Adam step (285) 2.2-2.9 either way.
+# Ops (nested ones counted) from which a program compiles as halves: fewer compile in well under the seconds a
+# second worker and a second invocation could save.
 MIN_OPS = 120
-# Work (backends/iree.py's work_estimate: elements made plus multiply-adds) from which a program compiles as halves:
-# the halves run slower than the whole, by an amount that depends on the program, not on its size (interleaved in
-# one process, local-task, medians, 2026-12-05): the transformer block's training step (2.7e9) 36.4-38.5 ms against
-# 33.2-34.8 whole, its forward (0.9e9) +1-3%, the MLP Adam step (0.4e9) +4-8%, ResNet-18 b1's forward (1.8e9) +6%,
-# b8's (1.5e10) 183.5 against 177.7 (the fastest calls even), its training step (4.4e10) even. A first call's
-# seconds saved are worth a few per cent of calls that take 100 ms and more; not of calls of a few ms.
+# Work (backends/iree.py's work_estimate: elements made plus multiply-adds) from which a program compiles as halves.
+# The halves run slower than the whole, by an amount that depends on the program, not on its size (interleaved in
+# one process, local-task, medians, 2026-12-05): the transformer block's forward (0.9e9) +1-3%, the MLP Adam step
+# (0.4e9) +4-8%, ResNet-18 b1's forward (1.8e9) +6%, b8's (1.5e10) 184.0 against 181.8 ms (the fastest calls
+# even). A first call's seconds saved are worth a per cent of calls that take 100 ms and more; not of calls of a
+# few ms. (The first calls saved, 2 vCPUs, separate processes: the transformer forward 2.2 s against 2.5-3.1.)
 MIN_WORK = 10**10
 # Bytes crossing the cut, per unit of that work, up to which a program compiles as halves. What crosses is written
 # out by the first half and read back by the second, where the whole program could fuse or recompute it: ResNet-18
 # b8's training step (4.4e10; 190-226 MiB cross, 4.5e-3 a unit) ran 1089 ms a step as halves against 1015 whole
-# (best 998 against 925; local-task, interleaved, 2026-12-05 15:00), the transformer step 1.5e-2 (+10%), the MLP
-# Adam step 6e-3 (+4-8%), where ResNet-18's forward (one 3 MiB value: 2.1e-4 at b8, 2.2e-4 at b1) ran as fast
-# (184.0 against 181.8 ms at b8, the fastest calls 168.0 against 173.2) and its first call took 2.2-2.6 s against
-# 3.8-4.1 whole. So a training step, whose forward's activations cross to its backward, compiles whole.
+# (best 998 against 925; local-task, interleaved, 2026-12-05 15:00; its first call 12.8-14.4 s against 16-21),
+# the transformer step (1.5e-2) 36.4-38.5 ms against 33.2-34.8, where ResNet-18's forward (one 3 MiB value: 2.1e-4
+# at b8) ran as fast and its first call took 2.2-2.6 s against 3.8-4.1 whole. So a training step, whose forward's
+# activations cross to its backward, compiles whole.
 MAX_CROSSING_BYTES_PER_WORK = 1e-3
 # Where the cut goes, as a share of the ops' weight (`weight`): half, where a convolution weighs CONVOLUTION_WEIGHT
 # ops, because its dispatches (im2col or IREE's own convolution, data-tiled) compile longer than others. Measured
