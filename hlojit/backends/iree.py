@@ -450,9 +450,10 @@ class IreeBackend:
     def expect_compile(self):
         """A program is about to be traced for this backend: start a compile worker now, so its start-up runs
         beside the trace (pipeline/compile_worker.py); two where big programs compile as halves, which take one
-        each. Measured (ResNet-18 b8 forward, a second between jit and the call, 2026-12-05): compile and load
-        2.24-2.55 s against 2.7-3.1 with one (the second half waited for its worker's ~0.9 s start); a two-op
-        function's first call right after jit 1.09-1.11 s against 1.05-1.09. An idle worker holds ~107 MB."""
+        each. Measured (ResNet-18 b8 forward, a second between jit and the call, 2026-12-05, while a worker took
+        ~0.9 s to start, ~0.4 since): compile and load 2.24-2.55 s against 2.7-3.1 with one (the second half waited
+        for its worker's start); a two-op function's first call right after jit 1.09-1.11 s against 1.05-1.09. An
+        idle worker holds ~107 MB."""
         compile_worker.prestart(2 if halves.enabled() else 1)
 
     def load(self, program: Program, driver: str | None = None, autotune: bool = False,
