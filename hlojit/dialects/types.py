@@ -67,8 +67,8 @@ def _entry(dtype) -> tuple:
 def supported_dtypes() -> tuple:
     """Every dtype hlojit has, bfloat16 after float16 (importing ml_dtypes: `bfloat16`)."""
     dtypes = list(_ELEMENT_TYPES)
-    return tuple(dtypes[:dtypes.index(np.dtype(np.float16)) + 1] + [bfloat16()] +
-                 dtypes[dtypes.index(np.dtype(np.float16)) + 1:])
+    after_f16 = dtypes.index(np.dtype(np.float16)) + 1
+    return (*dtypes[:after_f16], bfloat16(), *dtypes[after_f16:])
 
 
 def __getattr__(name: str):

@@ -21,10 +21,10 @@ import math
 import numbers
 from typing import NamedTuple
 
-import ml_dtypes
 import numpy as np
 
 from ...dialects import stablehlo as hlo
+from ...dialects.types import finfo
 from ...errors import DTypeError, ShapeError
 from .. import dtypes
 from ..derivatives import closed_form, derivative, no_derivative
@@ -121,7 +121,7 @@ def ldexp(y: Tensor, n: Tensor) -> Tensor:
 def frexp(x: Tensor) -> tuple[Tensor, Tensor]:
     """(m, e) with x = m * 2**e, m in [1, 2), e int32, for finite x > 0 (subnormals too)."""
     fmt = FORMATS[x.dtype]
-    tiny = float(ml_dtypes.finfo(x.dtype).smallest_normal)
+    tiny = float(finfo(x.dtype).smallest_normal)
     subnormal = x < tiny
     x = ew.where(subnormal, x * float(2 ** (fmt.mantissa + 1)), x)
     bits = _bits(x)
@@ -409,7 +409,7 @@ def nan_to_num(x, nan: float = 0.0, posinf: float | None = None, neginf: float |
                                       for part in (complex_math.real(x), complex_math.imag(x))))
     if not dtypes.is_float(x.dtype):
         return x
-    info = ml_dtypes.finfo(x.dtype)
+    info = finfo(x.dtype)
     posinf = float(info.max) if posinf is None else float(posinf)
     neginf = float(info.min) if neginf is None else float(neginf)
     y = ew.where(x == np.inf, posinf, x)
