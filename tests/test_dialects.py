@@ -378,6 +378,10 @@ GOLDEN = [
      "%0:2 = stablehlo.optimization_barrier %arg0, %arg1 : tensor<3xf32>, tensor<i32>", ["3xf32", "i32"]),
     ("optimization_barrier", "one-value", ["2x2xui32"], lambda x: hlo.optimization_barrier([x]),
      "%0 = stablehlo.optimization_barrier %arg0 : tensor<2x2xui32>", ["2x2xui32"]),
+    ("composite", "named-call", ["3x3xf32"],
+     lambda x: hlo.composite("hlojit.cholesky", [x], [x.type], "main"),  # a function of its type
+     '%0 = stablehlo.composite "hlojit.cholesky" %arg0 {decomposition = @main} : '
+     "(tensor<3x3xf32>) -> tensor<3x3xf32>", ["3x3xf32"]),
     ("map", "xor", ["3xui32", "3xui32"], lambda a, b: hlo.map([a, b], lambda x, y: hlo.binary("xor", x, y)),
      ['%0 = "stablehlo.map"(%arg0, %arg1) <{dimensions = array<i64: 0>}> ({',
       "^bb0(%arg2: tensor<ui32>, %arg3: tensor<ui32>):", "%1 = stablehlo.xor %arg2, %arg3 : tensor<ui32>",

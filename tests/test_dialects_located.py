@@ -49,6 +49,7 @@ LOCATED = {  # builder -> (argument types, call with loc=)
     "dynamic_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_slice(x, [i], [2], loc=loc)),
     "dynamic_update_slice": (["3xf32", "i32"], lambda loc, x, i: hlo.dynamic_update_slice(x, x, [i], loc=loc)),
     "optimization_barrier": (["3xf32"], lambda loc, x: hlo.optimization_barrier([x], loc=loc)),
+    "composite": (["3xf32"], lambda loc, x: hlo.composite("hlojit.cholesky", [x], [x.type], "main", loc=loc)),
     "map": (["3xf32"], lambda loc, x: hlo.map([x], lambda v: v, loc=loc)),
     "bitcast_convert": (["3xf32"], lambda loc, x: hlo.bitcast_convert(x, np.int32, loc=loc)),
     "sort": (["3xf32"], lambda loc, x: hlo.sort([x], 0, lambda a, b: hlo.compare(a, b, "LT"), loc=loc)),

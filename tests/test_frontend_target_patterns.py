@@ -84,7 +84,7 @@ FRONTEND_PATTERNS = {
     "ops/linalg/lu.py::_as_index": "note: a plain convert (vmvx's f64 -> int is compile_rewrites.f64_to_int_by_bits)",
     "ops/linalg/lu.py::_factor_panel": _BLOCKED,
     "ops/linalg/lu.py::_unit_lower_inverse": _BLOCKED,
-    "ops/linalg/lu.py::factor": _BLOCKED + " (panels concatenated: captured by the loop, cpu fails to compile them)",
+    "ops/linalg/lu.py::_factor": _BLOCKED + " (panels concatenated: captured by the loop, cpu fails to compile them)",
     "ops/linalg/polar.py::<module>": "note: why QDWH suits IREE (matmuls and factorizations: few, big dispatches)",
     "ops/linalg/polar.py::polar": _BLOCKED + " (on stacks of matrices the two QR steps are unrolled, not a "
                                   "fori_loop: cpu fails to compile the loop there once the QR has more than one "

@@ -27,7 +27,7 @@ __all__ = [
     *elementwise.__all__, *regions.__all__,
     "constant", "iota", "fft", "FFT_TYPES", "broadcast_in_dim", "reshape", "transpose", "dot_general",
     "convolution", "concatenate", "slice", "pad", "reverse", "dynamic_slice", "dynamic_update_slice",
-    "gather", "bitcast_convert", "optimization_barrier",
+    "gather", "bitcast_convert", "optimization_barrier", "composite",
 ]
 
 
@@ -277,3 +277,19 @@ def optimization_barrier(values: Sequence[ir.Value], *, loc=None, ip=None) -> li
     targets that round the product)."""
     return list(create("stablehlo.optimization_barrier", [v.type for v in values], values, loc=loc,
                        ip=ip).results)
+
+
+# --- composite: a named op and the function that is its meaning --------------------------------------
+
+def composite(name: str, operands: Sequence[ir.Value], result_types: Sequence[ir.Type], decomposition: str, *,
+              attributes: dict | None = None, loc=None, ip=None) -> list[ir.Value]:
+    """`stablehlo.composite "name"`: calls the function @decomposition with the operands (the spec's meaning),
+    while a compiler that knows `name` may run a kernel of its own instead (hlojit's llvm-cpu target does
+    for some of its linalg: pipeline/kernels.py). `attributes`: the composite_attributes, ints (as i64)."""
+    i64 = ir.IntegerType.get_signless(64)
+    ints = {k: ir.IntegerAttr.get(i64, int(v)) for k, v in (attributes or {}).items()}
+    op_attributes = {"name": ir.StringAttr.get(name), "decomposition": ir.FlatSymbolRefAttr.get(decomposition),
+                     "composite_attributes": ir.DictAttr.get(ints),
+                     "version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 0)}
+    return list(create("stablehlo.composite", result_types, operands, op_attributes, loc=loc, ip=ip).results)
+

@@ -236,3 +236,11 @@ def is_splat_constant(op) -> bool:
     if dtype_of(op.result.type).kind == "c":
         return all_alike(constant_value(op))
     return ir.DenseElementsAttr(op.attributes["value"]).is_splat
+
+
+def composite_attributes(op) -> dict:
+    """The int composite_attributes of a composite op (stablehlo.composite's builder makes them i64; a printed
+    module leaves an empty dictionary out)."""
+    if "composite_attributes" not in op.attributes:
+        return {}
+    return {a.name: ir.IntegerAttr(a.attr).value for a in ir.DictAttr(op.attributes["composite_attributes"])}

@@ -1,5 +1,6 @@
 """A StableHLO module (an `hj.from_mlir` module) called inside a trace: its @main is copied into the
-traced function, its `func.call`s inlined, so transformations (vmap, grad) see its ops like any others.
+traced function, its `func.call`s and `stablehlo.composite`s inlined (a composite is a call of its decomposition),
+so transformations (vmap, grad) see its ops like any others.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def _inline_nested_calls(op, functions: dict, where: str):
         for block in region.blocks:
             for inner in list(block.operations):
                 inner = inner.operation
-                if inner.name != "func.call":
+                if inner.name not in _CALLS:
                     _inline_nested_calls(inner, functions, where)
                     continue
                 with ir.InsertionPoint(inner):
@@ -52,8 +53,11 @@ def _inline_nested_calls(op, functions: dict, where: str):
                 inner.erase()
 
 
+_CALLS = {"func.call": "callee", "stablehlo.composite": "decomposition"}   # op -> the attribute naming its callee
+
+
 def _callee(call, functions: dict, where: str) -> str:
-    callee = str(call.attributes["callee"]).lstrip("@")
+    callee = str(call.attributes[_CALLS[call.name]]).lstrip("@")
     if callee not in functions:
         raise TracingError(f"{where}: func.call to unknown function @{callee}")
     return callee
@@ -68,7 +72,7 @@ def _inline(functions: dict, name: str, values: list, where: str) -> list:
         operands = [mapping.get(v, v) for v in op.operands]
         if op.name == "func.return":
             return operands
-        if op.name == "func.call":
+        if op.name in _CALLS:
             mapping.update(zip(op.results, _inline(functions, _callee(op, functions, where), operands, where)))
             continue
         copy = op.clone(ip=ip).operation

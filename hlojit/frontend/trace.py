@@ -81,6 +81,8 @@ class Trace:
         # autodiff: derivative regions by output ir.Value (frontend/autodiff/core.py). Ops thrown away by
         # a retrace free their values, whose addresses MLIR reuses: forget_regions drops their entries.
         self.autodiff_regions: dict = {}
+        # frontend/composites.py: (name, operand types) -> (decomposition symbol, result types)
+        self.composites: dict = {}
 
     def forget_regions(self, count: int):
         """Drop the derivative regions recorded after the first `count` (their ops were erased)."""

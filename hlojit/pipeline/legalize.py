@@ -119,10 +119,24 @@ def chlo_as_stablehlo(module: ir.Module) -> int:
 
 
 def calls_inlined(module: ir.Module) -> int:
-    """Every func.call replaced by its callee's ops, and the private functions left uncalled dropped (IREE inlines
-    them itself, later): the rewrites work function by function, so a complex value crossing a call kept its
-    function complex on vmvx, which cannot load a complex element (JAX's jnp.fft.fft(x) of real x is a private
-    @fft function returning complex<f64>, whose caller's abs did not compile there). No canonicalization."""
+    """Every func.call and stablehlo.composite replaced by its callee's (decomposition's) ops, and the private
+    functions left uncalled dropped (IREE inlines them itself, later): the rewrites work function by function,
+    so a complex value crossing a call kept its function complex on vmvx, which cannot load a complex element
+    (JAX's jnp.fft.fft(x) of real x is a private @fft function returning complex<f64>, whose caller's abs did
+    not compile there). No canonicalization."""
+    return composites_as_calls(module)
+
+
+def composites_as_calls(module: ir.Module, keep=lambda op: False) -> int:
+    """calls_inlined, but the composites `keep(op)` holds stay (kernels.py's, on llvm-cpu): each other
+    composite becomes a call of its decomposition first (the spec's meaning), then every call is inlined."""
+    for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and not keep(op)]:
+        with ir.InsertionPoint(op), op.location:
+            call = ir.Operation.create("func.call", results=[r.type for r in op.results], operands=list(op.operands),
+                                       attributes={"callee": op.attributes["decomposition"]})
+        for old, new in zip(op.results, call.results):
+            old.replace_all_uses_with(new)
+        op.erase()
     calls = sum(op.name == "func.call" for op in walk(module.operation))
     if calls:
         passmanager.PassManager.parse("builtin.module(inline{default-pipeline=''}, symbol-dce)").run(

@@ -11,8 +11,8 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import (accurate_math, compile_rewrites, layout, legalize, linalg_rewrites, scatter_rewrites, sort_networks,
-               sort_rewrites, vmvx_rewrites)
+from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, scatter_rewrites,
+               sort_networks, sort_rewrites, vmvx_rewrites)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
@@ -178,7 +178,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
-# Calls are inlined first (legalize.py: the rewrites work function by function).
+# Calls and composites are inlined first (legalize.py: the rewrites work function by function); on llvm-cpu the
+# composites a hand-written kernel claims stay, and become its dispatches last of all (kernels.py).
 # Constant-only expressions are folded next (constant_folding.py: by the reference's meaning of each op, before
 # IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
@@ -201,6 +202,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
+_CPU_FIRST = [kernels.calls_inlined_but_kernels, fold_constants] + compile_rewrites.ALL_TARGETS
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.VMVX + legalize.CHLO_FIRST
                   + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs] + _CPU_SPEC
@@ -209,11 +211,11 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
+          "cpu": _CPU_FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
                  + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
                                                                 complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
-              + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
+              + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING + [kernels.kernel_dispatches],
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 

@@ -9,9 +9,11 @@ body until nothing changes (a carry the body makes batched must start batched).
 """
 from __future__ import annotations
 
+from iree.compiler import ir
+
 from ...dialects import stablehlo as hlo
-from ...dialects.types import dtype_of
-from .. import dtypes, ops
+from ...dialects.types import composite_attributes, dtype_of
+from .. import composites, dtypes, ops
 from ..autodiff import core as ad
 from ..ops._core import constant, emit, wrap
 from .core import Batched, at, recreate, register, tensor
@@ -148,3 +150,15 @@ def lane_by_lane(p):
 
 
 register("custom_call", "rng_bit_generator")(lane_by_lane)
+
+
+@register("composite")
+def _composite(p):
+    """hlojit's composites again, on operands batched first: every implementation takes leading batch
+    dimensions, so the batch is one op (one kernel call where a target has one). Another module's composite
+    (from_mlir) runs lane by lane, its decomposition being for one example's types."""
+    name = ir.StringAttr(p.op.attributes["name"]).value
+    if name not in composites.IMPLEMENTATIONS:
+        return lane_by_lane(p)
+    out = composites.emit_composite(name, [at(b, 0, p.size) for b in p.args], composite_attributes(p.op))
+    return [Batched(t, 0) for t in (out if isinstance(out, tuple) else (out,))]

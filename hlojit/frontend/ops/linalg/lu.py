@@ -17,6 +17,7 @@ import numpy as np
 from ... import dtypes, ops
 from ...control import fori_loop
 from ...autodiff import custom_vjp
+from ...composites import composite
 from .. import _core
 from ..shape import iota
 from . import _util
@@ -162,7 +163,13 @@ def _sizes(n: int) -> tuple[int, int]:
 def factor(a):
     """(lu, pivots, order, swaps) of square a (..., n, n): L below the diagonal (unit diagonal implied), U on
     and above it, LAPACK's 0-based pivots (row i was swapped with pivots[i]), the row order they make
-    (a[order] = L @ U) and the number of real swaps. The block loop is unrolled at trace time."""
+    (a[order] = L @ U) and the number of real swaps. A real a's is the composite hlojit.lu (a target may run a
+    kernel of its own: pipeline/kernels.py); the block loop below is unrolled at trace time."""
+    return _factor(a) if dtypes.is_complex(a.dtype) else _real_factor(a)
+
+
+def _factor(a):
+    """factor's StableHLO."""
     n = a.shape[-1]
     if n == 1:   # nothing to pivot. The loop would overwrite its whole pivot record in its one step, and IREE 3.13
         # then failed on the loop that carries it ("'scf.while' op ... region branch point has 6 operands, but
@@ -193,6 +200,9 @@ def factor(a):
     pivots = ops.concatenate(pivots, axis=-1) if len(pivots) > 1 else pivots[0]
     swaps = ops.sum((pivots != _util.index((size,), 0)).astype(dtypes.int32), axis=-1)
     return a[..., :n, :n], pivots[..., :n], order[..., :n], swaps
+
+
+_real_factor = composite("hlojit.lu")(_factor)
 
 
 def permutation(pivots):

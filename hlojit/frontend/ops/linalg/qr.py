@@ -12,6 +12,7 @@ transpose (conj is the identity on real dtypes: the real programs are as they we
 from __future__ import annotations
 
 from ... import dtypes, ops
+from ...composites import composite
 from .. import _core
 from . import _util
 from ._util import conj, mH, mm, mT
@@ -74,8 +75,14 @@ def _apply_block(v, t, x):
 
 def householder(a):
     """(r, v, tau) of a (..., m, n), k = min(m, n): r = H_{k-1}...H_0 a (upper triangular), reflectors v
-    (..., m, k) with v[j, j] = 1 and zeros above, tau (..., 1, k); H_j = I - tau_j v_j v_j^T. The panel loop
-    is unrolled at trace time; each panel's product updates the shrinking block right of and below it."""
+    (..., m, k) with v[j, j] = 1 and zeros above, tau (..., 1, k); H_j = I - tau_j v_j v_j^T. A real a's is the
+    composite hlojit.householder (a target may run a kernel of its own: pipeline/kernels.py)."""
+    return _householder(a) if dtypes.is_complex(a.dtype) else _real_householder(a)
+
+
+def _householder(a):
+    """householder's StableHLO: the panel loop is unrolled at trace time; each panel's product updates the
+    shrinking block right of and below it."""
     m, n = a.shape[-2:]
     k = min(m, n)
     block, size = _util.blocks_of(k)
@@ -98,9 +105,14 @@ def householder(a):
 
 
 def form_q(v, tau, columns: int):
-    """The first `columns` columns of Q = H_0 H_1 ... H_{k-1} (m x m) from the reflectors, a block at a time
-    from the last (unrolled at trace time): block j's reflectors are zero above row start_j and leave
-    columns before start_j alone, so each changes only q[start:, start:]."""
+    """The first `columns` columns of Q = H_0 H_1 ... H_{k-1} (m x m) from the reflectors; for real ones the
+    composite hlojit.form_q (a target may run a kernel of its own)."""
+    return _form_q(v, tau, columns=columns) if dtypes.is_complex(v.dtype) else _real_form_q(v, tau, columns=columns)
+
+
+def _form_q(v, tau, *, columns: int):
+    """form_q's StableHLO, a block at a time from the last (unrolled at trace time): block j's reflectors are
+    zero above row start_j and leave columns before start_j alone, so each changes only q[start:, start:]."""
     m, k = v.shape[-2:]
     q = ops.broadcast_to(_util.eye(m, v.dtype, columns), v.shape[:-2] + (m, columns))
     block, size = _util.blocks_of(k)
@@ -116,6 +128,10 @@ def form_q(v, tau, columns: int):
         corner = _apply_block(vb[..., start:, :], _wy(vb, tb), q[..., start:, start:])
         q = ops.concatenate([q[..., :start, :], ops.concatenate([q[..., start:, :start], corner], axis=-1)], axis=-2)
     return q
+
+
+_real_householder = composite("hlojit.householder")(_householder)
+_real_form_q = composite("hlojit.form_q")(_form_q)
 
 
 def unblocked_qr(u, columns: int):

@@ -1,0 +1,239 @@
+"""hlojit's composites (frontend/composites.py) and the llvm-cpu kernels that take them (pipeline/kernels.py):
+the traced op, the rewrite on each target, and the kernel's numbers against numpy and the reference backend
+(which runs the decomposition), with gradients and vmap going through the composite."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+
+import hlojit as hj
+from hlojit import ops
+from hlojit.pipeline import kernels, quirks, targets
+
+
+def spd(shape, dtype, seed=0):
+    """Symmetric positive definite matrices (..., n, n) whose upper triangle is garbage (never read)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    out = a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+    n = shape[-1]
+    out[..., np.triu_indices(n, 1)[0], np.triu_indices(n, 1)[1]] = 7.0
+    return out.astype(dtype)
+
+
+def numpy_cholesky(a):
+    lower = np.tril(a.astype(np.float64))
+    return np.linalg.cholesky(lower + np.swapaxes(np.tril(lower, -1), -1, -2))
+
+
+def rewritten_for(target: str, x) -> tuple[dict, str]:
+    program = hj.jit(ops.linalg.cholesky).lower(x).program
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(str(program.module))
+        counts = quirks.apply(module, targets.get(target))
+        assert module.operation.verify()
+        return counts, str(module)
+
+
+def test_cholesky_traces_to_one_composite_and_its_decomposition():
+    text = str(hj.jit(ops.linalg.cholesky).lower(np.eye(4, dtype=np.float32)).program.module)
+    assert text.count('stablehlo.composite "hlojit.cholesky" %arg0 {decomposition = @hlojit_cholesky_0}') == 1
+    assert "func.func private @hlojit_cholesky_0(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32>" in text
+
+
+def test_the_decomposition_is_traced_once_per_operand_type():
+    def two(a, b, c):
+        return ops.linalg.cholesky(a), ops.linalg.cholesky(b), ops.linalg.cholesky(c)
+    eye = np.eye(3, dtype=np.float32)
+    text = str(hj.jit(two).lower(eye, eye, np.eye(3)).program.module)
+    assert text.count("stablehlo.composite") == 3 and text.count("func.func private") == 2
+
+
+def test_cpu_takes_the_kernel_and_other_targets_the_decomposition():
+    x = np.eye(8, dtype=np.float32)
+    counts, text = rewritten_for("cpu", x)
+    assert counts["kernel_dispatches"] == 1
+    assert "hal.executable.source private @hlojit_cholesky_kernel_8x8_float32_executable" in text
+    assert "flow.dispatch @hlojit_cholesky_kernel_8x8_float32_executable::@hlojit_cholesky_kernel_8x8_float32" in text
+    assert "stablehlo.composite" not in text and "func.func private @hlojit_cholesky_0" not in text
+    for target in ("vmvx", "cuda"):
+        counts, text = rewritten_for(target, x)
+        assert "kernel_dispatches" not in counts and counts["calls_inlined"] == 1
+        assert "stablehlo.composite" not in text and "flow.dispatch" not in text and "stablehlo.while" in text
+
+
+@pytest.mark.parametrize("dtype, expected", [(np.float32, True), (np.float64, True), (np.float16, False)])
+def test_the_kernel_claims_only_what_it_was_written_for(dtype, expected):
+    counts, text = rewritten_for("cpu", np.eye(5, dtype=dtype))
+    assert ("kernel_dispatches" in counts) is expected and "stablehlo.composite" not in text
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (9, 9), (3, 2, 17, 17), (64, 64), (130, 130)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cholesky_kernel_matches_numpy_and_the_reference(shape, dtype):
+    a = spd(shape, dtype)
+    ours = np.asarray(hj.jit(ops.linalg.cholesky, backend="iree:cpu")(a))
+    reference = np.asarray(hj.jit(ops.linalg.cholesky, backend="reference")(a))
+    tolerance = 2e-6 if dtype == np.float32 else 1e-13
+    assert ours.dtype == dtype and ours.shape == shape
+    scale = np.abs(reference).max()
+    np.testing.assert_allclose(ours, numpy_cholesky(a), atol=tolerance * scale, rtol=0)
+    np.testing.assert_allclose(ours, reference, atol=tolerance * scale, rtol=0)
+    assert np.all(np.triu(ours, 1) == 0)
+
+
+def test_cholesky_kernel_gives_jax_nan_triangle_where_not_positive_definite():
+    a = np.array([[[4.0, 0.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+                  [[4.0, 0.0, 0.0], [2.0, 2.0, 0.0], [0.0, 0.0, 1.0]]], np.float32)   # the first: pivot 0
+    ours = np.asarray(hj.jit(ops.linalg.cholesky, backend="iree:cpu")(a))
+    reference = np.asarray(hj.jit(ops.linalg.cholesky, backend="reference")(a))
+    lower = np.tril(np.ones((3, 3), bool))
+    assert np.isnan(ours[0][lower]).all() and np.all(ours[0][~lower] == 0)
+    np.testing.assert_allclose(ours[1], numpy_cholesky(a[1]), atol=1e-6)
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(reference))
+
+
+def test_upper_and_batched_leading_dimensions_take_the_kernel():
+    a = spd((2, 3, 6, 6), np.float64)
+    full = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    upper = np.asarray(hj.jit(lambda x: ops.linalg.cholesky(x, upper=True), backend="iree:cpu")(np.swapaxes(full, -1, -2)))
+    np.testing.assert_allclose(upper, np.swapaxes(numpy_cholesky(a), -1, -2), atol=1e-12)
+
+
+def loss(a, w):
+    return ops.sum(ops.linalg.cholesky(a) * w)
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+def test_gradient_through_the_composite_matches_central_differences(backend):
+    a = spd((5, 5), np.float64, seed=3)
+    a = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    w = np.random.default_rng(4).standard_normal((5, 5))
+    grad = np.asarray(hj.jit(hj.grad(loss), backend=backend)(a, w))
+    numeric = np.zeros_like(a)
+    for i in range(5):
+        for j in range(i + 1):   # only the lower triangle is read
+            step = np.zeros_like(a)
+            step[i, j] = 1e-6
+            plus = np.sum(numpy_cholesky(a + step) * w)
+            minus = np.sum(numpy_cholesky(a - step) * w)
+            numeric[i, j] = (plus - minus) / 2e-6
+    np.testing.assert_allclose(np.tril(grad), numeric, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+def test_vmap_batches_the_composite_as_one_op(backend):
+    a = spd((4, 7, 7), np.float32, seed=5)
+    batched = hj.jit(hj.vmap(ops.linalg.cholesky), backend=backend)
+    np.testing.assert_allclose(np.asarray(batched(a)), numpy_cholesky(a), atol=2e-5)
+    text = str(hj.jit(hj.vmap(ops.linalg.cholesky)).lower(a).program.module)
+    assert 'stablehlo.composite "hlojit.cholesky" %arg0' in text and "(tensor<4x7x7xf32>) -> tensor<4x7x7xf32>" in text
+
+
+def test_eager_cholesky_runs_the_kernel():
+    a = spd((16, 16), np.float32, seed=6)
+    np.testing.assert_allclose(np.asarray(ops.linalg.cholesky(a)), numpy_cholesky(a), atol=1e-5)
+
+
+def test_every_kernel_names_a_composite_of_the_frontend():
+    from hlojit.frontend import composites
+    assert set(kernels.KERNELS) <= set(composites.IMPLEMENTATIONS)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (9, 9), (3, 2, 17, 17), (64, 64), (130, 130)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lu_kernel_gives_lapack_pivots_and_factors(shape, dtype):
+    import scipy.linalg
+    a = np.random.default_rng(7).standard_normal(shape).astype(dtype)
+    lu, pivots = (np.asarray(r) for r in hj.jit(ops.linalg.lu_factor, backend="iree:cpu")(a))
+    reference = [np.asarray(r) for r in hj.jit(ops.linalg.lu_factor, backend="reference")(a)]
+    tolerance = 1e-4 if dtype == np.float32 else 1e-12
+    for index in np.ndindex(shape[:-2]):
+        lapack_lu, lapack_pivots = scipy.linalg.lu_factor(a[index])
+        np.testing.assert_array_equal(pivots[index], lapack_pivots)
+        np.testing.assert_allclose(lu[index], lapack_lu, atol=tolerance * np.abs(lapack_lu).max())
+    np.testing.assert_array_equal(pivots, reference[1])
+    np.testing.assert_allclose(lu, reference[0], atol=tolerance * np.abs(reference[0]).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_solve_det_slogdet_inv_through_the_lu_kernel(dtype):
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal((2, 40, 40)) + 8 * np.eye(40)).astype(dtype)
+    b = rng.standard_normal((2, 40, 3)).astype(dtype)
+    tolerance = 1e-4 if dtype == np.float32 else 1e-11
+    cpu = {name: hj.jit(getattr(ops.linalg, name), backend="iree:cpu") for name in ("solve", "det", "slogdet", "inv")}
+    np.testing.assert_allclose(np.asarray(cpu["solve"](a, b)), np.linalg.solve(a, b), rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(np.asarray(cpu["det"](a)), np.linalg.det(a), rtol=tolerance)
+    sign, logdet = (np.asarray(r) for r in cpu["slogdet"](a))
+    want_sign, want_logdet = np.linalg.slogdet(a)
+    np.testing.assert_array_equal(sign, want_sign)
+    np.testing.assert_allclose(logdet, want_logdet, rtol=tolerance)
+    np.testing.assert_allclose(np.asarray(cpu["inv"](a)), np.linalg.inv(a), rtol=tolerance, atol=tolerance)
+
+
+def test_singular_and_nan_matrices_factor_as_the_decomposition_does():
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[np.nan, 1.0], [2.0, 3.0]]], np.float32)
+    for name in ("lu_factor",):
+        ours = [np.asarray(r) for r in hj.jit(getattr(ops.linalg, name), backend="iree:cpu")(singular)]
+        reference = [np.asarray(r) for r in hj.jit(getattr(ops.linalg, name), backend="reference")(singular)]
+        for x, y in zip(ours, reference):
+            np.testing.assert_array_equal(x, y)
+    solved = np.asarray(hj.jit(ops.linalg.solve, backend="iree:cpu")(singular[:1], np.ones((1, 2, 1), np.float32)))
+    assert not np.isfinite(solved).any()
+
+
+def test_lu_gradient_through_the_composite_matches_central_differences():
+    a = np.random.default_rng(9).standard_normal((4, 4)) + 3 * np.eye(4)
+    w = np.random.default_rng(10).standard_normal((4, 4))
+
+    def lu_loss(x):
+        return ops.sum(ops.linalg.lu_factor(x)[0] * w)
+    grad = np.asarray(hj.jit(hj.grad(lu_loss), backend="iree:cpu")(a))
+    numeric = np.zeros_like(a)
+    import scipy.linalg
+    for index in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[index] = 1e-6
+        numeric[index] = (np.sum(scipy.linalg.lu_factor(a + step)[0] * w)
+                          - np.sum(scipy.linalg.lu_factor(a - step)[0] * w)) / 2e-6
+    np.testing.assert_allclose(grad, numeric, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (5, 3), (3, 5), (2, 17, 17), (64, 40), (40, 64)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_kernels_match_lapack_signs_and_the_reference(shape, dtype, mode):
+    a = np.random.default_rng(11).standard_normal(shape).astype(dtype)
+    tolerance = 2e-5 if dtype == np.float32 else 1e-12
+
+    def run(backend):
+        return [np.asarray(r) for r in hj.jit(lambda x: ops.linalg.qr(x, mode=mode), backend=backend)(a)]
+    (q, r), (q_ref, r_ref) = run("iree:cpu"), run("reference")
+    q_np, r_np = np.linalg.qr(a.astype(np.float64), mode=mode)   # LAPACK's reflectors: the same signs
+    for ours, ref, lapack in ((q, q_ref, q_np), (r, r_ref, r_np)):
+        assert ours.shape == lapack.shape and ours.dtype == dtype
+        np.testing.assert_allclose(ours, lapack, atol=tolerance * max(1, np.abs(lapack).max()))
+        np.testing.assert_allclose(ours, ref, atol=tolerance * max(1, np.abs(ref).max()))
+
+
+def test_qr_rewrites_to_two_kernels_on_cpu_and_an_attribute_tells_form_q_its_columns():
+    program = hj.jit(lambda x: ops.linalg.qr(x, mode="complete")).lower(np.ones((6, 4), np.float32)).program
+    text = str(program.module)
+    assert 'stablehlo.composite "hlojit.householder"' in text
+    assert 'stablehlo.composite "hlojit.form_q"' in text and "composite_attributes = {columns = 6 : i64}" in text
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        assert quirks.apply(module, targets.get("cpu"))["kernel_dispatches"] == 2
+        assert "@hlojit_form_q_kernel_6x4_1x4_float32_columns6_executable" in str(module)
+
+
+def test_vmap_of_qr_batches_both_composites():
+    a = np.random.default_rng(12).standard_normal((3, 6, 4)).astype(np.float32)
+    q, r = (np.asarray(x) for x in hj.jit(hj.vmap(ops.linalg.qr), backend="iree:cpu")(a))
+    q_np, r_np = np.linalg.qr(a)
+    np.testing.assert_allclose(q, q_np, atol=1e-5)
+    np.testing.assert_allclose(r, r_np, atol=1e-5)
