@@ -237,3 +237,59 @@ def test_vmap_of_qr_batches_both_composites():
     q_np, r_np = np.linalg.qr(a)
     np.testing.assert_allclose(q, q_np, atol=1e-5)
     np.testing.assert_allclose(r, r_np, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (9, 9), (3, 2, 17, 17), (70, 70)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eigh_kernel_gives_numpy_eigenvalues_and_orthonormal_eigenvectors(shape, dtype):
+    a = np.random.default_rng(13).standard_normal(shape)
+    a = (a + np.swapaxes(a, -1, -2)).astype(dtype)
+    w, v = (np.asarray(x) for x in hj.jit(ops.linalg.eigh, backend="iree:cpu")(a))
+    values_only = np.asarray(hj.jit(ops.linalg.eigvalsh, backend="iree:cpu")(a))
+    reference = np.asarray(hj.jit(ops.linalg.eigvalsh, backend="reference")(a))
+    expected = np.linalg.eigvalsh(a.astype(np.float64))
+    scale = max(1.0, np.abs(expected).max())
+    tolerance = 1e-5 if dtype == np.float32 else 1e-13
+    assert w.dtype == v.dtype == dtype and v.shape == shape
+    for got in (w, values_only, reference):
+        np.testing.assert_allclose(got, expected, atol=tolerance * scale)
+    a64 = a.astype(np.float64)
+    np.testing.assert_allclose(a64 @ v, v * w[..., None, :], atol=tolerance * scale)   # eigenvectors: any signs
+    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(shape[-1]), v.shape),
+                               atol=tolerance * shape[-1])
+
+
+def test_eigh_kernel_on_repeated_and_zero_eigenvalues():
+    q, _ = np.linalg.qr(np.random.default_rng(14).standard_normal((6, 6)))
+    a = (q @ np.diag([2.0, 2.0, 2.0, 0.0, 0.0, -1.0]) @ q.T)
+    for matrix in (a, np.zeros((6, 6)), np.diag([3.0, 1.0, 2.0, 1.0, 0.5, 7.0])):
+        w, v = (np.asarray(x) for x in hj.jit(ops.linalg.eigh, backend="iree:cpu")(matrix))
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(matrix), atol=1e-13)
+        np.testing.assert_allclose(matrix @ v, v * w, atol=1e-13)
+        np.testing.assert_allclose(v.T @ v, np.eye(6), atol=1e-13)
+
+
+def test_eigh_gradient_and_svd_go_through_the_kernel():
+    a = np.random.default_rng(15).standard_normal((5, 5))
+    a = a + a.T
+    def loss(x):
+        return ops.sum(ops.linalg.eigvalsh(x) ** 2)   # |a|_F^2, a read from its lower triangle
+    grad = np.asarray(hj.jit(hj.grad(loss), backend="iree:cpu")(a))
+    np.testing.assert_allclose(grad, np.tril(4 * a) - 2 * np.diag(np.diag(a)), atol=1e-12)
+    np.testing.assert_allclose(grad, np.asarray(hj.jit(hj.grad(loss), backend="reference")(a)), atol=1e-12)
+    b = np.random.default_rng(16).standard_normal((80, 80)).astype(np.float32)
+    s = np.asarray(hj.jit(lambda x: ops.linalg.svd(x, compute_uv=False), backend="iree:cpu")(b))
+    np.testing.assert_allclose(s, np.linalg.svd(b, compute_uv=False), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("rhs", [1, 3, 40])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lu_solve_kernel_matches_numpy(rhs, dtype):
+    rng = np.random.default_rng(17)
+    a = (rng.standard_normal((2, 33, 33)) + 6 * np.eye(33)).astype(dtype)
+    b = rng.standard_normal((2, 33, rhs)).astype(dtype)
+    x = np.asarray(hj.jit(ops.linalg.solve, backend="iree:cpu")(a, b))
+    tolerance = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=tolerance, atol=tolerance)
+    program = hj.jit(ops.linalg.solve).lower(a, b).program
+    assert 'stablehlo.composite "hlojit.lu_solve"' in str(program.module)

@@ -22,6 +22,7 @@ import numpy as np
 from iree.compiler import ir, passmanager
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
+from .eigh_kernel import eigh_body
 from .legalize import composites_as_calls, walk
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
@@ -134,18 +135,22 @@ def _cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> st
 
 
 def _module(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
-            body: str) -> str:
+            body: str, returned: int | None = None) -> str:
     """A module holding a kernel's executable (one workgroup per matrix of the batch; a storage buffer per
     operand, read-only, then one per result) and `func.func private @symbol(operands) -> results` that
-    dispatches it. `operands`, `results`: [(the dispatch's type, its batch flattened; the function's type)]."""
+    dispatches it (its first `returned` results only, where the rest are the kernel's scratch).
+    `operands`, `results`: [(the dispatch's type, its batch flattened; the function's type)]."""
+    kept = results[:returned]
     arguments = ", ".join(f"%a{i}: {outer}" for i, (_, outer) in enumerate(operands))
     flatten = "\n".join(f"    %f{i} = stablehlo.reshape %a{i} : ({outer}) -> {flat}"
                          for i, (flat, outer) in enumerate(operands))
     reshapes = "\n".join(f"    %out{i} = stablehlo.reshape %k#{i} : ({flat}) -> {outer}"
-                          for i, (flat, outer) in enumerate(results))
+                          for i, (flat, outer) in enumerate(kept))
     layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * len(operands)
                              + ["#hal.pipeline.binding<storage_buffer>"] * len(results))
-    out_types = ", ".join(outer for _, outer in results)
+    out_types = ", ".join(outer for _, outer in kept)
+    flat_arguments = ", ".join(f"%f{i}" for i in range(len(operands)))
+    flat_operands, flat_results = (", ".join(flat for flat, _ in types) for types in (operands, results))
     return f"""#layout = #hal.pipeline.layout<bindings = [
     {layout}]>
 module {{
@@ -163,9 +168,9 @@ module {{
   }}
   func.func private @{symbol}({arguments}) -> ({out_types}) {{
 {flatten}
-    %k:{len(results)} = flow.dispatch @{symbol}_executable::@{symbol}({", ".join(f"%f{i}" for i in range(len(operands)))}) : ({", ".join(flat for flat, _ in operands)}) -> ({", ".join(flat for flat, _ in results)})
+    %k:{len(results)} = flow.dispatch @{symbol}_executable::@{symbol}({flat_arguments}) : ({flat_operands}) -> ({flat_results})
 {reshapes}
-    return {", ".join(f"%out{i}" for i in range(len(results)))} : {out_types}
+    return {", ".join(f"%out{i}" for i in range(len(kept)))} : {out_types}
   }}
 }}"""
 
@@ -504,12 +509,110 @@ def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
                    _form_q_body(batch, m, k, columns, element, lanes))
 
 
+def _lu_solve_body(batch: int, n: int, r: int, element: str, lanes: int) -> str:
+    """x of a x = b from a's LU factors and row order: x = b's rows in that order, then forward substitution
+    with the unit lower triangle and back substitution with the upper one, a row of x at a time (vectors along
+    the right-hand sides, masked past r). A zero pivot divides (inf/nan, as the decomposition gives)."""
+    t = f"memref<{batch}x{n}x{n}x{element}>"
+    xt = f"memref<{batch}x{n}x{r}x{element}>"
+    ot = f"memref<{batch}x{n}xi32>"
+    v = f"vector<{lanes}x{element}>"
+    return f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %lanes = arith.constant {lanes} : index
+        %n = arith.constant {n} : index
+        %last = arith.constant {n - 1} : index
+        %r = arith.constant {r} : index
+        %zero = arith.constant 0.0 : {element}
+        %b = hal.interface.workgroup.id[0] : index
+        %lu = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
+        %order = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {ot}
+        %rhs = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {xt}
+        %x = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : {xt}
+        scf.for %i = %c0 to %n step %c1 {{
+          %o32 = memref.load %order[%b, %i] : {ot}
+          %o = arith.index_cast %o32 : i32 to index
+          scf.for %k = %c0 to %r step %lanes {{
+            %row = vector.transfer_read %rhs[%b, %o, %k], %zero : {xt}, {v}
+            vector.transfer_write %row, %x[%b, %i, %k] : {v}, {xt}
+          }}
+        }}
+        scf.for %i = %c1 to %n step %c1 {{
+          scf.for %j = %c0 to %i step %c1 {{
+            %l = memref.load %lu[%b, %i, %j] : {t}
+            %lv = vector.broadcast %l : {element} to {v}
+            scf.for %k = %c0 to %r step %lanes {{
+              %xj = vector.transfer_read %x[%b, %j, %k], %zero : {xt}, {v}
+              %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
+              %p = arith.mulf %lv, %xj : {v}
+              %y = arith.subf %xi, %p : {v}
+              vector.transfer_write %y, %x[%b, %i, %k] : {v}, {xt}
+            }}
+          }}
+        }}
+        scf.for %ii = %c0 to %n step %c1 {{
+          %i = arith.subi %last, %ii : index
+          %i1 = arith.addi %i, %c1 : index
+          scf.for %j = %i1 to %n step %c1 {{
+            %u = memref.load %lu[%b, %i, %j] : {t}
+            %uv = vector.broadcast %u : {element} to {v}
+            scf.for %k = %c0 to %r step %lanes {{
+              %xj = vector.transfer_read %x[%b, %j, %k], %zero : {xt}, {v}
+              %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
+              %p = arith.mulf %uv, %xj : {v}
+              %y = arith.subf %xi, %p : {v}
+              vector.transfer_write %y, %x[%b, %i, %k] : {v}, {xt}
+            }}
+          }}
+          %d = memref.load %lu[%b, %i, %i] : {t}
+          %dv = vector.broadcast %d : {element} to {v}
+          scf.for %k = %c0 to %r step %lanes {{
+            %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
+            %q = arith.divf %xi, %dv : {v}
+            vector.transfer_write %q, %x[%b, %i, %k] : {v}, {xt}
+          }}
+        }}
+        return"""
+
+
+def _lu_solve_claims(op) -> bool:
+    (lu, order, rhs), dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
+    return (dtype in _ELEMENT and rhs[:-2] == lu[:-2] and 1 <= lu[-1] <= MAX_N and rhs[-1] >= 1
+            and 1 <= math.prod(lu[:-2]) <= MAX_WORKGROUPS)
+
+
+def _lu_solve_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
+    """`func.func private @symbol(lu, order, b) -> x` as lu.solve_factored's (not transposed)."""
+    element, lanes, _ = _ELEMENT[dtype]
+    (*lead, n, _), r = shapes[0], shapes[2][-1]
+    batch, lead = math.prod(lead), tuple(lead)
+    rhs = _types(lead, (n, r), element)
+    return _module(symbol, batch, [_types(lead, (n, n), element), _types(lead, (n,), "i32"), rhs], [rhs],
+                   _lu_solve_body(batch, n, r, element, lanes))
+
+
+def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
+    """`func.func private @symbol(a) -> (w, v)` (w alone without `vectors`) as spectral.symmetric_eigen's."""
+    element, lanes, _ = _ELEMENT[dtype]
+    (*lead, n, _), vectors = shapes[0], bool(attributes["vectors"])
+    batch, lead = math.prod(lead), tuple(lead)
+    matrix = _types(lead, (n, n), element)
+    results = [_types(lead, (n,), element)] + ([matrix] if vectors else [])
+    body = eigh_body(batch, n, element, lanes, vectors)
+    if not vectors:   # the kernel's W is scratch then: a result nobody reads, dropped after the dispatch
+        results.append(matrix)
+    return _module(symbol, batch, [matrix], results, body, returned=1 if not vectors else None)
+
+
 class Kernel(NamedTuple):
     claims: Callable      # claims(composite op) -> bool: the kernel was written for its shapes and dtypes
     source: Callable      # source(symbol, operand shapes, dtype, composite attributes) -> module text
 
 
-KERNELS = {"hlojit.cholesky": Kernel(_matrices_claim, _cholesky_source), "hlojit.lu": Kernel(_matrices_claim, _lu_source),
+KERNELS = {"hlojit.cholesky": Kernel(_matrices_claim, _cholesky_source),
+           "hlojit.lu": Kernel(_matrices_claim, _lu_source),
+           "hlojit.lu_solve": Kernel(_lu_solve_claims, _lu_solve_source),
+           "hlojit.eigh": Kernel(_matrices_claim, _eigh_source),
            "hlojit.householder": Kernel(_householder_claims, _householder_source),
            "hlojit.form_q": Kernel(_form_q_claims, _form_q_source)}
 

@@ -219,7 +219,15 @@ def permutation(pivots):
 
 
 def solve_factored(lu, order, b, transpose: bool = False):
-    """x with a @ x = b (a.T @ x = b when `transpose`) from a's LU factors and row order."""
+    """x with a @ x = b (a.T @ x = b when `transpose`) from a's LU factors and row order; for real factors not
+    transposed the composite hlojit.lu_solve (a target may run a kernel of its own: pipeline/kernels.py)."""
+    if not transpose and not dtypes.is_complex(lu.dtype) and lu.shape[:-2] == b.shape[:-2]:
+        return _real_solve_factored(lu, order, b)
+    return _solve_factored(lu, order, b, transpose)
+
+
+def _solve_factored(lu, order, b, transpose: bool = False):
+    """solve_factored's StableHLO: blocked triangular solves."""
     if not transpose:   # both triangles' diagonal blocks inverted in one loop
         unit_lower, upper = diagonal_inverses(lu, [(True, True), (False, False)])
         y = substitute(lu, _gather_rows(b, order), lower=True, unit=True, inverses=unit_lower)
@@ -228,6 +236,9 @@ def solve_factored(lu, order, b, transpose: bool = False):
     x = triangular_solve(lu, y, lower=True, transpose=True, unit_diagonal=True)
     inverse_order = ops.argsort(order, axis=-1).astype(dtypes.int32)
     return _gather_rows(x, inverse_order)
+
+
+_real_solve_factored = composite("hlojit.lu_solve")(_solve_factored)
 
 
 # --- the public functions, with JAX's derivative rules where the loops would be slow to differentiate ----

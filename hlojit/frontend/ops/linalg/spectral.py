@@ -22,6 +22,7 @@ from __future__ import annotations
 from .... import errors
 from ... import dtypes, ops
 from ...autodiff import custom_vjp
+from ...composites import composite
 from ...control import cond
 from .. import _core
 from . import _util
@@ -47,10 +48,28 @@ JACOBI_SVD_UP_TO = 128
 
 
 def symmetric_eigen(a, vectors: bool = True):
-    """(w ascending, v or None) of symmetric a (..., n, n) by the algorithm that suits n."""
+    """(w ascending, v or None) of symmetric a (..., n, n) by the algorithm that suits n: for a real a the
+    composite hlojit.eigh (a target may run a kernel of its own: pipeline/kernels.py)."""
+    if dtypes.is_complex(a.dtype):
+        return _symmetric_eigen(a, vectors=vectors)
+    out = _real_symmetric_eigen(a, vectors=int(vectors))
+    return out if vectors else (out, None)
+
+
+def _symmetric_eigen(a, *, vectors):
+    """symmetric_eigen's StableHLO: Jacobi sweeps up to JACOBI_UP_TO, divide and conquer above."""
     if a.shape[-1] <= JACOBI_UP_TO:
         return jacobi.symmetric_eigen(a, vectors)
     return divide_conquer.symmetric_eigen(a, vectors)
+
+
+def _real_decomposition(a, *, vectors: int):
+    """hlojit.eigh's meaning: (w, v), or w alone (an int attribute says which)."""
+    w, v = _symmetric_eigen(a, vectors=bool(vectors))
+    return (w, v) if vectors else w
+
+
+_real_symmetric_eigen = composite("hlojit.eigh")(_real_decomposition)
 
 
 def _self_adjoint_eigen(a, vectors: bool = True):

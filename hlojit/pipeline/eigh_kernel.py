@@ -1,0 +1,342 @@
+"""The symmetric eigendecomposition kernel of pipeline/kernels.py (`hlojit.eigh` on llvm-cpu): one dispatch per
+matrix where the decomposition (tridiagonalization, then divide and conquer, in StableHLO) is thousands of small
+dispatches (256 x 256 f32: ~4 ms against ~32).
+
+The text is built by `_Text`, a small emitter of scf/arith/memref/vector ops with fresh value names: the
+algorithm is long enough that hand-numbered names would hide it.
+"""
+from __future__ import annotations
+
+import itertools
+
+
+class _Text:
+    """MLIR text of a kernel function body, line by line, each value a fresh name (sibling regions may reuse
+    names in MLIR, nested ones may not shadow: fresh names sidestep both)."""
+    def __init__(self, element, lanes, t, dt, et):
+        self.lines, self.n, self.element, self.lanes = [], itertools.count(), element, lanes
+        self.t, self.dt, self.et = t, dt, et   # memref types: W, d (w output), e scratch
+        self.v = f"vector<{lanes}x{element}>"
+        self.m = f"vector<{lanes}xi1>"
+        self.indent = 8
+    def fresh(self, p="x"):
+        return f"%{p}{next(self.n)}"
+    def emit(self, s):
+        self.lines.append(" " * self.indent + s)
+    def op(self, s, p="x"):
+        r = self.fresh(p); self.emit(f"{r} = {s}"); return r
+    # scalar helpers
+    def c(self, value, ty="index"):
+        return self.op(f"arith.constant {value} : {ty}", "c")
+    def f(self, name, a, b=None):
+        e = self.element
+        return self.op(f"arith.{name} {a}, {b} : {e}" if b is not None else f"arith.{name} {a} : {e}")
+    def i(self, name, a, b):
+        return self.op(f"arith.{name} {a}, {b} : index")
+    def load(self, mem, idx, ty):
+        return self.op(f"memref.load {mem}[{', '.join(idx)}] : {ty}")
+    def store(self, val, mem, idx, ty):
+        self.emit(f"memref.store {val}, {mem}[{', '.join(idx)}] : {ty}")
+    def cmpf(self, pred, a, b):
+        return self.op(f"arith.cmpf {pred}, {a}, {b} : {self.element}")
+    def cmpi(self, pred, a, b):
+        return self.op(f"arith.cmpi {pred}, {a}, {b} : index")
+    def select(self, c, a, b, ty=None):
+        return self.op(f"arith.select {c}, {a}, {b} : {ty or self.element}")
+    # structured
+    def for_(self, lo, hi, step, body, iters=()):
+        """body(index, *iter values) -> list of yielded values; returns results."""
+        k = self.fresh("k")
+        args = [self.fresh("it") for _ in iters]
+        res = [self.fresh("r") for _ in iters]
+        types = [ty for _, ty in iters]
+        head = f"scf.for {k} = {lo} to {hi} step {step}"
+        if iters:
+            carried = ", ".join(f"{a} = {v}" for a, (v, _) in zip(args, iters))
+            named = res[0] if len(res) == 1 else f"{res[0]}:{len(res)}"
+            self.emit(f"{named} = {head} iter_args({carried}) -> ({', '.join(types)}) {{")
+        else:
+            self.emit(head + " {")
+        self.indent += 2
+        out = body(k, *args) or []
+        if iters:
+            self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
+        self.indent -= 2
+        self.emit("}")
+        if len(res) > 1:
+            return [f"{res[0]}#{i}" for i in range(len(res))]
+        return res
+    def if_(self, cond, then, else_=None, types=()):
+        res = self.fresh("r")
+        if types:
+            named = res if len(types) == 1 else f"{res}:{len(types)}"
+            self.emit(f"{named} = scf.if {cond} -> ({', '.join(types)}) {{")
+        else:
+            self.emit(f"scf.if {cond} {{")
+        self.indent += 2
+        out = then() or []
+        if types: self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
+        self.indent -= 2
+        if else_ is not None or types:
+            self.emit("} else {")
+            self.indent += 2
+            out = else_() or []
+            if types: self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
+            self.indent -= 2
+        self.emit("}")
+        if len(types) > 1:
+            return [f"{res}#{i}" for i in range(len(types))]
+        return res if types else None
+    # vector helpers over [lo, hi) with masks
+    def vfor(self, lo, hi, body, iters=()):
+        lanes = self.c(self.lanes)
+        def wrapped(k, *its):
+            rem = self.i("subi", hi, k)
+            mask = self.op(f"vector.create_mask {rem} : {self.m}")
+            return body(k, mask, *its)
+        return self.for_(lo, hi, lanes, wrapped, iters)
+    def vread(self, mem, idx, ty, mask):
+        zero = self.c("0.0", self.element)
+        return self.op(f"vector.transfer_read {mem}[{', '.join(idx)}], {zero}, {mask} : {ty}, {self.v}")
+    def vwrite(self, val, mem, idx, ty, mask):
+        self.emit(f"vector.transfer_write {val}, {mem}[{', '.join(idx)}], {mask} : {self.v}, {ty}")
+    def vf(self, name, a, b):
+        return self.op(f"arith.{name} {a}, {b} : {self.v}")
+    def splat(self, s):
+        return self.op(f"vector.broadcast {s} : {self.element} to {self.v}")
+    def vsum(self, v):
+        return self.op(f"vector.reduction <add>, {v} : {self.v} into {self.element}")
+
+
+def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> str:
+    """EISPACK's tred2 (Householder tridiagonalization, its reflections accumulated) and tql2 (implicit QL, the
+    rotations accumulated), as JAMA writes them, on W = V^T: every inner loop of both then runs along a
+    contiguous row (a vector of `lanes`, masked at the ends). Eigenvalues ascending (a selection sort carries
+    W's rows along); the eigenvectors are W's rows, transposed into v's columns at the end. Without `vectors`
+    no reflection or rotation is accumulated. tql2's iterations per eigenvalue stop at 30 n + 30 (NaN input)."""
+    eps = float(2.0 ** -23 if element == "f32" else 2.0 ** -52)
+    t = f"memref<{batch}x{n}x{n}x{element}>"
+    dt = f"memref<{batch}x{n}x{element}>"
+    et = f"memref<{n}x{element}>"
+    b = _Text(element, lanes, t, dt, et)
+    E = element
+    c0, c1 = b.c(0), b.c(1)
+    N = b.c(n); N1 = b.c(n - 1)
+    zero, one, two = b.c("0.0", E), b.c("1.0", E), b.c("2.0", E)
+    epsc = b.c(f"{eps:.17e}", E)
+    zv = b.op(f"arith.constant dense<0.0> : {b.v}")
+    bi = b.op("hal.interface.workgroup.id[0] : index", "b")
+    A = b.op(f"hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset({c0}) : {t}", "in")
+    D = b.op(f"hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset({c0}) : {dt}", "w")
+    W = b.op(f"hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset({c0}) : {t}", "v")
+    Em = b.op(f"memref.alloca() : {et}", "e")
+    def d_(k): return b.load(D, [bi, k], dt)
+    def sd(v, k): b.store(v, D, [bi, k], dt)
+    def e_(k): return b.load(Em, [k], et)
+    def se(v, k): b.store(v, Em, [k], et)
+    def w_(r, k): return b.load(W, [bi, r, k], t)
+    def sw(v, r, k): b.store(v, W, [bi, r, k], t)
+    # W = A (symmetric: W = A^T = A)
+    def copy_row(r):
+        b.vfor(c0, N, lambda k, m: b.vwrite(b.vread(A, [bi, r, k], t, m), W, [bi, r, k], t, m))
+    b.for_(c0, N, c1, lambda r: copy_row(r))
+    b.for_(c0, N, c1, lambda j: sd(w_(j, N1), j))
+    # tred2: i = n-1 .. 1
+    def tred_step(ii):
+        i = b.i("subi", N1, ii)
+        im1 = b.i("subi", i, c1)
+        scale = b.for_(c0, i, c1, lambda k, s: [b.f("addf", s, b.op(f"math.absf {d_(k)} : {E}"))], [(zero, E)])[0]
+        is0 = b.cmpf("oeq", scale, zero)
+        def zero_branch():
+            se(d_(im1), i)
+            def body(j):
+                sd(w_(j, im1), j); sw(zero, j, i); sw(zero, i, j)
+            b.for_(c0, i, c1, body)
+            return [zero]
+        def main_branch():
+            def sc(k, h):
+                dk = b.f("divf", d_(k), scale); sd(dk, k)
+                return [b.f("addf", h, b.f("mulf", dk, dk))]
+            h = b.for_(c0, i, c1, sc, [(zero, E)])[0]
+            f = d_(im1)
+            g = b.op(f"math.sqrt {h} : {E}")
+            fpos = b.cmpf("ogt", f, zero)
+            g = b.select(fpos, b.f("negf", g), g)
+            se(b.f("mulf", scale, g), i)
+            h = b.f("subf", h, b.f("mulf", f, g))
+            sd(b.f("subf", f, g), im1)
+            b.vfor(c0, i, lambda k, m: b.vwrite(zv, Em, [k], et, m))
+            def col(j):
+                f = d_(j); sw(f, i, j)
+                g = b.f("addf", e_(j), b.f("mulf", w_(j, j), f))
+                j1 = b.i("addi", j, c1)
+                fv = b.splat(f)
+                def inner(k, m, acc):
+                    wv = b.vread(W, [bi, j, k], t, m)
+                    dv = b.vread(D, [bi, k], dt, m)
+                    ev = b.vread(Em, [k], et, m)
+                    b.vwrite(b.vf("addf", ev, b.vf("mulf", wv, fv)), Em, [k], et, m)
+                    return [b.vf("addf", acc, b.vf("mulf", wv, dv))]
+                acc = b.vfor(j1, i, inner, [(zv, b.v)])[0]
+                se(b.f("addf", g, b.vsum(acc)), j)
+            b.for_(c0, i, c1, col)
+            def ediv(j, fa):
+                ej = b.f("divf", e_(j), h); se(ej, j)
+                return [b.f("addf", fa, b.f("mulf", ej, d_(j)))]
+            f = b.for_(c0, i, c1, ediv, [(zero, E)])[0]
+            hh = b.f("divf", f, b.f("addf", h, h))
+            b.for_(c0, i, c1, lambda j: se(b.f("subf", e_(j), b.f("mulf", hh, d_(j))), j))
+            def upd(j):
+                fv, gv = b.splat(d_(j)), b.splat(e_(j))
+                def inner(k, m):
+                    wv = b.vread(W, [bi, j, k], t, m)
+                    ev = b.vread(Em, [k], et, m); dv = b.vread(D, [bi, k], dt, m)
+                    change = b.vf("addf", b.vf("mulf", fv, ev), b.vf("mulf", gv, dv))
+                    b.vwrite(b.vf("subf", wv, change), W, [bi, j, k], t, m)
+                b.vfor(j, i, inner)
+                sd(w_(j, im1), j); sw(zero, j, i)
+            b.for_(c0, i, c1, upd)
+            return [h]
+        h = b.if_(is0, zero_branch, main_branch, types=[E])
+        sd(h, i)
+    b.for_(c0, N1, c1, tred_step)
+    # accumulate transformations
+    def acc_step(i):
+        i1 = b.i("addi", i, c1)
+        sw(w_(i, i), i, N1); sw(one, i, i)
+        h = d_(i1)
+        nz = b.cmpf("une", h, zero)
+        def then():
+            if vectors:
+                hv = b.splat(h)
+                def scaled(k, m):
+                    b.vwrite(b.vf("divf", b.vread(W, [bi, i1, k], t, m), hv), D, [bi, k], dt, m)
+                b.vfor(c0, i1, scaled)
+                def jloop(j):
+                    def dot(k, m, acc):
+                        product = b.vf("mulf", b.vread(W, [bi, i1, k], t, m), b.vread(W, [bi, j, k], t, m))
+                        return [b.vf("addf", acc, product)]
+                    g = b.vsum(b.vfor(c0, i1, dot, [(zv, b.v)])[0])
+                    gv = b.splat(g)
+                    def reflected(k, m):
+                        change = b.vf("mulf", gv, b.vread(D, [bi, k], dt, m))
+                        b.vwrite(b.vf("subf", b.vread(W, [bi, j, k], t, m), change), W, [bi, j, k], t, m)
+                    b.vfor(c0, i1, reflected)
+                b.for_(c0, i1, c1, jloop)
+        b.if_(nz, then)
+        b.vfor(c0, i1, lambda k, m: b.vwrite(zv, W, [bi, i1, k], t, m))
+    b.for_(c0, N1, c1, acc_step)
+    def last(j):
+        sd(w_(j, N1), j); sw(zero, j, N1)
+    b.for_(c0, N, c1, last)
+    sw(one, N1, N1)
+    # tql2
+    b.for_(c1, N, c1, lambda i: se(e_(i), b.i("subi", i, c1)))
+    se(zero, N1)
+    maxit = b.c(30 * n + 30)
+    def ql(l, f, tst1):
+        size = b.f("addf", b.op(f"math.absf {d_(l)} : {E}"), b.op(f"math.absf {e_(l)} : {E}"))
+        tst1 = b.op(f"arith.maximumf {tst1}, {size} : {E}")
+        tol = b.f("mulf", epsc, tst1)
+        # m = first index >= l with |e[m]| <= tol (at most n-1)
+        def mfind(k, mm, found):
+            small = b.cmpf("ole", b.op(f"math.absf {e_(k)} : {E}"), tol)
+            nf = b.op(f"arith.xori {found}, {b.op('arith.constant true')} : i1")
+            take = b.op(f"arith.andi {small}, {nf} : i1")
+            return [b.select(take, k, mm, "index"), b.op(f"arith.ori {found}, {small} : i1")]
+        m = b.for_(l, N, c1, mfind, [(N1, "index"), (b.op("arith.constant false"), "i1")])[0]
+        more = b.cmpi("ugt", m, l)
+        def iterate():
+            # scf.while: (f, count) ; cond: count == 0 or (|e[l]| > tol and count < maxit)
+            fi = b.fresh("wf"); ci = b.fresh("wc")
+            res = b.fresh("wr")
+            b.emit(f"{res}:2 = scf.while ({fi} = {f}, {ci} = {c0}) : ({E}, index) -> ({E}, index) {{")
+            b.indent += 2
+            first = b.cmpi("eq", ci, c0)
+            big = b.cmpf("ogt", b.op(f"math.absf {e_(l)} : {E}"), tol)
+            under = b.cmpi("ult", ci, maxit)
+            go = b.op(f"arith.ori {first}, {b.op(f'arith.andi {big}, {under} : i1')} : i1")
+            b.emit(f"scf.condition({go}) {fi}, {ci} : {E}, index")
+            b.indent -= 2
+            fa, ca = b.fresh("fa"), b.fresh("ca")
+            b.emit(f"}} do {{")
+            b.emit(f"^bb0({fa}: {E}, {ca}: index):")
+            b.indent += 2
+            l1 = b.i("addi", l, c1)
+            g = d_(l)
+            el = e_(l)
+            p = b.f("divf", b.f("subf", d_(l1), g), b.f("mulf", two, el))
+            r = b.op(f"math.sqrt {b.f('addf', b.f('mulf', p, p), one)} : {E}")
+            r = b.select(b.cmpf("olt", p, zero), b.f("negf", r), r)
+            pr = b.f("addf", p, r)
+            sd(b.f("divf", el, pr), l)
+            dl1 = b.f("mulf", el, pr); sd(dl1, l1)
+            h = b.f("subf", g, d_(l))
+            l2 = b.i("addi", l, b.c(2))
+            b.for_(l2, N, c1, lambda i: sd(b.f("subf", d_(i), h), i))
+            fn = b.f("addf", fa, h)
+            el1 = e_(l1)
+            ml = b.i("subi", m, l)
+            def rot(q, p, c, c2, s, s2):
+                i = b.i("subi", b.i("subi", m, c1), q)   # i = m-1-q
+                c3 = c2; c2n = c; s2n = s
+                ei = e_(i)
+                g = b.f("mulf", c, ei); hh = b.f("mulf", c, p)
+                r = b.op(f"math.sqrt {b.f('addf', b.f('mulf', p, p), b.f('mulf', ei, ei))} : {E}")
+                i1 = b.i("addi", i, c1)
+                se(b.f("mulf", s, r), i1)
+                sn = b.f("divf", ei, r); cn = b.f("divf", p, r)
+                di = d_(i)
+                pn = b.f("subf", b.f("mulf", cn, di), b.f("mulf", sn, g))
+                sd(b.f("addf", hh, b.f("mulf", sn, b.f("addf", b.f("mulf", cn, g), b.f("mulf", sn, di)))), i1)
+                if vectors:
+                    sv, cv = b.splat(sn), b.splat(cn)
+                    def vrot(k, mk):
+                        x1 = b.vread(W, [bi, i1, k], t, mk); x0 = b.vread(W, [bi, i, k], t, mk)
+                        b.vwrite(b.vf("addf", b.vf("mulf", sv, x0), b.vf("mulf", cv, x1)), W, [bi, i1, k], t, mk)
+                        b.vwrite(b.vf("subf", b.vf("mulf", cv, x0), b.vf("mulf", sv, x1)), W, [bi, i, k], t, mk)
+                    b.vfor(c0, N, vrot)
+                return [pn, cn, c2n, c3, sn, s2n]
+            # carry: p, c, c2, c3, s, s2
+            outs = b.for_(c0, ml, c1, lambda q, p_, c_, c2_, c3_, s_, s2_: rot(q, p_, c_, c2_, s_, s2_),
+                          [(d_(m), E), (one, E), (one, E), (one, E), (zero, E), (zero, E)])
+            p, c, c2, c3, s, s2 = outs
+            pp = b.f("mulf", b.f("mulf", b.f("negf", s), s2), c3)
+            pp = b.f("divf", b.f("mulf", b.f("mulf", pp, el1), e_(l)), dl1)
+            se(b.f("mulf", s, pp), l); sd(b.f("mulf", c, pp), l)
+            b.emit(f"scf.yield {fn}, {b.i('addi', ca, c1)} : {E}, index")
+            b.indent -= 2
+            b.emit("}")
+            return [f"{res}#0"]
+        fnew = b.if_(more, iterate, lambda: [f], types=[E])
+        sd(b.f("addf", d_(l), fnew), l); se(zero, l)
+        return [fnew, tst1]
+    b.for_(c0, N, c1, ql, [(zero, E), (zero, E)])
+    # sort ascending (selection), rows of W with it
+    def sel(i):
+        i1 = b.i("addi", i, c1)
+        def best(k, bk, bv):
+            dk = d_(k); lt = b.cmpf("olt", dk, bv)
+            return [b.select(lt, k, bk, "index"), b.select(lt, dk, bv)]
+        bk, bv = b.for_(i1, N, c1, best, [(i, "index"), (d_(i), E)])
+        moved = b.cmpi("ne", bk, i)
+        def swap():
+            di = d_(i); sd(bv, i); sd(di, bk)
+            if vectors:
+                def vs(k, m):
+                    x = b.vread(W, [bi, i, k], t, m); y = b.vread(W, [bi, bk, k], t, m)
+                    b.vwrite(y, W, [bi, i, k], t, m); b.vwrite(x, W, [bi, bk, k], t, m)
+                b.vfor(c0, N, vs)
+        b.if_(moved, swap)
+    b.for_(c0, N, c1, sel)
+    if vectors:   # v = W^T in place
+        def tr(i):
+            i1 = b.i("addi", i, c1)
+            def sw2(k):
+                x = w_(i, k); y = w_(k, i); sw(y, i, k); sw(x, k, i)
+            b.for_(i1, N, c1, sw2)
+        b.for_(c0, N, c1, tr)
+    b.emit("return")
+    return "\n".join(b.lines)
+
+
