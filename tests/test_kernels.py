@@ -202,7 +202,7 @@ def test_lu_gradient_through_the_composite_matches_central_differences():
     np.testing.assert_allclose(grad, numeric, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (5, 3), (3, 5), (2, 17, 17), (64, 40), (40, 64)])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (5, 3), (3, 5), (2, 17, 17), (64, 40), (40, 64), (150, 140), (140, 150)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 def test_qr_kernels_match_lapack_signs_and_the_reference(shape, dtype, mode):
