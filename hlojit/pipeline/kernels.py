@@ -511,37 +511,93 @@ def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
                    _form_q_body(batch, m, k, columns, element, lanes))
 
 
-def _lu_solve_body(batch: int, n: int, r: int, element: str, lanes: int) -> str:
-    """x of a x = b from a's LU factors and row order: x = b's rows in that order, then forward substitution
-    with the unit lower triangle and back substitution with the upper one, a row of x at a time (vectors along
-    the right-hand sides, masked past r). A zero pivot divides (inf/nan, as the decomposition gives)."""
+def _substitution_body(batch: int, n: int, r: int, element: str, lanes: int, permuted: bool,
+                       phases: list[tuple[bool, bool]], by_dots: bool) -> str:
+    """X with T X = B for the triangles `phases` [(lower, unit diagonal)] of the matrix (binding 0) in turn, B
+    the right-hand sides (n x r; with `permuted`, B's rows in the order of binding 1 first: an LU solve).
+    Row updates: x_i -= t_ij x_j along the r columns of X, a vector of `lanes` (most right-hand sides).
+    By dots (fewer right-hand sides than lanes): each right-hand side a row of a stack scratch y (r x n),
+    x_i = (b_i - T[i, done] . y[done]) / t_ii, the dots along contiguous rows of T in full vectors (an LU solve
+    of 256 x 256 with 4 right-hand sides ~4x faster). A zero diagonal divides (inf/nan)."""
     t = f"memref<{batch}x{n}x{n}x{element}>"
     xt = f"memref<{batch}x{n}x{r}x{element}>"
     ot = f"memref<{batch}x{n}xi32>"
+    yt = f"memref<{r}x{n}x{element}>"
     v = f"vector<{lanes}x{element}>"
-    return f"""        %c0 = arith.constant 0 : index
+    bindings = ["%t", "%order", "%rhs", "%x"] if permuted else ["%t", "%rhs", "%x"]
+    types = [t, ot, xt, xt] if permuted else [t, xt, xt]
+    lines = [f"""        %c0 = arith.constant 0 : index
         %c1 = arith.constant 1 : index
         %lanes = arith.constant {lanes} : index
         %n = arith.constant {n} : index
         %last = arith.constant {n - 1} : index
         %r = arith.constant {r} : index
         %zero = arith.constant 0.0 : {element}
-        %b = hal.interface.workgroup.id[0] : index
-        %lu = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
-        %order = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {ot}
-        %rhs = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {xt}
-        %x = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : {xt}
-        scf.for %i = %c0 to %n step %c1 {{
-          %o32 = memref.load %order[%b, %i] : {ot}
+        %zv = arith.constant dense<0.0> : {v}
+        %b = hal.interface.workgroup.id[0] : index"""]
+    lines += [f"        {name} = hal.interface.binding.subspan layout(#layout) binding({i}) alignment(64) offset(%c0) : "
+              f"{type_}" for i, (name, type_) in enumerate(zip(bindings, types))]
+    source_row = "%o" if permuted else "%i"
+    order = (f"""          %o32 = memref.load %order[%b, %i] : {ot}
           %o = arith.index_cast %o32 : i32 to index
-          scf.for %k = %c0 to %r step %lanes {{
-            %row = vector.transfer_read %rhs[%b, %o, %k], %zero : {xt}, {v}
+""" if permuted else "")
+    if by_dots:
+        lines.append(f"""        %ys = memref.alloca() : {yt}
+        scf.for %i = %c0 to %n step %c1 {{
+{order}          scf.for %c = %c0 to %r step %c1 {{
+            %value = memref.load %rhs[%b, {source_row}, %c] : {xt}
+            memref.store %value, %ys[%c, %i] : {yt}
+          }}
+        }}""")
+    else:
+        lines.append(f"""        scf.for %i = %c0 to %n step %c1 {{
+{order}          scf.for %k = %c0 to %r step %lanes {{
+            %row = vector.transfer_read %rhs[%b, {source_row}, %k], %zero : {xt}, {v}
             vector.transfer_write %row, %x[%b, %i, %k] : {v}, {xt}
           }}
-        }}
-        scf.for %i = %c1 to %n step %c1 {{
-          scf.for %j = %c0 to %i step %c1 {{
-            %l = memref.load %lu[%b, %i, %j] : {t}
+        }}""")
+    for phase, (lower, unit) in enumerate(phases):
+        # row i of the phase: i = ii going down (lower), n - 1 - ii going up (upper); done = [0, i) or (i, n)
+        index = "%i = arith.addi %ii, %c0 : index" if lower else "%i = arith.subi %last, %ii : index"
+        done = ("%c0", "%i") if lower else ("%i1", "%n")
+        if by_dots:
+            divide = "" if unit else f"""
+            %d = memref.load %t[%b, %i, %i] : {t}
+            %new = arith.divf %rest, %d : {element}"""
+            result = "%rest" if unit else "%new"
+            lines.append(f"""        scf.for %c = %c0 to %r step %c1 {{
+          scf.for %ii = %c0 to %n step %c1 {{
+            {index}
+            %i1 = arith.addi %i, %c1 : index
+            %dotv = scf.for %k = {done[0]} to {done[1]} step %lanes iter_args(%acc = %zv) -> ({v}) {{
+              %left = arith.subi {done[1]}, %k : index
+              %mask = vector.create_mask %left : vector<{lanes}xi1>
+              %l = vector.transfer_read %t[%b, %i, %k], %zero, %mask : {t}, {v}
+              %y = vector.transfer_read %ys[%c, %k], %zero, %mask : {yt}, {v}
+              %p = arith.mulf %l, %y : {v}
+              %sum = arith.addf %acc, %p : {v}
+              scf.yield %sum : {v}
+            }}
+            %dot = vector.reduction <add>, %dotv : {v} into {element}
+            %yi = memref.load %ys[%c, %i] : {yt}
+            %rest = arith.subf %yi, %dot : {element}{divide}
+            memref.store {result}, %ys[%c, %i] : {yt}
+          }}
+        }}""")
+        else:
+            divide = "" if unit else f"""
+          %d = memref.load %t[%b, %i, %i] : {t}
+          %dv = vector.broadcast %d : {element} to {v}
+          scf.for %k = %c0 to %r step %lanes {{
+            %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
+            %q = arith.divf %xi, %dv : {v}
+            vector.transfer_write %q, %x[%b, %i, %k] : {v}, {xt}
+          }}"""
+            lines.append(f"""        scf.for %ii = %c0 to %n step %c1 {{
+          {index}
+          %i1 = arith.addi %i, %c1 : index
+          scf.for %j = {done[0]} to {done[1]} step %c1 {{
+            %l = memref.load %t[%b, %i, %j] : {t}
             %lv = vector.broadcast %l : {element} to {v}
             scf.for %k = %c0 to %r step %lanes {{
               %xj = vector.transfer_read %x[%b, %j, %k], %zero : {xt}, {v}
@@ -550,111 +606,31 @@ def _lu_solve_body(batch: int, n: int, r: int, element: str, lanes: int) -> str:
               %y = arith.subf %xi, %p : {v}
               vector.transfer_write %y, %x[%b, %i, %k] : {v}, {xt}
             }}
-          }}
-        }}
-        scf.for %ii = %c0 to %n step %c1 {{
-          %i = arith.subi %last, %ii : index
-          %i1 = arith.addi %i, %c1 : index
-          scf.for %j = %i1 to %n step %c1 {{
-            %u = memref.load %lu[%b, %i, %j] : {t}
-            %uv = vector.broadcast %u : {element} to {v}
-            scf.for %k = %c0 to %r step %lanes {{
-              %xj = vector.transfer_read %x[%b, %j, %k], %zero : {xt}, {v}
-              %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
-              %p = arith.mulf %uv, %xj : {v}
-              %y = arith.subf %xi, %p : {v}
-              vector.transfer_write %y, %x[%b, %i, %k] : {v}, {xt}
-            }}
-          }}
-          %d = memref.load %lu[%b, %i, %i] : {t}
-          %dv = vector.broadcast %d : {element} to {v}
-          scf.for %k = %c0 to %r step %lanes {{
-            %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
-            %q = arith.divf %xi, %dv : {v}
-            vector.transfer_write %q, %x[%b, %i, %k] : {v}, {xt}
-          }}
-        }}
-        return"""
-
-
-def _lu_solve_by_dots_body(batch: int, n: int, r: int, element: str, lanes: int) -> str:
-    """_lu_solve_body for few right-hand sides (fewer than a vector's lanes), which would leave the row-wise
-    updates' vectors mostly masked and each row's updates one dependent chain: each right-hand side is solved
-    as a row of the scratch y (r x n), x_i = (b_i - L[i, :i] . y[:i]) / U_ii, the dots along contiguous rows
-    of the factors in full vectors (256 x 256 with 4 right-hand sides: ~4x faster)."""
-    t = f"memref<{batch}x{n}x{n}x{element}>"
-    xt = f"memref<{batch}x{n}x{r}x{element}>"
-    ot = f"memref<{batch}x{n}xi32>"
-    yt = f"memref<{r}x{n}x{element}>"
-    v = f"vector<{lanes}x{element}>"
-
-    def dot(row: str, start: str, end: str, c: str, name: str) -> str:
-        return f"""            %{name}v = scf.for %k = {start} to {end} step %lanes iter_args(%acc = %zv) -> ({v}) {{
-              %left = arith.subi {end}, %k : index
-              %mask = vector.create_mask %left : vector<{lanes}xi1>
-              %l = vector.transfer_read %lu[%b, {row}, %k], %zero, %mask : {t}, {v}
-              %y = vector.transfer_read %ys[{c}, %k], %zero, %mask : {yt}, {v}
-              %p = arith.mulf %l, %y : {v}
-              %sum = arith.addf %acc, %p : {v}
-              scf.yield %sum : {v}
-            }}
-            %{name} = vector.reduction <add>, %{name}v : {v} into {element}"""
-    return f"""        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        %lanes = arith.constant {lanes} : index
-        %n = arith.constant {n} : index
-        %last = arith.constant {n - 1} : index
-        %r = arith.constant {r} : index
-        %zero = arith.constant 0.0 : {element}
-        %zv = arith.constant dense<0.0> : {v}
-        %b = hal.interface.workgroup.id[0] : index
-        %lu = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
-        %order = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {ot}
-        %rhs = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {xt}
-        %x = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : {xt}
-        %ys = memref.alloca() : {yt}
-        scf.for %i = %c0 to %n step %c1 {{
-          %o32 = memref.load %order[%b, %i] : {ot}
-          %o = arith.index_cast %o32 : i32 to index
-          scf.for %c = %c0 to %r step %c1 {{
-            %value = memref.load %rhs[%b, %o, %c] : {xt}
-            memref.store %value, %ys[%c, %i] : {yt}
-          }}
-        }}
-        scf.for %c = %c0 to %r step %c1 {{
-          scf.for %i = %c1 to %n step %c1 {{
-{dot("%i", "%c0", "%i", "%c", "lower")}
-            %yi = memref.load %ys[%c, %i] : {yt}
-            %new = arith.subf %yi, %lower : {element}
-            memref.store %new, %ys[%c, %i] : {yt}
-          }}
-          scf.for %ii = %c0 to %n step %c1 {{
-            %i = arith.subi %last, %ii : index
-            %i1 = arith.addi %i, %c1 : index
-{dot("%i", "%i1", "%n", "%c", "upper")}
-            %yi = memref.load %ys[%c, %i] : {yt}
-            %d = memref.load %lu[%b, %i, %i] : {t}
-            %rest = arith.subf %yi, %upper : {element}
-            %new = arith.divf %rest, %d : {element}
-            memref.store %new, %ys[%c, %i] : {yt}
-          }}
-        }}
-        scf.for %i = %c0 to %n step %c1 {{
+          }}{divide}
+        }}""")
+    if by_dots:
+        lines.append(f"""        scf.for %i = %c0 to %n step %c1 {{
           scf.for %c = %c0 to %r step %c1 {{
             %value = memref.load %ys[%c, %i] : {yt}
             memref.store %value, %x[%b, %i, %c] : {xt}
           }}
-        }}
-        return"""
+        }}""")
+    lines.append("        return")
+    return "\n".join(lines)
 
 
 SCRATCH_BYTES = 16384   # a kernel's stack scratch (IREE's llvm-cpu allows 32 KiB a workgroup)
 
 
-def _lu_solve_claims(op) -> bool:
-    (lu, order, rhs), dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
-    return (dtype in _ELEMENT and rhs[:-2] == lu[:-2] and 1 <= lu[-1] <= MAX_N and rhs[-1] >= 1
-            and 1 <= math.prod(lu[:-2]) <= MAX_WORKGROUPS)
+def _by_dots(n: int, r: int, dtype, lanes: int) -> bool:
+    return r < lanes and r * n * np.dtype(dtype).itemsize <= SCRATCH_BYTES
+
+
+def _solve_claims(op) -> bool:
+    """A batch of square f32/f64 matrices and right-hand sides of the same batch (the last operand)."""
+    shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
+    return (dtype in _ELEMENT and shapes[-1][:-2] == shapes[0][:-2] and 1 <= shapes[0][-1] <= MAX_N
+            and shapes[-1][-1] >= 1 and 1 <= math.prod(shapes[0][:-2]) <= MAX_WORKGROUPS)
 
 
 def _lu_solve_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -663,9 +639,20 @@ def _lu_solve_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     (*lead, n, _), r = shapes[0], shapes[2][-1]
     batch, lead = math.prod(lead), tuple(lead)
     rhs = _types(lead, (n, r), element)
-    by_dots = r < lanes and r * n * np.dtype(dtype).itemsize <= SCRATCH_BYTES
-    body = (_lu_solve_by_dots_body if by_dots else _lu_solve_body)(batch, n, r, element, lanes)
+    body = _substitution_body(batch, n, r, element, lanes, True, [(True, True), (False, False)],
+                              _by_dots(n, r, dtype, lanes))
     return _module(symbol, batch, [_types(lead, (n, n), element), _types(lead, (n,), "i32"), rhs], [rhs], body)
+
+
+def _triangular_solve_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
+    """`func.func private @symbol(t, b) -> x` as triangular.substitute's (lower and unit attributes)."""
+    element, lanes, _ = _ELEMENT[dtype]
+    (*lead, n, _), r = shapes[0], shapes[1][-1]
+    batch, lead = math.prod(lead), tuple(lead)
+    rhs = _types(lead, (n, r), element)
+    phases = [(bool(attributes["lower"]), bool(attributes["unit"]))]
+    body = _substitution_body(batch, n, r, element, lanes, False, phases, _by_dots(n, r, dtype, lanes))
+    return _module(symbol, batch, [_types(lead, (n, n), element), rhs], [rhs], body)
 
 
 def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -688,7 +675,8 @@ class Kernel(NamedTuple):
 
 KERNELS = {"hlojit.cholesky": Kernel(_matrices_claim, _cholesky_source),
            "hlojit.lu": Kernel(_matrices_claim, _lu_source),
-           "hlojit.lu_solve": Kernel(_lu_solve_claims, _lu_solve_source),
+           "hlojit.lu_solve": Kernel(_solve_claims, _lu_solve_source),
+           "hlojit.triangular_solve": Kernel(_solve_claims, _triangular_solve_source),
            "hlojit.eigh": Kernel(_matrices_claim, _eigh_source),
            "hlojit.householder": Kernel(_householder_claims, _householder_source),
            "hlojit.form_q": Kernel(_form_q_claims, _form_q_source)}

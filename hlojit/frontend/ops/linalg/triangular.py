@@ -6,7 +6,8 @@ inverted all at once by a row-by-row substitution loop, then the block rows, unr
 """
 from __future__ import annotations
 
-from ... import ops
+from ... import dtypes, ops
+from ...composites import composite
 from .. import _core
 from . import _util
 from ._util import mT
@@ -83,10 +84,21 @@ def substitute(t, b, lower: bool, unit: bool = False, inverses=None):
 
 
 def triangular_solve(a, b, lower: bool, transpose: bool = False, unit_diagonal: bool = False):
-    """X with op(t) @ X = b, t the lower (or upper) triangle of a, op the transpose when `transpose`."""
+    """X with op(t) @ X = b, t the lower (or upper) triangle of a, op the transpose when `transpose`. Real
+    ones are the composite hlojit.triangular_solve (a target may run a kernel of its own: pipeline/kernels.py)."""
     if transpose:
         a, lower = mT(a), not lower
+    if not dtypes.is_complex(a.dtype) and a.shape[:-2] == b.shape[:-2]:
+        return _real_substitute(a, b, lower=int(lower), unit=int(unit_diagonal))
     return substitute(a, b, lower, unit_diagonal)
+
+
+def _substitution(t, b, *, lower: int, unit: int):
+    """hlojit.triangular_solve's meaning: substitute, its int attributes as flags."""
+    return substitute(t, b, bool(lower), bool(unit))
+
+
+_real_substitute = composite("hlojit.triangular_solve")(_substitution)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
