@@ -314,3 +314,11 @@ def test_triangular_solve_kernel_matches_scipy_in_every_form(n, rhs, dtype):
                 np.testing.assert_allclose(got, want, atol=tolerance * max(1, np.abs(want).max()))
     text = str(hj.jit(lambda x, y: ops.linalg.solve_triangular(x, y, lower=True)).lower(a, b).program.module)
     assert 'stablehlo.composite "hlojit.triangular_solve"' in text and "lower = 1 : i64" in text
+
+
+def test_svd_by_polar_decomposition_compiles_with_the_kernels_inside_its_loops():
+    """Above 128 columns svd is QDWH: QR and Cholesky steps in loops around the kernels (a triangular solve's
+    kernel inside its while loop once made IREE 3.13 fail on the loop: polar._cholesky_step)."""
+    a = np.random.default_rng(19).standard_normal((130, 130)).astype(np.float32)
+    s = np.asarray(hj.jit(lambda x: ops.linalg.svd(x, compute_uv=False), backend="iree:cpu")(a))
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=2e-4 * np.abs(s).max())

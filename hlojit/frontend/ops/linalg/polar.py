@@ -29,10 +29,10 @@ from .._core import as_tensor
 from ..indexing import dynamic_slice
 from . import _util
 from ..complex_math import abs_squared
-from ._util import conj, mH, mm
+from ._util import conj, mH, mm, mT
 from .cholesky import lower_factor
 from .qr import form_q, householder
-from .triangular import triangular_solve
+from .triangular import substitute
 
 CHOLESKY_BELOW = 100   # c at which the steps switch from QR to Cholesky (cond(I + c x^T x) <= 1 + c)
 EXTRA_STEPS = 3        # Halley steps allowed after the schedule while x still moves
@@ -76,11 +76,15 @@ def _qr_step(x, a, b, c):
 
 
 def _cholesky_step(x, a, b, c):
-    """(b/c) x + (a - b/c) x z^-1 with z = I + c x^H x = l l^H: two triangular solves for z^-1 x^H."""
+    """(b/c) x + (a - b/c) x z^-1 with z = I + c x^H x = l l^H: two triangular solves for z^-1 x^H. They are
+    triangular.substitute's StableHLO, not the hlojit.triangular_solve composite: inside polar's while loop
+    its llvm-cpu kernel made IREE 3.13 fail on the loop ("'scf.while' op along control flow edge from
+    Operation scf.condition to Region #1: region branch point has 4 operands, but region successor needs 6
+    inputs"; svd of 130 x 130 f32, 2026-12-05), which the same solves in a small while loop do not."""
     n = x.shape[-1]
     z = c * mm(mH(x), x) + _util.eye(n, x.dtype)
     l = lower_factor(z)
-    y = triangular_solve(conj(l), triangular_solve(l, mH(x), lower=True), lower=True, transpose=True)
+    y = substitute(mT(conj(l)), substitute(l, mH(x), lower=True), lower=False)
     return (b / c) * x + (a - b / c) * mH(y)
 
 
