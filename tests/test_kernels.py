@@ -295,23 +295,25 @@ def test_lu_solve_kernel_matches_numpy(rhs, dtype):
     assert 'stablehlo.composite "hlojit.lu_solve"' in str(program.module)
 
 
-@pytest.mark.parametrize("n, rhs", [(1, 1), (5, 2), (33, 3), (33, 40)])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+FORMS = [(lower, trans, unit) for lower in (True, False) for trans in (0, 1) for unit in (False, True)]
+
+
+@pytest.mark.parametrize("n, rhs, dtype", [(1, 1, np.float64), (5, 2, np.float32), (33, 3, np.float64),
+                                           (33, 40, np.float32)])
 def test_triangular_solve_kernel_matches_scipy_in_every_form(n, rhs, dtype):
     import scipy.linalg
     rng = np.random.default_rng(18)
     a = (rng.standard_normal((n, n)) + 4 * np.eye(n)).astype(dtype)
     b = rng.standard_normal((n, rhs)).astype(dtype)
     tolerance = 1e-4 if dtype == np.float32 else 1e-11
-    for lower in (True, False):
-        for trans in (0, 1):
-            for unit in (False, True):
-                def solve(x, y, trans=trans, lower=lower, unit=unit):
-                    return ops.linalg.solve_triangular(x, y, trans=trans, lower=lower, unit_diagonal=unit)
-                got = np.asarray(hj.jit(solve, backend="iree:cpu")(a, b))
-                want = scipy.linalg.solve_triangular(a.astype(np.float64), b.astype(np.float64), trans=trans,
-                                                     lower=lower, unit_diagonal=unit)
-                np.testing.assert_allclose(got, want, atol=tolerance * max(1, np.abs(want).max()))
+
+    def every_form(x, y):   # one program: one compile for the 8 forms
+        return tuple(ops.linalg.solve_triangular(x, y, trans=trans, lower=lower, unit_diagonal=unit)
+                     for lower, trans, unit in FORMS)
+    for got, (lower, trans, unit) in zip(hj.jit(every_form, backend="iree:cpu")(a, b), FORMS):
+        want = scipy.linalg.solve_triangular(a.astype(np.float64), b.astype(np.float64), trans=trans, lower=lower,
+                                             unit_diagonal=unit)
+        np.testing.assert_allclose(np.asarray(got), want, atol=tolerance * max(1, np.abs(want).max()))
     text = str(hj.jit(lambda x, y: ops.linalg.solve_triangular(x, y, lower=True)).lower(a, b).program.module)
     assert 'stablehlo.composite "hlojit.triangular_solve"' in text and "lower = 1 : i64" in text
 
