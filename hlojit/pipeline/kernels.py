@@ -9,9 +9,10 @@ one workgroup per matrix of a batch (a batch spreads over local-task's workers),
 the dtypes and shapes it was written and tested for; every other composite is inlined (legalize.calls_inlined),
 so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take.
 
-Two steps on the cpu target: `calls_inlined_but_kernels` first (the claimed composites stay as they are while
-every rewrite runs; their decompositions are rewritten too, unused), `kernel_dispatches` last (each claimed
-composite becomes a call of its kernel; the decompositions left uncalled are dropped).
+The cpu target's first two rewrites: `calls_inlined_but_kernels` (every other composite inlined), then
+`kernel_dispatches` (each claimed composite becomes a call of its kernel, inlined; the decompositions left
+uncalled are dropped before any other rewrite reads them: solve 256²'s first call 0.73 s against 1.26 when they
+went through every rewrite, svd's 4.7 against 5.7). No later rewrite touches a flow.dispatch.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from .legalize import composites_as_calls, walk
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
 MAX_WORKGROUPS = 65535   # one workgroup per matrix
-CHOLESKY_BLOCK = 8       # rows of U a trailing row takes at once (256 x 256 f32: 1 row 0.41 ms, 4 0.27, 8 0.25)
+CHOLESKY_BLOCK = 8       # rows of U a trailing row takes at once (256²: 1 row 0.41 ms, 8 0.25; 16: 1024² 31 ms, not 15)
 MAX_N = 2048             # above, one core's loops would lose to the decomposition's matmuls on all cores
 
 
@@ -693,7 +694,7 @@ def claimed(op) -> bool:
 
 
 def calls_inlined_but_kernels(module: ir.Module) -> int:
-    """legalize.calls_inlined, except the composites a kernel claims (kernel_dispatches takes them last)."""
+    """legalize.calls_inlined, except the composites a kernel claims (kernel_dispatches, next, takes them)."""
     return composites_as_calls(module, keep=claimed)
 
 

@@ -179,7 +179,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 
 
 # Calls and composites are inlined first (legalize.py: the rewrites work function by function); on llvm-cpu the
-# composites a hand-written kernel claims stay, and become its dispatches last of all (kernels.py).
+# composites a hand-written kernel claims become its dispatches instead, before any other rewrite (kernels.py).
 # Constant-only expressions are folded next (constant_folding.py: by the reference's meaning of each op, before
 # IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
@@ -202,7 +202,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
-_CPU_FIRST = [kernels.calls_inlined_but_kernels, fold_constants] + compile_rewrites.ALL_TARGETS
+_CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold_constants] + \
+    compile_rewrites.ALL_TARGETS
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.VMVX + legalize.CHLO_FIRST
                   + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs] + _CPU_SPEC
@@ -215,7 +216,7 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                  + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
                                                                 complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
-              + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING + [kernels.kernel_dispatches],
+              + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
