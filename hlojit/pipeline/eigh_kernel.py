@@ -12,100 +12,126 @@ import itertools
 
 class _Text:
     """MLIR text of a kernel function body, line by line, each value a fresh name (sibling regions may reuse
-    names in MLIR, nested ones may not shadow: fresh names sidestep both)."""
-    def __init__(self, element, lanes, t, dt, et):
-        self.lines, self.n, self.element, self.lanes = [], itertools.count(), element, lanes
-        self.t, self.dt, self.et = t, dt, et   # memref types: W, d (w output), e scratch
+    names in MLIR, nested ones may not shadow: fresh names sidestep both). Scalars are of `element`; vectors
+    of `lanes` of them, masked at the ends of their ranges."""
+
+    def __init__(self, element: str, lanes: int):
+        self.lines, self.names, self.element, self.lanes = [], itertools.count(), element, lanes
         self.v = f"vector<{lanes}x{element}>"
-        self.m = f"vector<{lanes}xi1>"
+        self.mask_type = f"vector<{lanes}xi1>"
         self.indent = 8
-    def fresh(self, p="x"):
-        return f"%{p}{next(self.n)}"
-    def emit(self, s):
-        self.lines.append(" " * self.indent + s)
-    def op(self, s, p="x"):
-        r = self.fresh(p); self.emit(f"{r} = {s}"); return r
-    # scalar helpers
-    def c(self, value, ty="index"):
-        return self.op(f"arith.constant {value} : {ty}", "c")
-    def f(self, name, a, b=None):
-        e = self.element
-        return self.op(f"arith.{name} {a}, {b} : {e}" if b is not None else f"arith.{name} {a} : {e}")
-    def i(self, name, a, b):
+
+    def fresh(self, prefix="x") -> str:
+        return f"%{prefix}{next(self.names)}"
+
+    def emit(self, line: str):
+        self.lines.append(" " * self.indent + line)
+
+    def op(self, text: str, prefix="x") -> str:
+        """`%name = text`, the name returned."""
+        name = self.fresh(prefix)
+        self.emit(f"{name} = {text}")
+        return name
+
+    # --- scalars ---
+    def c(self, value, type_="index") -> str:
+        return self.op(f"arith.constant {value} : {type_}", "c")
+
+    def f(self, name: str, a: str, b: str | None = None) -> str:
+        """A float op of one or two scalars."""
+        operands = f"{a}, {b}" if b is not None else a
+        return self.op(f"arith.{name} {operands} : {self.element}")
+
+    def i(self, name: str, a: str, b: str) -> str:
         return self.op(f"arith.{name} {a}, {b} : index")
-    def load(self, mem, idx, ty):
-        return self.op(f"memref.load {mem}[{', '.join(idx)}] : {ty}")
-    def store(self, val, mem, idx, ty):
-        self.emit(f"memref.store {val}, {mem}[{', '.join(idx)}] : {ty}")
-    def cmpf(self, pred, a, b):
-        return self.op(f"arith.cmpf {pred}, {a}, {b} : {self.element}")
-    def cmpi(self, pred, a, b):
-        return self.op(f"arith.cmpi {pred}, {a}, {b} : index")
-    def select(self, c, a, b, ty=None):
-        return self.op(f"arith.select {c}, {a}, {b} : {ty or self.element}")
-    # structured
-    def for_(self, lo, hi, step, body, iters=()):
-        """body(index, *iter values) -> list of yielded values; returns results."""
-        k = self.fresh("k")
+
+    def load(self, memref: str, index: list, type_: str) -> str:
+        return self.op(f"memref.load {memref}[{', '.join(index)}] : {type_}")
+
+    def store(self, value: str, memref: str, index: list, type_: str):
+        self.emit(f"memref.store {value}, {memref}[{', '.join(index)}] : {type_}")
+
+    def cmpf(self, predicate: str, a: str, b: str) -> str:
+        return self.op(f"arith.cmpf {predicate}, {a}, {b} : {self.element}")
+
+    def cmpi(self, predicate: str, a: str, b: str) -> str:
+        return self.op(f"arith.cmpi {predicate}, {a}, {b} : index")
+
+    def select(self, condition: str, a: str, b: str, type_: str | None = None) -> str:
+        return self.op(f"arith.select {condition}, {a}, {b} : {type_ or self.element}")
+
+    # --- structured ---
+    def for_(self, lo: str, hi: str, step: str, body, iters=()) -> list:
+        """scf.for over [lo, hi); body(index, *carried values) emits the body and returns the values to yield;
+        iters: [(initial value, type)]. Returns the loop's results."""
+        index = self.fresh("k")
         args = [self.fresh("it") for _ in iters]
-        res = [self.fresh("r") for _ in iters]
-        types = [ty for _, ty in iters]
-        head = f"scf.for {k} = {lo} to {hi} step {step}"
+        result = self.fresh("r")
+        types = [type_ for _, type_ in iters]
+        head = f"scf.for {index} = {lo} to {hi} step {step}"
         if iters:
-            carried = ", ".join(f"{a} = {v}" for a, (v, _) in zip(args, iters))
-            named = res[0] if len(res) == 1 else f"{res[0]}:{len(res)}"
+            carried = ", ".join(f"{a} = {value}" for a, (value, _) in zip(args, iters))
+            named = result if len(iters) == 1 else f"{result}:{len(iters)}"
             self.emit(f"{named} = {head} iter_args({carried}) -> ({', '.join(types)}) {{")
         else:
             self.emit(head + " {")
         self.indent += 2
-        out = body(k, *args) or []
+        out = body(index, *args) or []
         if iters:
             self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
         self.indent -= 2
         self.emit("}")
-        if len(res) > 1:
-            return [f"{res[0]}#{i}" for i in range(len(res))]
-        return res
-    def if_(self, cond, then, else_=None, types=()):
-        res = self.fresh("r")
+        return [result] if len(iters) == 1 else [f"{result}#{i}" for i in range(len(iters))]
+
+    def if_(self, condition: str, then, else_=None, types=()):
+        """scf.if; with `types`, both branches return values of them and the results are returned."""
+        result = self.fresh("r")
         if types:
-            named = res if len(types) == 1 else f"{res}:{len(types)}"
-            self.emit(f"{named} = scf.if {cond} -> ({', '.join(types)}) {{")
+            named = result if len(types) == 1 else f"{result}:{len(types)}"
+            self.emit(f"{named} = scf.if {condition} -> ({', '.join(types)}) {{")
         else:
-            self.emit(f"scf.if {cond} {{")
-        self.indent += 2
-        out = then() or []
-        if types: self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
-        self.indent -= 2
-        if else_ is not None or types:
-            self.emit("} else {")
+            self.emit(f"scf.if {condition} {{")
+        for branch, opening in ((then, None), (else_, "} else {")):
+            if branch is None and not types:
+                continue
+            if opening:
+                self.emit(opening)
             self.indent += 2
-            out = else_() or []
-            if types: self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
+            out = branch() or []
+            if types:
+                self.emit(f"scf.yield {', '.join(out)} : {', '.join(types)}")
             self.indent -= 2
         self.emit("}")
-        if len(types) > 1:
-            return [f"{res}#{i}" for i in range(len(types))]
-        return res if types else None
-    # vector helpers over [lo, hi) with masks
-    def vfor(self, lo, hi, body, iters=()):
+        if not types:
+            return None
+        return result if len(types) == 1 else [f"{result}#{i}" for i in range(len(types))]
+
+    # --- vectors over [lo, hi), masked at hi ---
+    def vfor(self, lo: str, hi: str, body, iters=()) -> list:
+        """for_ in steps of `lanes`; body(index, mask, *carried)."""
         lanes = self.c(self.lanes)
-        def wrapped(k, *its):
-            rem = self.i("subi", hi, k)
-            mask = self.op(f"vector.create_mask {rem} : {self.m}")
-            return body(k, mask, *its)
-        return self.for_(lo, hi, lanes, wrapped, iters)
-    def vread(self, mem, idx, ty, mask):
+
+        def masked(index, *carried):
+            left = self.i("subi", hi, index)
+            mask = self.op(f"vector.create_mask {left} : {self.mask_type}")
+            return body(index, mask, *carried)
+        return self.for_(lo, hi, lanes, masked, iters)
+
+    def vread(self, memref: str, index: list, type_: str, mask: str) -> str:
         zero = self.c("0.0", self.element)
-        return self.op(f"vector.transfer_read {mem}[{', '.join(idx)}], {zero}, {mask} : {ty}, {self.v}")
-    def vwrite(self, val, mem, idx, ty, mask):
-        self.emit(f"vector.transfer_write {val}, {mem}[{', '.join(idx)}], {mask} : {self.v}, {ty}")
-    def vf(self, name, a, b):
+        return self.op(f"vector.transfer_read {memref}[{', '.join(index)}], {zero}, {mask} : {type_}, {self.v}")
+
+    def vwrite(self, value: str, memref: str, index: list, type_: str, mask: str):
+        self.emit(f"vector.transfer_write {value}, {memref}[{', '.join(index)}], {mask} : {self.v}, {type_}")
+
+    def vf(self, name: str, a: str, b: str) -> str:
         return self.op(f"arith.{name} {a}, {b} : {self.v}")
-    def splat(self, s):
-        return self.op(f"vector.broadcast {s} : {self.element} to {self.v}")
-    def vsum(self, v):
-        return self.op(f"vector.reduction <add>, {v} : {self.v} into {self.element}")
+
+    def splat(self, scalar: str) -> str:
+        return self.op(f"vector.broadcast {scalar} : {self.element} to {self.v}")
+
+    def vsum(self, vector: str) -> str:
+        return self.op(f"vector.reduction <add>, {vector} : {self.v} into {self.element}")
 
 
 def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> str:
@@ -118,7 +144,7 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
     t = f"memref<{batch}x{n}x{n}x{element}>"
     dt = f"memref<{batch}x{n}x{element}>"
     et = f"memref<{n}x{element}>"
-    b = _Text(element, lanes, t, dt, et)
+    b = _Text(element, lanes)
     E = element
     c0, c1 = b.c(0), b.c(1)
     N = b.c(n); N1 = b.c(n - 1)

@@ -1,0 +1,486 @@
+"""The bodies of pipeline/kernels.py's factorization and solve kernels (llvm-cpu): MLIR text of one workgroup's
+function, row-major, every inner loop along a contiguous row in vectors of `lanes` (16 f32, 8 f64). kernels.py
+wraps each in its executable and claims the composites they serve; eigh's is eigh_kernel.py.
+"""
+from __future__ import annotations
+
+CHOLESKY_BLOCK = 8   # rows of U a trailing row takes at once (256²: 1 row 0.41 ms, 8 0.25; 16: 1024² 31 ms, not 15)
+
+
+def _trailing_pass(memref: str, t: str, v: str, element: str, block: int, multiplier_index) -> tuple[str, str, str]:
+    """(the per-row prologue, the vector loop's body, its last value) of a trailing row %i taking the `block`
+    finished rows %j0 .. %j0 + block - 1 of `memref` in one pass, x -= sum_r m_r u_r (one load and store of the
+    row per block, not per finished row): m_r is loaded at multiplier_index(r), u_r is row r from column %k."""
+    rows = "\n".join(f"""            %ct{r} = arith.constant {r} : index
+            %row{r} = arith.addi %j0, %ct{r} : index
+            %m{r} = memref.load {memref}[{multiplier_index(r)}] : {t}
+            %mv{r} = vector.broadcast %m{r} : {element} to {v}""" for r in range(block))
+    taken, acc = [], "%x"
+    for r in range(block):
+        taken.append(f"""              %u{r} = vector.transfer_read {memref}[%b, %row{r}, %k], %zero : {t}, {v}
+              %p{r} = arith.mulf %mv{r}, %u{r} : {v}
+              %y{r} = arith.subf {acc}, %p{r} : {v}""")
+        acc = f"%y{r}"
+    return rows, "\n".join(taken), acc
+
+
+def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str:
+    """The kernel's function body: L of each matrix's lower triangle (JAX's NaN triangle where a pivot fails).
+
+    The output buffer holds U = L^T row by row while it factors (right-looking: row j of U is scaled by its
+    pivot, then every row below takes the axpy that row j gives it, along contiguous columns in vectors of
+    `lanes`); a block of CHOLESKY_BLOCK rows is finished first and the rows below take all of its rows in one
+    pass (one load and store of a trailing row per block, not per row). U is transposed into L at the end."""
+    t = f"memref<{batch}x{n}x{n}x{element}>"
+    v = f"vector<{lanes}x{element}>"
+    block = CHOLESKY_BLOCK
+    rows, taken, acc = _trailing_pass("%w", t, v, element, block, lambda r: f"%b, %row{r}, %i")
+    return f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %lanes = arith.constant {lanes} : index
+        %n = arith.constant {n} : index
+        %block = arith.constant {block} : index
+        %zero = arith.constant 0.0 : {element}
+        %nan = arith.constant {nan} : {element}
+        %b = hal.interface.workgroup.id[0] : index
+        %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
+        %w = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {t}
+        scf.for %i = %c0 to %n step %c1 {{
+          scf.for %k = %c0 to %n step %c1 {{
+            %a = memref.load %in[%b, %k, %i] : {t}
+            memref.store %a, %w[%b, %i, %k] : {t}
+          }}
+        }}
+        scf.for %j0 = %c0 to %n step %block {{
+          %next = arith.addi %j0, %block : index
+          %end = arith.minui %next, %n : index
+          scf.for %j = %j0 to %end step %c1 {{
+            %j1 = arith.addi %j, %c1 : index
+            %ajj = memref.load %w[%b, %j, %j] : {t}
+            %d = math.sqrt %ajj : {element}
+            memref.store %d, %w[%b, %j, %j] : {t}
+            %dv = vector.broadcast %d : {element} to {v}
+            scf.for %k = %j1 to %n step %lanes {{
+              %r = vector.transfer_read %w[%b, %j, %k], %zero : {t}, {v}
+              %q = arith.divf %r, %dv : {v}
+              vector.transfer_write %q, %w[%b, %j, %k] : {v}, {t}
+            }}
+            scf.for %i = %j1 to %end step %c1 {{
+              %m = memref.load %w[%b, %j, %i] : {t}
+              %mv = vector.broadcast %m : {element} to {v}
+              scf.for %k = %i to %n step %lanes {{
+                %u = vector.transfer_read %w[%b, %j, %k], %zero : {t}, {v}
+                %x = vector.transfer_read %w[%b, %i, %k], %zero : {t}, {v}
+                %p = arith.mulf %mv, %u : {v}
+                %y = arith.subf %x, %p : {v}
+                vector.transfer_write %y, %w[%b, %i, %k] : {v}, {t}
+              }}
+            }}
+          }}
+          %whole = arith.cmpi ule, %next, %n : index
+          scf.if %whole {{
+          scf.for %i = %next to %n step %c1 {{
+{rows}
+            scf.for %k = %i to %n step %lanes {{
+              %x = vector.transfer_read %w[%b, %i, %k], %zero : {t}, {v}
+{taken}
+              vector.transfer_write {acc}, %w[%b, %i, %k] : {v}, {t}
+            }}
+          }}
+          }}
+        }}
+        %failed = scf.for %i = %c0 to %n step %c1 iter_args(%f = %c0) -> (index) {{
+          %dii = memref.load %w[%b, %i, %i] : {t}
+          %bad = arith.cmpf une, %dii, %dii : {element}
+          %fi = arith.select %bad, %c1, %f : index
+          scf.yield %fi : index
+        }}
+        %isfailed = arith.cmpi ne, %failed, %c0 : index
+        scf.for %i = %c0 to %n step %c1 {{
+          %i1 = arith.addi %i, %c1 : index
+          %dii = memref.load %w[%b, %i, %i] : {t}
+          %dnew = arith.select %isfailed, %nan, %dii : {element}
+          memref.store %dnew, %w[%b, %i, %i] : {t}
+          scf.for %k = %i1 to %n step %c1 {{
+            %u = memref.load %w[%b, %i, %k] : {t}
+            %l = arith.select %isfailed, %nan, %u : {element}
+            memref.store %l, %w[%b, %k, %i] : {t}
+            memref.store %zero, %w[%b, %i, %k] : {t}
+          }}
+        }}
+        return"""
+
+
+LU_BLOCK = 8   # the panel's columns (at most an f64 vector's 8 lanes: a panel row is one masked vector)
+
+
+def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
+    """getrf with partial pivoting (LAPACK's pivots: the first largest magnitude, NaN before any number; a zero
+    pivot is not divided by), row-major, blocked right-looking: a panel of LU_BLOCK columns is factored on its
+    own columns (whole rows swapped; each row's part of the panel one masked vector), then its U rows right of
+    the panel are finished by forward substitution with the panel's unit lower block, and every row below
+    takes all LU_BLOCK rows in one pass of `lanes`-wide vectors. Also the row order (a[order] = L U) and the
+    number of real swaps."""
+    t = f"memref<{batch}x{n}x{n}x{element}>"
+    v = f"vector<{lanes}x{element}>"
+    block = LU_BLOCK
+    rows, taken, acc = _trailing_pass("%lu", t, v, element, block, lambda r: f"%b, %i, %row{r}")
+    return f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %lanes = arith.constant {lanes} : index
+        %n = arith.constant {n} : index
+        %block = arith.constant {block} : index
+        %zero = arith.constant 0.0 : {element}
+        %none = arith.constant -1.0 : {element}
+        %true = arith.constant true
+        %b = hal.interface.workgroup.id[0] : index
+        %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
+        %lu = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {t}
+        %piv = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<{batch}x{n}xi32>
+        %ord = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : memref<{batch}x{n}xi32>
+        %sw = hal.interface.binding.subspan layout(#layout) binding(4) alignment(64) offset(%c0) : memref<{batch}xi32>
+        scf.for %i = %c0 to %n step %c1 {{
+          %ii = arith.index_cast %i : index to i32
+          memref.store %ii, %ord[%b, %i] : memref<{batch}x{n}xi32>
+          scf.for %k = %c0 to %n step %lanes {{
+            %r = vector.transfer_read %in[%b, %i, %k], %zero : {t}, {v}
+            vector.transfer_write %r, %lu[%b, %i, %k] : {v}, {t}
+          }}
+        }}
+        %c0i = arith.constant 0 : i32
+        %c1i = arith.constant 1 : i32
+        %swaps = scf.for %j0 = %c0 to %n step %block iter_args(%sw0 = %c0i) -> (i32) {{
+          %next = arith.addi %j0, %block : index
+          %end = arith.minui %next, %n : index
+          %swj = scf.for %j = %j0 to %end step %c1 iter_args(%swa = %sw0) -> (i32) {{
+            %j1 = arith.addi %j, %c1 : index
+            %best:2 = scf.for %i = %j to %n step %c1 iter_args(%bv = %none, %bi = %j) -> ({element}, index) {{
+              %a = memref.load %lu[%b, %i, %j] : {t}
+              %mag = math.absf %a : {element}
+              %gt = arith.cmpf ogt, %mag, %bv : {element}
+              %isnan = arith.cmpf uno, %mag, %mag : {element}
+              %bestnan = arith.cmpf uno, %bv, %bv : {element}
+              %notbestnan = arith.xori %bestnan, %true : i1
+              %nanfirst = arith.andi %isnan, %notbestnan : i1
+              %take = arith.ori %gt, %nanfirst : i1
+              %nv = arith.select %take, %mag, %bv : {element}
+              %ni = arith.select %take, %i, %bi : index
+              scf.yield %nv, %ni : {element}, index
+            }}
+            %p = arith.index_cast %best#1 : index to i32
+            memref.store %p, %piv[%b, %j] : memref<{batch}x{n}xi32>
+            %moved = arith.cmpi ne, %best#1, %j : index
+            %swn = scf.if %moved -> (i32) {{
+              scf.for %k = %c0 to %n step %lanes {{
+                %x = vector.transfer_read %lu[%b, %j, %k], %zero : {t}, {v}
+                %y = vector.transfer_read %lu[%b, %best#1, %k], %zero : {t}, {v}
+                vector.transfer_write %y, %lu[%b, %j, %k] : {v}, {t}
+                vector.transfer_write %x, %lu[%b, %best#1, %k] : {v}, {t}
+              }}
+              %oj = memref.load %ord[%b, %j] : memref<{batch}x{n}xi32>
+              %op = memref.load %ord[%b, %best#1] : memref<{batch}x{n}xi32>
+              memref.store %op, %ord[%b, %j] : memref<{batch}x{n}xi32>
+              memref.store %oj, %ord[%b, %best#1] : memref<{batch}x{n}xi32>
+              %s1 = arith.addi %swa, %c1i : i32
+              scf.yield %s1 : i32
+            }} else {{
+              scf.yield %swa : i32
+            }}
+            %d = memref.load %lu[%b, %j, %j] : {t}
+            %nonzero = arith.cmpf une, %d, %zero : {element}
+            %width = arith.subi %end, %j1 : index
+            %panel = vector.create_mask %width : vector<{lanes}xi1>
+            %pivot_row = vector.transfer_read %lu[%b, %j, %j1], %zero, %panel : {t}, {v}
+            scf.for %i = %j1 to %n step %c1 {{
+              %a = memref.load %lu[%b, %i, %j] : {t}
+              %q = arith.divf %a, %d : {element}
+              %l = arith.select %nonzero, %q, %a : {element}
+              memref.store %l, %lu[%b, %i, %j] : {t}
+              %lv = vector.broadcast %l : {element} to {v}
+              %x = vector.transfer_read %lu[%b, %i, %j1], %zero, %panel : {t}, {v}
+              %pr = arith.mulf %lv, %pivot_row : {v}
+              %y = arith.subf %x, %pr : {v}
+              vector.transfer_write %y, %lu[%b, %i, %j1], %panel : {v}, {t}
+            }}
+            scf.yield %swn : i32
+          }}
+          %whole = arith.cmpi ult, %next, %n : index
+          scf.if %whole {{
+            scf.for %r = %j0 to %next step %c1 {{
+              scf.for %s = %j0 to %r step %c1 {{
+                %l = memref.load %lu[%b, %r, %s] : {t}
+                %lv = vector.broadcast %l : {element} to {v}
+                scf.for %k = %next to %n step %lanes {{
+                  %u = vector.transfer_read %lu[%b, %s, %k], %zero : {t}, {v}
+                  %x = vector.transfer_read %lu[%b, %r, %k], %zero : {t}, {v}
+                  %pr = arith.mulf %lv, %u : {v}
+                  %y = arith.subf %x, %pr : {v}
+                  vector.transfer_write %y, %lu[%b, %r, %k] : {v}, {t}
+                }}
+              }}
+            }}
+          scf.for %i = %next to %n step %c1 {{
+{rows}
+            scf.for %k = %next to %n step %lanes {{
+              %x = vector.transfer_read %lu[%b, %i, %k], %zero : {t}, {v}
+{taken}
+              vector.transfer_write {acc}, %lu[%b, %i, %k] : {v}, {t}
+            }}
+          }}
+          }}
+          scf.yield %swj : i32
+        }}
+        memref.store %swaps, %sw[%b] : memref<{batch}xi32>
+        return"""
+
+
+def _reflector_pass(t: str, v: str, vt: str, scratch: str, element: str, rows: str, column: str, start: str,
+                    end: str, tau: str) -> str:
+    """Apply H = I - tau u u^T (u: column `column` of the reflectors %v, rows `rows`..m) to the columns
+    start..end of the memref %q: w = u^T q (one pass of axpys along contiguous rows into the scratch %w), then
+    q -= tau u w^T (a second pass)."""
+    return f"""            scf.for %k = {start} to {end} step %lanes {{
+              vector.transfer_write %zv, %w[%k] : {v}, memref<{scratch}>
+            }}
+            scf.for %i = {rows} to %m step %c1 {{
+              %ui = memref.load %v[%b, %i, {column}] : {vt}
+              %uv = vector.broadcast %ui : {element} to {v}
+              scf.for %k = {start} to {end} step %lanes {{
+                %x = vector.transfer_read %q[%b, %i, %k], %zero : {t}, {v}
+                %acc = vector.transfer_read %w[%k], %zero : memref<{scratch}>, {v}
+                %p = arith.mulf %uv, %x : {v}
+                %y = arith.addf %acc, %p : {v}
+                vector.transfer_write %y, %w[%k] : {v}, memref<{scratch}>
+              }}
+            }}
+            scf.for %i = {rows} to %m step %c1 {{
+              %ui = memref.load %v[%b, %i, {column}] : {vt}
+              %c = arith.mulf {tau}, %ui : {element}
+              %cv = vector.broadcast %c : {element} to {v}
+              scf.for %k = {start} to {end} step %lanes {{
+                %x = vector.transfer_read %q[%b, %i, %k], %zero : {t}, {v}
+                %wk = vector.transfer_read %w[%k], %zero : memref<{scratch}>, {v}
+                %p = arith.mulf %cv, %wk : {v}
+                %y = arith.subf %x, %p : {v}
+                vector.transfer_write %y, %q[%b, %i, %k] : {v}, {t}
+              }}
+            }}"""
+
+
+def _kernel_header(element: str, lanes: int, npad: int) -> str:
+    return f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %lanes = arith.constant {lanes} : index
+        %zero = arith.constant 0.0 : {element}
+        %one = arith.constant 1.0 : {element}
+        %zv = arith.constant dense<0.0> : vector<{lanes}x{element}>
+        %w = memref.alloca() : memref<{npad}x{element}>
+        %b = hal.interface.workgroup.id[0] : index"""
+
+
+def householder_body(batch: int, m: int, n: int, element: str, lanes: int) -> str:
+    """geqrf's reflectors, unblocked (LAPACK's: v[j] = 1, R's diagonal -sign(a_jj) |x|, tau 0 where nothing is
+    below the diagonal), as qr.householder's: r (m x n, zero below the diagonal), v (m x k), tau (1 x k). Each
+    column's reflector reaches the columns right of it in two passes along contiguous rows (w = v^T r, then
+    r -= tau v w^T)."""
+    k = min(m, n)
+    npad = -(-n // lanes) * lanes
+    t = f"memref<{batch}x{m}x{n}x{element}>"
+    vt = f"memref<{batch}x{m}x{k}x{element}>"
+    v = f"vector<{lanes}x{element}>"
+    update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j1", "%n", "%tau")
+    return f"""{_kernel_header(element, lanes, npad)}
+        %m = arith.constant {m} : index
+        %n = arith.constant {n} : index
+        %kk = arith.constant {k} : index
+        %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
+        %q = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {t}
+        %v = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {vt}
+        %taus = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : memref<{batch}x1x{k}x{element}>
+        scf.for %i = %c0 to %m step %c1 {{
+          scf.for %k = %c0 to %n step %lanes {{
+            %r = vector.transfer_read %in[%b, %i, %k], %zero : {t}, {v}
+            vector.transfer_write %r, %q[%b, %i, %k] : {v}, {t}
+          }}
+          scf.for %k = %c0 to %kk step %lanes {{
+            vector.transfer_write %zv, %v[%b, %i, %k] : {v}, {vt}
+          }}
+        }}
+        scf.for %j = %c0 to %kk step %c1 {{
+          %j1 = arith.addi %j, %c1 : index
+          %below = scf.for %i = %j1 to %m step %c1 iter_args(%sum = %zero) -> ({element}) {{
+            %x = memref.load %q[%b, %i, %j] : {t}
+            %x2 = arith.mulf %x, %x : {element}
+            %s = arith.addf %sum, %x2 : {element}
+            scf.yield %s : {element}
+          }}
+          %alpha = memref.load %q[%b, %j, %j] : {t}
+          %a2 = arith.mulf %alpha, %alpha : {element}
+          %n2 = arith.addf %a2, %below : {element}
+          %norm = math.sqrt %n2 : {element}
+          %negnorm = arith.negf %norm : {element}
+          %nonneg = arith.cmpf oge, %alpha, %zero : {element}
+          %beta = arith.select %nonneg, %negnorm, %norm : {element}
+          %trivial = arith.cmpf oeq, %below, %zero : {element}
+          %bma = arith.subf %beta, %alpha : {element}
+          %safe = arith.select %trivial, %one, %beta : {element}
+          %tq = arith.divf %bma, %safe : {element}
+          %tau = arith.select %trivial, %zero, %tq : {element}
+          %amb = arith.subf %alpha, %beta : {element}
+          %scale = arith.select %trivial, %one, %amb : {element}
+          memref.store %one, %v[%b, %j, %j] : {vt}
+          scf.for %i = %j1 to %m step %c1 {{
+            %x = memref.load %q[%b, %i, %j] : {t}
+            %u = arith.divf %x, %scale : {element}
+            memref.store %u, %v[%b, %i, %j] : {vt}
+          }}
+          memref.store %tau, %taus[%b, %c0, %j] : memref<{batch}x1x{k}x{element}>
+{update}
+          %diagonal = arith.select %trivial, %alpha, %beta : {element}
+          memref.store %diagonal, %q[%b, %j, %j] : {t}
+          scf.for %i = %j1 to %m step %c1 {{
+            memref.store %zero, %q[%b, %i, %j] : {t}
+          }}
+        }}
+        return"""
+
+
+def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: int) -> str:
+    """The first `columns` columns of Q = H_0 ... H_{k-1} (orgqr, unblocked): the identity's columns take the
+    reflectors from the last, each on the rows and columns from its own index on (two passes along rows)."""
+    npad = -(-columns // lanes) * lanes
+    t = f"memref<{batch}x{m}x{columns}x{element}>"
+    vt = f"memref<{batch}x{m}x{k}x{element}>"
+    v = f"vector<{lanes}x{element}>"
+    update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j", "%cols", "%tau")
+    return f"""{_kernel_header(element, lanes, npad)}
+        %m = arith.constant {m} : index
+        %cols = arith.constant {columns} : index
+        %last = arith.constant {min(k, m, columns) - 1} : index
+        %reflectors = arith.constant {min(k, m, columns)} : index
+        %v = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {vt}
+        %taus = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<{batch}x1x{k}x{element}>
+        %q = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {t}
+        scf.for %i = %c0 to %m step %c1 {{
+          scf.for %k = %c0 to %cols step %lanes {{
+            vector.transfer_write %zv, %q[%b, %i, %k] : {v}, {t}
+          }}
+          %diag = arith.cmpi ult, %i, %cols : index
+          scf.if %diag {{
+            memref.store %one, %q[%b, %i, %i] : {t}
+          }}
+        }}
+        scf.for %jj = %c0 to %reflectors step %c1 {{
+          %j = arith.subi %last, %jj : index
+          %tau = memref.load %taus[%b, %c0, %j] : memref<{batch}x1x{k}x{element}>
+{update}
+        }}
+        return"""
+
+
+def substitution_body(batch: int, n: int, r: int, element: str, lanes: int, permuted: bool,
+                       phases: list[tuple[bool, bool]], by_dots: bool) -> str:
+    """X with T X = B for the triangles `phases` [(lower, unit diagonal)] of the matrix (binding 0) in turn, B
+    the right-hand sides (n x r; with `permuted`, B's rows in the order of binding 1 first: an LU solve).
+    Row updates: x_i -= t_ij x_j along the r columns of X, a vector of `lanes` (most right-hand sides).
+    By dots (fewer right-hand sides than lanes): each right-hand side a row of a stack scratch y (r x n),
+    x_i = (b_i - T[i, done] . y[done]) / t_ii, the dots along contiguous rows of T in full vectors (an LU solve
+    of 256 x 256 with 4 right-hand sides ~4x faster). A zero diagonal divides (inf/nan)."""
+    t = f"memref<{batch}x{n}x{n}x{element}>"
+    xt = f"memref<{batch}x{n}x{r}x{element}>"
+    ot = f"memref<{batch}x{n}xi32>"
+    yt = f"memref<{r}x{n}x{element}>"
+    v = f"vector<{lanes}x{element}>"
+    bindings = ["%t", "%order", "%rhs", "%x"] if permuted else ["%t", "%rhs", "%x"]
+    types = [t, ot, xt, xt] if permuted else [t, xt, xt]
+    lines = [f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %lanes = arith.constant {lanes} : index
+        %n = arith.constant {n} : index
+        %last = arith.constant {n - 1} : index
+        %r = arith.constant {r} : index
+        %zero = arith.constant 0.0 : {element}
+        %zv = arith.constant dense<0.0> : {v}
+        %b = hal.interface.workgroup.id[0] : index"""]
+    lines += [f"        {name} = hal.interface.binding.subspan layout(#layout) binding({i}) alignment(64) offset(%c0) : "
+              f"{type_}" for i, (name, type_) in enumerate(zip(bindings, types))]
+    source_row = "%o" if permuted else "%i"
+    order = (f"""          %o32 = memref.load %order[%b, %i] : {ot}
+          %o = arith.index_cast %o32 : i32 to index
+""" if permuted else "")
+    if by_dots:
+        lines.append(f"""        %ys = memref.alloca() : {yt}
+        scf.for %i = %c0 to %n step %c1 {{
+{order}          scf.for %c = %c0 to %r step %c1 {{
+            %value = memref.load %rhs[%b, {source_row}, %c] : {xt}
+            memref.store %value, %ys[%c, %i] : {yt}
+          }}
+        }}""")
+    else:
+        lines.append(f"""        scf.for %i = %c0 to %n step %c1 {{
+{order}          scf.for %k = %c0 to %r step %lanes {{
+            %row = vector.transfer_read %rhs[%b, {source_row}, %k], %zero : {xt}, {v}
+            vector.transfer_write %row, %x[%b, %i, %k] : {v}, {xt}
+          }}
+        }}""")
+    for phase, (lower, unit) in enumerate(phases):
+        # row i of the phase: i = ii going down (lower), n - 1 - ii going up (upper); done = [0, i) or (i, n)
+        index = "%i = arith.addi %ii, %c0 : index" if lower else "%i = arith.subi %last, %ii : index"
+        done = ("%c0", "%i") if lower else ("%i1", "%n")
+        if by_dots:
+            divide = "" if unit else f"""
+            %d = memref.load %t[%b, %i, %i] : {t}
+            %new = arith.divf %rest, %d : {element}"""
+            result = "%rest" if unit else "%new"
+            lines.append(f"""        scf.for %c = %c0 to %r step %c1 {{
+          scf.for %ii = %c0 to %n step %c1 {{
+            {index}
+            %i1 = arith.addi %i, %c1 : index
+            %dotv = scf.for %k = {done[0]} to {done[1]} step %lanes iter_args(%acc = %zv) -> ({v}) {{
+              %left = arith.subi {done[1]}, %k : index
+              %mask = vector.create_mask %left : vector<{lanes}xi1>
+              %l = vector.transfer_read %t[%b, %i, %k], %zero, %mask : {t}, {v}
+              %y = vector.transfer_read %ys[%c, %k], %zero, %mask : {yt}, {v}
+              %p = arith.mulf %l, %y : {v}
+              %sum = arith.addf %acc, %p : {v}
+              scf.yield %sum : {v}
+            }}
+            %dot = vector.reduction <add>, %dotv : {v} into {element}
+            %yi = memref.load %ys[%c, %i] : {yt}
+            %rest = arith.subf %yi, %dot : {element}{divide}
+            memref.store {result}, %ys[%c, %i] : {yt}
+          }}
+        }}""")
+        else:
+            divide = "" if unit else f"""
+          %d = memref.load %t[%b, %i, %i] : {t}
+          %dv = vector.broadcast %d : {element} to {v}
+          scf.for %k = %c0 to %r step %lanes {{
+            %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
+            %q = arith.divf %xi, %dv : {v}
+            vector.transfer_write %q, %x[%b, %i, %k] : {v}, {xt}
+          }}"""
+            lines.append(f"""        scf.for %ii = %c0 to %n step %c1 {{
+          {index}
+          %i1 = arith.addi %i, %c1 : index
+          scf.for %j = {done[0]} to {done[1]} step %c1 {{
+            %l = memref.load %t[%b, %i, %j] : {t}
+            %lv = vector.broadcast %l : {element} to {v}
+            scf.for %k = %c0 to %r step %lanes {{
+              %xj = vector.transfer_read %x[%b, %j, %k], %zero : {xt}, {v}
+              %xi = vector.transfer_read %x[%b, %i, %k], %zero : {xt}, {v}
+              %p = arith.mulf %lv, %xj : {v}
+              %y = arith.subf %xi, %p : {v}
+              vector.transfer_write %y, %x[%b, %i, %k] : {v}, {xt}
+            }}
+          }}{divide}
+        }}""")
+    if by_dots:
+        lines.append(f"""        scf.for %i = %c0 to %n step %c1 {{
+          scf.for %c = %c0 to %r step %c1 {{
+            %value = memref.load %ys[%c, %i] : {yt}
+            memref.store %value, %x[%b, %i, %c] : {xt}
+          }}
+        }}""")
+    lines.append("        return")
+    return "\n".join(lines)
