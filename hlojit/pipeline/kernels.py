@@ -21,22 +21,28 @@ import math
 from typing import Callable, NamedTuple
 
 import numpy as np
-from iree.compiler import ir, passmanager
+from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import eigh_body
 from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
-from .legalize import composites_as_calls, walk
+from .legalize import call_instead, composites_as_calls, inline_calls, walk
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
 MAX_WORKGROUPS = 65535   # one workgroup per matrix
 MAX_N = 2048             # above, one core's loops would lose to the decomposition's matmuls on all cores
 
 
+def _kernel_sized(op, columns: int) -> bool:
+    """Whether the first operand's dtype has a kernel, its batch (all but the last two dimensions) is 1 to
+    MAX_WORKGROUPS matrices, and `columns` (what sizes the kernel's rows and scratch) is 1 to MAX_N."""
+    shape, dtype = shape_of(op.operands[0].type), dtype_of(op.operands[0].type)
+    return dtype in _ELEMENT and 1 <= columns <= MAX_N and 1 <= math.prod(shape[:-2]) <= MAX_WORKGROUPS
+
+
 def _matrices_claim(op) -> bool:
     """A batch of square f32 or f64 matrices (..., n, n) with 1 <= n <= MAX_N, at most MAX_WORKGROUPS."""
-    shape, dtype = shape_of(op.operands[0].type), dtype_of(op.operands[0].type)
-    return dtype in _ELEMENT and 1 <= shape[-1] <= MAX_N and 1 <= math.prod(shape[:-2]) <= MAX_WORKGROUPS
+    return _kernel_sized(op, shape_of(op.operands[0].type)[-1])
 
 
 def _module(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
@@ -107,9 +113,8 @@ def _lu_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
 
 
 def _householder_claims(op) -> bool:
-    shape, dtype = shape_of(op.operands[0].type), dtype_of(op.operands[0].type)
-    return (dtype in _ELEMENT and min(shape[-2:]) >= 1 and shape[-1] <= MAX_N
-            and 1 <= math.prod(shape[:-2]) <= MAX_WORKGROUPS)
+    shape = shape_of(op.operands[0].type)
+    return shape[-2] >= 1 and _kernel_sized(op, shape[-1])
 
 
 def _householder_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -124,9 +129,8 @@ def _householder_source(symbol: str, shapes: list, dtype, attributes: dict) -> s
 
 
 def _form_q_claims(op) -> bool:
-    (*lead, m, k), dtype = shape_of(op.operands[0].type), dtype_of(op.operands[0].type)
-    columns = composite_attributes(op)["columns"]
-    return dtype in _ELEMENT and min(m, k, columns) >= 1 and columns <= MAX_N and 1 <= math.prod(lead) <= MAX_WORKGROUPS
+    m, k = shape_of(op.operands[0].type)[-2:]
+    return min(m, k) >= 1 and _kernel_sized(op, composite_attributes(op)["columns"])
 
 
 def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -148,9 +152,8 @@ def _by_dots(n: int, r: int, dtype, lanes: int) -> bool:
 
 def _solve_claims(op) -> bool:
     """A batch of square f32/f64 matrices and right-hand sides of the same batch (the last operand)."""
-    shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
-    return (dtype in _ELEMENT and shapes[-1][:-2] == shapes[0][:-2] and 1 <= shapes[0][-1] <= MAX_N
-            and shapes[-1][-1] >= 1 and 1 <= math.prod(shapes[0][:-2]) <= MAX_WORKGROUPS)
+    matrix, rhs = shape_of(op.operands[0].type), shape_of(op.operands[-1].type)
+    return rhs[:-2] == matrix[:-2] and rhs[-1] >= 1 and _kernel_sized(op, matrix[-1])
 
 
 def _lu_solve_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -234,14 +237,8 @@ def kernel_dispatches(module: ir.Module) -> int:
             for inner in list(source.body.operations):
                 inner.operation.move_before(module.body.operations[0].operation)
             symbols.add(symbol)
-        with ir.InsertionPoint(op), op.location:
-            call = ir.Operation.create("func.call", results=[r.type for r in op.results], operands=list(op.operands),
-                                       attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)})
-        for old, new in zip(op.results, call.results):
-            old.replace_all_uses_with(new)
-        op.erase()
+        call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
         count += 1
     if count:
-        passmanager.PassManager.parse("builtin.module(inline{default-pipeline=''}, symbol-dce)",
-                                      context=module.context).run(module.operation)
+        inline_calls(module)
     return count

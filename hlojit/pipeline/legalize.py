@@ -131,17 +131,27 @@ def composites_as_calls(module: ir.Module, keep=lambda op: False) -> int:
     """calls_inlined, but the composites `keep(op)` holds stay (kernels.py's, on llvm-cpu): each other
     composite becomes a call of its decomposition first (the spec's meaning), then every call is inlined."""
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and not keep(op)]:
-        with ir.InsertionPoint(op), op.location:
-            call = ir.Operation.create("func.call", results=[r.type for r in op.results], operands=list(op.operands),
-                                       attributes={"callee": op.attributes["decomposition"]})
-        for old, new in zip(op.results, call.results):
-            old.replace_all_uses_with(new)
-        op.erase()
+        call_instead(op, op.attributes["decomposition"])
     calls = sum(op.name == "func.call" for op in walk(module.operation))
     if calls:
-        passmanager.PassManager.parse("builtin.module(inline{default-pipeline=''}, symbol-dce)").run(
-            module.operation)
+        inline_calls(module)
     return calls
+
+
+def call_instead(op, callee: ir.Attribute):
+    """Replace `op` by a func.call of the function `callee` (a symbol reference) on its operands."""
+    with ir.InsertionPoint(op), op.location:
+        call = ir.Operation.create("func.call", results=[r.type for r in op.results], operands=list(op.operands),
+                                   attributes={"callee": callee})
+    for old, new in zip(op.results, call.results):
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def inline_calls(module: ir.Module):
+    """Every func.call inlined, and the private functions left uncalled dropped. No canonicalization."""
+    passmanager.PassManager.parse("builtin.module(inline{default-pipeline=''}, symbol-dce)",
+                                  context=module.context).run(module.operation)
 
 
 def bool_arithmetic_as_logic(module: ir.Module) -> int:
