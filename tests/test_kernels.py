@@ -317,9 +317,70 @@ def test_triangular_solve_kernel_matches_scipy_in_every_form(n, rhs, dtype):
     assert 'stablehlo.composite "hlojit.triangular_solve"' in text and "lower = 1 : i64" in text
 
 
-def test_svd_by_polar_decomposition_compiles_with_the_kernels_inside_its_loops():
-    """Above 128 columns svd is QDWH: QR and Cholesky steps in loops around the kernels (a triangular solve's
-    kernel inside its while loop once made IREE 3.13 fail on the loop: polar._cholesky_step)."""
-    a = np.random.default_rng(19).standard_normal((130, 130)).astype(np.float32)
-    s = np.asarray(hj.jit(lambda x: ops.linalg.svd(x, compute_uv=False), backend="iree:cpu")(a))
-    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), atol=2e-4 * np.abs(s).max())
+def svd_errors(a, u, s, vh):
+    """(s against numpy's, the reconstruction's error, u's and vh's distance from orthonormal), relative to s's
+    largest; u and vh as numpy.linalg.svd returns them (full or reduced)."""
+    k = min(a.shape[-2:])
+    expected = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    scale = max(1.0, np.abs(expected).max())
+    eye = lambda x: np.abs(x - np.eye(x.shape[-1])).max()   # noqa: E731
+    rebuilt = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+    return (np.abs(s - expected).max() / scale, np.abs(rebuilt - a).max() / scale,
+            eye(np.swapaxes(u, -1, -2) @ u), eye(vh @ np.swapaxes(vh, -1, -2)))
+
+
+def every_svd(x):   # one program: one compile for the three forms
+    return (ops.linalg.svd(x, full_matrices=False), ops.linalg.svd(x, full_matrices=True),
+            ops.linalg.svd(x, compute_uv=False))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 1), (1, 4), (6, 6), (9, 4), (4, 9), (2, 3, 7, 5), (140, 140)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_svd_kernel_gives_numpy_singular_values_and_orthonormal_vectors(shape, dtype):
+    a = np.random.default_rng(19).standard_normal(shape).astype(dtype)
+    reduced, full, values = hj.jit(every_svd, backend="iree:cpu")(a)
+    tolerance = (1e-5 if dtype == np.float32 else 1e-13) * max(shape[-2:])
+    m, n = shape[-2:]
+    for (u, s, vh), columns in ((reduced, min(m, n)), (full, None)):
+        u, s, vh = (np.asarray(x) for x in (u, s, vh))
+        assert u.dtype == s.dtype == vh.dtype == dtype
+        assert u.shape[-2:] == (m, columns or m) and vh.shape[-2:] == (columns or n, n)
+        assert np.all(np.diff(s, axis=-1) <= 0)
+        assert max(svd_errors(a, u, s, vh)) < tolerance
+    np.testing.assert_allclose(np.asarray(values), np.asarray(reduced[1]), atol=tolerance)
+
+
+def test_svd_kernel_on_zero_repeated_rank_deficient_and_nan_matrices():
+    rng = np.random.default_rng(20)
+    low_rank = rng.standard_normal((7, 2)) @ rng.standard_normal((2, 5))
+    nan = rng.standard_normal((5, 5))
+    nan[2, 3] = np.nan
+    for matrix in (np.zeros((5, 5)), np.diag([3.0, 1.0, 1.0, 2.0, 0.0]), low_rank, low_rank.T):
+        reduced, full, values = (tuple(map(np.asarray, x)) if isinstance(x, tuple) else np.asarray(x)
+                                 for x in hj.jit(every_svd, backend="iree:cpu")(matrix))
+        for u, s, vh in (reduced, full):
+            assert max(svd_errors(matrix, u, s, vh)) < 1e-13
+        np.testing.assert_allclose(values, np.linalg.svd(matrix, compute_uv=False), atol=1e-13)
+    u, s, vh = (np.asarray(x) for x in hj.jit(ops.linalg.svd, backend="iree:cpu")(nan))
+    assert np.isnan(s).all() and np.isnan(u).all() and np.isnan(vh).all()   # as JAX's LAPACK failure
+
+
+def test_svd_rewrites_to_the_kernel_on_cpu_and_its_gradient_and_vmap_match_the_reference():
+    a = np.random.default_rng(21).standard_normal((3, 6, 4))
+    text = str(hj.jit(ops.linalg.svd).lower(a[0]).program.module)
+    assert 'stablehlo.composite "hlojit.svd"' in text and "columns = 6 : i64" in text
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(text)
+        counts = quirks.apply(module, targets.get("cpu"))
+        assert counts.get("kernel_dispatches") == 1 and "hlojit_svd_kernel" in str(module)
+
+    def loss(x):
+        u, s, vh = ops.linalg.svd(x, full_matrices=False)
+        return ops.sum(s ** 3) + ops.sum(ops.abs(u[:, 0]) * ops.arange(6.0))
+    program = hj.vmap(hj.grad(loss))
+    got = np.asarray(hj.jit(program, backend="iree:cpu")(a))
+    np.testing.assert_allclose(got, np.asarray(hj.jit(program, backend="reference")(a)), atol=1e-10)
+    epsilon, direction = 1e-6, np.random.default_rng(22).standard_normal((6, 4))
+    numeric = (float(hj.jit(loss)(a[0] + epsilon * direction)) - float(hj.jit(loss)(a[0] - epsilon * direction)))
+    np.testing.assert_allclose(np.sum(got[0] * direction), numeric / (2 * epsilon), rtol=1e-6)

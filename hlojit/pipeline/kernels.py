@@ -5,7 +5,7 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 ~500 dispatches took ~1.5 ms where LAPACK takes ~0.4 (the dispatches' own cost, not the arithmetic). A
 `hal.executable.source` may hold any MLIR the llvm-cpu backend lowers (scf loops, memref loads, vector ops), and
 `flow.dispatch` calls it like a fused dispatch of IREE's own. Each kernel is a text template of that MLIR
-(factorization_kernels.py, eigh_kernel.py), one workgroup per matrix of a batch (a batch spreads over
+(factorization_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a batch spreads over
 local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
 shapes its kernel was written and tested for; every other composite is inlined (legalize.calls_inlined),
 so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take.
@@ -26,6 +26,7 @@ from iree.compiler import ir
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import eigh_body
 from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
+from .svd_kernel import svd_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
@@ -191,6 +192,24 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     return _module(symbol, batch, [matrix], results, body, returned=1 if not vectors else None)
 
 
+def _svd_claims(op) -> bool:
+    """A batch of f32/f64 (..., m, n) with m >= n >= 1 (the frontend transposes wide ones)."""
+    m, n = shape_of(op.operands[0].type)[-2:]
+    return m >= n and _kernel_sized(op, n)
+
+
+def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
+    """`func.func private @symbol(a) -> (u, s, vh)` (s alone without `vectors`) as spectral's svd of a tall a."""
+    element, lanes, nan = _ELEMENT[dtype]
+    (*lead, m, n), vectors, columns = shapes[0], bool(attributes["vectors"]), attributes["columns"]
+    batch, lead = math.prod(lead), tuple(lead)
+    s = _types(lead, (n,), element)
+    scratch = [_types(lead, (columns if vectors else n, m), element), s, _types(lead, (m,), element)]
+    results = [_types(lead, (m, columns), element), s, _types(lead, (n, n), element)] if vectors else [s]
+    body = svd_body(batch, m, n, columns, element, lanes, nan, vectors)
+    return _module(symbol, batch, [_types(lead, (m, n), element)], results + scratch, body, returned=len(results))
+
+
 class Kernel(NamedTuple):
     claims: Callable      # claims(composite op) -> bool: the kernel was written for its shapes and dtypes
     source: Callable      # source(symbol, operand shapes, dtype, composite attributes) -> module text
@@ -201,6 +220,7 @@ KERNELS = {"hlojit.cholesky": Kernel(_matrices_claim, _cholesky_source),
            "hlojit.lu_solve": Kernel(_solve_claims, _lu_solve_source),
            "hlojit.triangular_solve": Kernel(_solve_claims, _triangular_solve_source),
            "hlojit.eigh": Kernel(_matrices_claim, _eigh_source),
+           "hlojit.svd": Kernel(_svd_claims, _svd_source),
            "hlojit.householder": Kernel(_householder_claims, _householder_source),
            "hlojit.form_q": Kernel(_form_q_claims, _form_q_source)}
 

@@ -277,7 +277,15 @@ def _sorted_svd(a):
 
 def _svd_complete(a, columns: int):
     """(u (..., m, columns), s descending, vh (..., n, n)) of a (..., m, n), m >= n: u's columns of zero
-    singular values (and those past n) an orthonormal completion."""
+    singular values (and those past n) an orthonormal completion. For a real a the composite hlojit.svd (a
+    target may run a kernel of its own: pipeline/kernels.py)."""
+    if dtypes.is_complex(a.dtype):
+        return _complete_decomposition(a, columns)
+    return _real_svd(a, columns=columns, vectors=1)
+
+
+def _complete_decomposition(a, columns: int):
+    """_svd_complete's StableHLO: one-sided Jacobi up to JACOBI_SVD_UP_TO columns, QDWH and eigh above."""
     if a.shape[-1] <= JACOBI_SVD_UP_TO:
         u, sigma, v = _sorted_rotations(a)
         return _orthonormal_basis(u, columns), sigma, mH(v)
@@ -333,17 +341,34 @@ def _svd_reduced_bwd(residuals, g):
 _svd_reduced.defvjp(_svd_reduced_fwd, _svd_reduced_bwd)
 
 
-def _singular_values_fwd(a):
-    """s alone, as without derivatives (the custom_vjp's fwd is what runs): Jacobi's column norms, or the
-    eigenvalues of the polar factor h; the derivative u diag(gs) vh takes u and vh from a second
-    decomposition in bwd (u not completed: the derivative of a zero singular value is not defined)."""
+def _sorted_singular_values(a):
+    """s descending of a (..., m, n), m >= n, alone: Jacobi's column norms, or the eigenvalues of the polar
+    factor h."""
     m, n = a.shape[-2:]
     if n <= JACOBI_SVD_UP_TO:
         sigma = column_rotations(a)[0]
     else:
         square = ops.triu(householder(a)[0][..., :n, :]) if m > n else a
         sigma = ops.abs(_self_adjoint_eigen(polar.polar(square)[1], vectors=False)[0])
-    return sort_by(sigma, ops.argsort(-sigma, axis=-1)), (a,)
+    return sort_by(sigma, ops.argsort(-sigma, axis=-1))
+
+
+def _svd_decomposition(a, *, columns: int, vectors: int):
+    """hlojit.svd's meaning for a real a (..., m, n), m >= n: (u (..., m, columns), s, vh), or s alone (an int
+    attribute says which)."""
+    return _complete_decomposition(a, columns) if vectors else _sorted_singular_values(a)
+
+
+_real_svd = composite("hlojit.svd")(_svd_decomposition)
+
+
+def _singular_values_fwd(a):
+    """s alone, as without derivatives (the custom_vjp's fwd is what runs); the derivative u diag(gs) vh takes
+    u and vh from a second decomposition in bwd (u not completed: the derivative of a zero singular value is
+    not defined)."""
+    if dtypes.is_complex(a.dtype):
+        return _sorted_singular_values(a), (a,)
+    return _real_svd(a, columns=a.shape[-1], vectors=0), (a,)
 
 
 @custom_vjp

@@ -1,0 +1,405 @@
+"""The singular value decomposition kernel of pipeline/kernels.py (`hlojit.svd` on llvm-cpu): Golub and Reinsch's
+algorithm as LINPACK's dsvdc writes it (Householder bidiagonalization, its reflections accumulated into U and V,
+then implicitly shifted QR steps on the bidiagonal, their rotations accumulated), one dispatch per matrix where
+the decomposition in StableHLO (QDWH's polar decomposition, then eigh) is a loop of matmul dispatches
+(256 x 256 f32: ~23 ms).
+
+Every array lives transposed, as eigh_kernel's W does: a's columns, U's and V's columns are rows of `ut` and
+`vt`, so every inner loop (dot products, reflections, rotations, swaps) runs along a contiguous row as vectors
+of `lanes`, masked at the ends. vt is V^T, which is vh, the kernel's result; U is ut transposed at the end.
+The text is built by kernel_text.KernelText.
+"""
+from __future__ import annotations
+
+from .kernel_text import KernelText
+
+ITERATIONS_PER_VALUE = 75   # QR steps allowed per singular value; past it (NaN input) everything is NaN
+
+
+def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int, nan: str, vectors: bool) -> str:
+    """a (batch, m, n) with m >= n >= 1 -> s (batch, n) descending, or with `vectors` (u (batch, m, columns)
+    (columns n or m: an orthonormal completion past n), s, vh (batch, n, n)). Bindings: a; s or u, s, vh; then
+    scratch: ut (batch, rows, m) (a^T, reduced in place, then U^T), e (batch, n) (the superdiagonal), work
+    (batch, m)."""
+    eps, tiny = (2.0 ** -23, 2.0 ** -120) if element == "f32" else (2.0 ** -52, 2.0 ** -966)
+    E = element
+    rows = columns if vectors else n
+    types = {"a": (m, n), "s": (n,), "u": (m, columns), "vh": (n, n), "ut": (rows, m), "e": (n,), "work": (m,)}
+    names = ["a"] + (["u", "s", "vh"] if vectors else ["s"]) + ["ut", "e", "work"]
+    b = KernelText(E, lanes)
+    c0, c1 = b.c(0), b.c(1)
+    M, N = b.c(m), b.c(n)
+    zero, one = b.c("0.0", E), b.c("1.0", E)
+    zv = b.op(f"arith.constant dense<0.0> : {b.v}")
+    bi = b.op("hal.interface.workgroup.id[0] : index", "b")
+    memref = {}
+    for binding, name in enumerate(names):
+        type_ = f"memref<{batch}x{'x'.join(map(str, types[name]))}x{E}>"
+        value = b.op(f"hal.interface.binding.subspan layout(#layout) binding({binding}) alignment(64) "
+                     f"offset({c0}) : {type_}", name)
+        memref[name] = (value, type_)
+
+    def row(name, *index):
+        """A contiguous row: (memref, leading indices, type); vector helpers append the column index."""
+        value, type_ = memref[name]
+        return value, [bi, *index], type_
+
+    def get(name, *index):
+        value, type_ = memref[name]
+        return b.load(value, [bi, *index], type_)
+
+    def put(x, name, *index):
+        value, type_ = memref[name]
+        b.store(x, value, [bi, *index], type_)
+
+    absf = lambda x: b.op(f"math.absf {x} : {E}")                         # noqa: E731
+    sqrt = lambda x: b.op(f"math.sqrt {x} : {E}")                         # noqa: E731
+    maxf = lambda x, y: b.op(f"arith.maximumf {x}, {y} : {E}")            # noqa: E731
+    both = lambda x, y: b.op(f"arith.andi {x}, {y} : i1")                 # noqa: E731
+    either = lambda x, y: b.op(f"arith.ori {x}, {y} : i1")                # noqa: E731
+    negated = lambda x: b.op(f"arith.xori {x}, {b.op('arith.constant true')} : i1")  # noqa: E731
+
+    # --- row helpers, over [lo, hi) ---
+    def rd(r, k, mask):
+        return b.vread(r[0], r[1] + [k], r[2], mask)
+
+    def wr(x, r, k, mask):
+        b.vwrite(x, r[0], r[1] + [k], r[2], mask)
+
+    def dot(x, y, lo, hi):
+        def step(k, mask, acc):
+            return [b.vf("addf", acc, b.vf("mulf", rd(x, k, mask), rd(y, k, mask)))]
+        return b.vsum(b.vfor(lo, hi, step, [(zv, b.v)])[0])
+
+    def axpy(alpha, x, y, lo, hi):
+        """y += alpha x"""
+        av = b.splat(alpha)
+        b.vfor(lo, hi, lambda k, mask: wr(b.vf("addf", rd(y, k, mask), b.vf("mulf", av, rd(x, k, mask))),
+                                         y, k, mask))
+
+    def divide(x, by, lo, hi):
+        bv = b.splat(by)
+        b.vfor(lo, hi, lambda k, mask: wr(b.vf("divf", rd(x, k, mask), bv), x, k, mask))
+
+    def fill(x, value, lo, hi):
+        v = b.splat(value)
+        b.vfor(lo, hi, lambda k, mask: wr(v, x, k, mask))
+
+    def negate(x, lo, hi):
+        b.vfor(lo, hi, lambda k, mask: wr(b.op(f"arith.negf {rd(x, k, mask)} : {b.v}"), x, k, mask))
+
+    def rotate(x, y, cs, sn, lo, hi):
+        """(x, y) <- (cs x + sn y, cs y - sn x)"""
+        cv, sv = b.splat(cs), b.splat(sn)
+
+        def step(k, mask):
+            xv, yv = rd(x, k, mask), rd(y, k, mask)
+            wr(b.vf("addf", b.vf("mulf", cv, xv), b.vf("mulf", sv, yv)), x, k, mask)
+            wr(b.vf("subf", b.vf("mulf", cv, yv), b.vf("mulf", sv, xv)), y, k, mask)
+        b.vfor(lo, hi, step)
+
+    def swap(x, y, lo, hi):
+        def step(k, mask):
+            xv, yv = rd(x, k, mask), rd(y, k, mask)
+            wr(yv, x, k, mask)
+            wr(xv, y, k, mask)
+        b.vfor(lo, hi, step)
+
+    def norm(x, lo, hi):
+        """The 2-norm of x[lo:hi], scaled by its largest magnitude (no overflow of the squares)."""
+        def largest(k, mask, acc):
+            return [b.op(f"arith.maximumf {acc}, {b.op(f'math.absf {rd(x, k, mask)} : {b.v}')} : {b.v}")]
+        big = b.op(f"vector.reduction <maximumf>, {b.vfor(lo, hi, largest, [(zv, b.v)])[0]} : {b.v} into {E}")
+        inverse = b.splat(b.f("divf", one, b.select(b.cmpf("oeq", big, zero), one, big)))
+
+        def squares(k, mask, acc):
+            scaled = b.vf("mulf", rd(x, k, mask), inverse)
+            return [b.vf("addf", acc, b.vf("mulf", scaled, scaled))]
+        return b.f("mulf", big, sqrt(b.vsum(b.vfor(lo, hi, squares, [(zv, b.v)])[0])))
+
+    def rotation(f, g):
+        """(cs, sn, r) with r = hypot(f, g), cs = f / r, sn = g / r; (1, 0, 0) when both are 0."""
+        fa, ga = absf(f), absf(g)
+        big, small = maxf(fa, ga), b.op(f"arith.minimumf {fa}, {ga} : {E}")
+        is0 = b.cmpf("oeq", big, zero)
+        ratio = b.f("divf", small, b.select(is0, one, big))
+        r = b.f("mulf", big, sqrt(b.f("addf", one, b.f("mulf", ratio, ratio))))
+        safe = b.select(is0, one, r)
+        return b.select(is0, one, b.f("divf", f, safe)), b.f("divf", g, safe), r
+
+    # --- a^T into ut ---
+    def copy_column(i):
+        b.for_(c0, N, c1, lambda j: put(get("a", i, j), "ut", j, i))
+    b.for_(c0, M, c1, copy_column)
+
+    # --- bidiagonalization: s the diagonal, e the superdiagonal ---
+    nct, nrt = min(m - 1, n), max(0, min(n - 2, m))
+    NCT, NRT = b.c(nct), b.c(nrt)
+
+    def bidiagonal_step(k):
+        k1 = b.i("addi", k, c1)
+        in_nct = b.cmpi("ult", k, NCT)
+        uk = row("ut", k)
+
+        def column_reflector():
+            size = norm(uk, k, M)
+
+            def nonzero():
+                sk = b.select(b.cmpf("olt", get("ut", k, k), zero), b.f("negf", size), size)
+                divide(uk, sk, k, M)
+                put(b.f("addf", get("ut", k, k), one), "ut", k, k)
+                return [sk]
+            sk = b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E])
+            put(b.f("negf", sk), "s", k)
+        b.if_(in_nct, column_reflector)
+        reflect = both(in_nct, b.cmpf("une", get("s", k), zero))
+
+        def column(j):
+            uj = row("ut", j)
+
+            def apply():
+                axpy(b.f("negf", b.f("divf", dot(uk, uj, k, M), get("ut", k, k))), uk, uj, k, M)
+            b.if_(reflect, apply)
+            put(get("ut", j, k), "e", j)
+        b.for_(k1, N, c1, column)
+
+        def row_reflector():
+            e = row("e")
+            size = norm(e, k1, N)
+
+            def nonzero():
+                ek = b.select(b.cmpf("olt", get("e", k1), zero), b.f("negf", size), size)
+                divide(e, ek, k1, N)
+                put(b.f("addf", get("e", k1), one), "e", k1)
+                return [ek]
+            ek = b.f("negf", b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E]))
+            put(ek, "e", k)
+
+            def apply():
+                work = row("work")
+                fill(work, zero, k1, M)
+                b.for_(k1, N, c1, lambda j: axpy(get("e", j), row("ut", j), work, k1, M))
+                e1 = get("e", k1)
+                b.for_(k1, N, c1, lambda j: axpy(b.f("negf", b.f("divf", get("e", j), e1)), work, row("ut", j),
+                                                 k1, M))
+            b.if_(b.cmpf("une", ek, zero), apply)
+            if vectors:
+                vk = row("vh", k)
+                b.vfor(k1, N, lambda i, mask: wr(rd(e, i, mask), vk, i, mask))
+        b.if_(b.cmpi("ult", k, NRT), row_reflector)
+    b.for_(c0, b.c(max(nct, nrt)), c1, bidiagonal_step)
+    if nct < n:
+        put(get("ut", NCT, NCT), "s", NCT)
+    if nrt + 1 < n:
+        put(get("ut", b.c(n - 1), NRT), "e", NRT)
+    put(zero, "e", b.c(n - 1))
+
+    if vectors:
+        # --- U: the column reflections, accumulated backwards; columns past nct the identity's ---
+        def identity_row(j):
+            fill(row("ut", j), zero, c0, M)
+            put(one, "ut", j, j)
+        b.for_(NCT, b.c(columns), c1, identity_row)
+
+        def u_step(q):
+            k = b.i("subi", b.c(nct - 1), q)
+            uk = row("ut", k)
+
+            def reflected():
+                ukk = get("ut", k, k)
+
+                def column(j):
+                    uj = row("ut", j)
+                    axpy(b.f("negf", b.f("divf", dot(uk, uj, k, M), ukk)), uk, uj, k, M)
+                b.for_(b.i("addi", k, c1), b.c(columns), c1, column)
+                negate(uk, k, M)
+                put(b.f("addf", one, get("ut", k, k)), "ut", k, k)
+                fill(uk, zero, c0, k)
+
+            def unreflected():
+                fill(uk, zero, c0, M)
+                put(one, "ut", k, k)
+            b.if_(b.cmpf("une", get("s", k), zero), reflected, unreflected)
+        b.for_(c0, NCT, c1, u_step)
+
+        # --- V: the row reflections, accumulated backwards ---
+        def v_step(q):
+            k = b.i("subi", b.c(n - 1), q)
+            k1 = b.i("addi", k, c1)
+            vk = row("vh", k)
+
+            def reflected():
+                vkk1 = get("vh", k, k1)
+
+                def column(j):
+                    vj = row("vh", j)
+                    axpy(b.f("negf", b.f("divf", dot(vk, vj, k1, N), vkk1)), vk, vj, k1, N)
+                b.for_(k1, N, c1, column)
+            b.if_(both(b.cmpi("ult", k, NRT), b.cmpf("une", get("e", k), zero)), reflected)
+            fill(vk, zero, c0, N)
+            put(one, "vh", k, k)
+        b.for_(c0, N, c1, v_step)
+
+    # --- QR steps on the bidiagonal until every superdiagonal entry is negligible ---
+    epsc, tinyc = b.c(f"{eps:.17e}", E), b.c(f"{tiny:.17e}", E)
+    negligible = lambda x, near: b.cmpf("ole", absf(x), b.f("addf", tinyc, b.f("mulf", epsc, near)))  # noqa: E731
+    last = b.c(n - 1)
+    limit = b.c(ITERATIONS_PER_VALUE)
+
+    def going(p, iterations):
+        return both(b.cmpi("ugt", p, c0), b.cmpi("ult", iterations, limit))
+
+    def first_match(count, test):
+        """The first q in [0, count) with test(q) (an i1) and whether there is one."""
+        def step(q, found_at, found):
+            hit = test(q)
+            return [b.select(both(hit, negated(found)), q, found_at, "index"), either(found, hit)]
+        return b.for_(c0, count, c1, step, [(c0, "index"), (b.op("arith.constant false"), "i1")])
+
+    def iteration(p, iterations):
+        p1 = b.i("subi", p, c1)
+        # k + 1: past the last negligible e[k] below p - 1 (e[k] set to 0), or 0
+        split_at = lambda q: b.i("subi", p1, b.i("addi", q, c1))                 # noqa: E731
+        q, found = first_match(p1, lambda q: negligible(get("e", split_at(q)), b.f(
+            "addf", absf(get("s", split_at(q))), absf(get("s", b.i("addi", split_at(q), c1))))))
+        k = b.select(found, b.i("addi", split_at(q), c1), c0, "index")
+        b.if_(found, lambda: put(zero, "e", split_at(q)))
+
+        def converged():
+            sk = get("s", k)
+
+            def flip():
+                put(b.select(b.cmpf("olt", sk, zero), b.f("negf", sk), zero), "s", k)
+                if vectors:
+                    negate(row("vh", k), c0, N)
+            b.if_(b.cmpf("ole", sk, zero), flip)
+
+            def out_of_order(at):
+                inside = b.cmpi("ult", at, last)
+                below = get("s", b.select(inside, b.i("addi", at, c1), at, "index"))
+                return both(inside, b.cmpf("olt", get("s", at), below))
+
+            def sink(at):
+                at1 = b.i("addi", at, c1)
+                x, y = get("s", at), get("s", at1)
+                put(y, "s", at); put(x, "s", at1)
+                if vectors:
+                    swap(row("vh", at), row("vh", at1), c0, N)
+                    swap(row("ut", at), row("ut", at1), c0, M)
+                return [at1]
+            b.while_([(k, "index")], out_of_order, sink)
+            return [p1, c0]
+
+        def not_converged():
+            # the last negligible s[ks] for ks in [k, p - 1], from the top (set to 0)
+            ks_at = lambda q: b.i("subi", p1, q)                                  # noqa: E731
+
+            def small_s(q):
+                ks = ks_at(q)
+                above = b.select(b.cmpi("ne", ks, p1), absf(get("e", ks)), zero)
+                below_at = b.select(b.cmpi("ne", ks, k), b.i("subi", ks, c1), ks, "index")
+                below = b.select(b.cmpi("ne", ks, k), absf(get("e", below_at)), zero)
+                return negligible(get("s", ks), b.f("addf", above, below))
+            q, found = first_match(b.i("subi", p, k), small_s)
+            ks = ks_at(q)
+            b.if_(found, lambda: put(zero, "s", ks))
+
+            def qr_step():
+                p2 = b.i("subi", p, b.c(2))
+                scale = maxf(maxf(maxf(absf(get("s", p1)), absf(get("s", p2))), maxf(absf(get("e", p2)),
+                             absf(get("s", k)))), absf(get("e", k)))
+                sp, sp1, ep1 = (b.f("divf", get(name, at), scale) for name, at in (("s", p1), ("s", p2), ("e", p2)))
+                sk, ek = b.f("divf", get("s", k), scale), b.f("divf", get("e", k), scale)
+                half = b.c("0.5", E)
+                bb = b.f("mulf", half, b.f("addf", b.f("mulf", b.f("addf", sp1, sp), b.f("subf", sp1, sp)),
+                                           b.f("mulf", ep1, ep1)))
+                cc = b.f("mulf", b.f("mulf", sp, ep1), b.f("mulf", sp, ep1))
+                root = sqrt(b.f("addf", b.f("mulf", bb, bb), cc))
+                root = b.select(b.cmpf("olt", bb, zero), b.f("negf", root), root)
+                shifted = either(b.cmpf("une", bb, zero), b.cmpf("une", cc, zero))
+                shift = b.select(shifted, b.f("divf", cc, b.f("addf", bb, root)), zero)
+                f0 = b.f("addf", b.f("mulf", b.f("addf", sk, sp), b.f("subf", sk, sp)), shift)
+                g0 = b.f("mulf", sk, ek)
+
+                def chase(j, f, g):
+                    j1 = b.i("addi", j, c1)
+                    cs, sn, r = rotation(f, g)
+                    b.if_(b.cmpi("ne", j, k), lambda: put(r, "e", b.i("subi", j, c1)))
+                    sj, ej, sj1 = get("s", j), get("e", j), get("s", j1)
+                    f = b.f("addf", b.f("mulf", cs, sj), b.f("mulf", sn, ej))
+                    ej = b.f("subf", b.f("mulf", cs, ej), b.f("mulf", sn, sj))
+                    g = b.f("mulf", sn, sj1)
+                    sj1 = b.f("mulf", cs, sj1)
+                    if vectors:
+                        rotate(row("vh", j), row("vh", j1), cs, sn, c0, N)
+                    cs, sn, r = rotation(f, g)
+                    put(r, "s", j)
+                    f = b.f("addf", b.f("mulf", cs, ej), b.f("mulf", sn, sj1))
+                    put(b.f("subf", b.f("mulf", cs, sj1), b.f("mulf", sn, ej)), "s", j1)
+                    ej1 = get("e", j1)
+                    g = b.f("mulf", sn, ej1)
+                    put(b.f("mulf", cs, ej1), "e", j1)
+                    if vectors:
+                        rotate(row("ut", j), row("ut", j1), cs, sn, c0, M)
+                    return [f, g]
+                f, _ = b.for_(k, p1, c1, chase, [(f0, E), (g0, E)])
+                put(f, "e", p2)
+                return [p, b.i("addi", iterations, c1)]
+
+            def deflate_bottom():
+                # s[p - 1] negligible: chase e[p - 2] up the columns with rotations of V
+                p2 = b.i("subi", p, b.c(2))
+
+                def step(q, f):
+                    j = b.i("subi", p2, q)
+                    cs, sn, r = rotation(get("s", j), f)
+                    put(r, "s", j)
+                    inside = b.cmpi("ne", j, k)
+                    before = b.select(inside, b.i("subi", j, c1), j, "index")
+                    e_before = get("e", before)
+                    f = b.select(inside, b.f("negf", b.f("mulf", sn, e_before)), f)
+                    put(b.select(inside, b.f("mulf", cs, e_before), e_before), "e", before)
+                    if vectors:
+                        rotate(row("vh", j), row("vh", p1), cs, sn, c0, N)
+                    return [f]
+                f = get("e", p2)
+                put(zero, "e", p2)
+                b.for_(c0, b.i("subi", p1, k), c1, step, [(f, E)])
+                return [p, iterations]
+
+            def split():
+                # s[ks] negligible, ks > k: chase e[ks] along the rows with rotations of U
+                def step(j, f):
+                    cs, sn, r = rotation(get("s", j), f)
+                    put(r, "s", j)
+                    ej = get("e", j)
+                    put(b.f("mulf", cs, ej), "e", j)
+                    if vectors:
+                        rotate(row("ut", j), row("ut", ks), cs, sn, c0, M)
+                    return [b.f("negf", b.f("mulf", sn, ej))]
+                f = get("e", ks)
+                put(zero, "e", ks)
+                b.for_(b.i("addi", ks, c1), p, c1, step, [(f, E)])
+                return [p, iterations]
+
+            at_bottom = b.cmpi("eq", ks, p1)
+            return b.if_(negated(found), qr_step,
+                         lambda: b.if_(at_bottom, deflate_bottom, split, types=["index", "index"]),
+                         types=["index", "index"])
+        return b.if_(b.cmpi("eq", k, p1), converged, not_converged, types=["index", "index"])
+
+    p, _ = b.while_([(N, "index"), (c0, "index")], going, iteration)
+
+    def failed():   # no convergence (NaN or infinite input): NaN everywhere, as LAPACK's failure in JAX
+        nanc = b.c(nan, E)
+        fill(row("s"), nanc, c0, N)
+        if vectors:
+            b.for_(c0, b.c(columns), c1, lambda j: fill(row("ut", j), nanc, c0, M))
+            b.for_(c0, N, c1, lambda j: fill(row("vh", j), nanc, c0, N))
+    b.if_(b.cmpi("ugt", p, c0), failed)
+    if vectors:   # u = ut^T
+        def transpose_row(i):
+            b.for_(c0, b.c(columns), c1, lambda j: put(get("ut", j, i), "u", i, j))
+        b.for_(c0, M, c1, transpose_row)
+    b.emit("return")
+    return "\n".join(b.lines)
