@@ -3,10 +3,12 @@ a few n eps |s|max, a = u diag(s) vh to as much, u and vh orthonormal, on input 
 (ill-conditioned to 1e6 in f32 and 1e12 in f64, repeated and clustered singular values) and input whose u
 needs the completion (rank-deficient, zero), square, tall, wide and batched.
 
-Each case group is one compiled module: the full-rank and the deficient stacks have one shape, so the second
-call runs the other branch of the completion's cond in the same module. iree:cpu (its compile takes tens of
-seconds at these sizes) runs the square stacks alone, in f32; the reference backend runs the rest (PLAN says
-why not vmvx)."""
+The threshold is lowered to 32 and the matrices are 40 wide (the `polar_path` fixture): the same polar program
+as above 128, which the reference backend interprets in seconds rather than tens of seconds (N = 136 took ~43
+s of the suite). Each case group is one compiled module: the full-rank and the deficient stacks have one shape,
+so the second call runs the other branch of the completion's cond in the same module. On iree:cpu a real svd
+is the kernel of pipeline/svd_kernel.py (the composite hlojit.svd), so iree:cpu runs it on the same stacks;
+the reference backend runs the polar program on all of them, iree:vmvx on the square f32 stacks."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +21,8 @@ from hlojit.frontend.ops.linalg import polar, spectral
 from conftest import BACKENDS
 
 rng = np.random.default_rng(12)
-N = 136         # just above the threshold (128): every case below takes the polar path
+N = 40          # above the threshold the `polar_path` fixture sets: every case below takes the polar path
+THRESHOLD = 32
 CONDITION = {np.dtype(np.float32): 1e6, np.dtype(np.float64): 1e12}
 
 
@@ -68,6 +71,11 @@ def reduced_svd(a):
     return ops.linalg.svd(a, full_matrices=False)
 
 
+@pytest.fixture(autouse=True)
+def polar_path(monkeypatch):
+    monkeypatch.setattr(spectral, "JACOBI_SVD_UP_TO", THRESHOLD)
+
+
 def test_sizes_take_the_polar_path():
     assert N > spectral.JACOBI_SVD_UP_TO
     qr_steps, cholesky_steps = polar.halley_schedule(np.float32)
@@ -78,26 +86,17 @@ def test_sizes_take_the_polar_path():
     assert "stablehlo.if" in lowered                                   # the completion's cond (Jacobi has none)
 
 
-# (backend, dtype, which matrices of the two stacks). Not iree:vmvx (40 s of the suite's 15 minutes): there svd
-# at these sizes is the same StableHLO as on iree:cpu, and its parts (QR, Cholesky, triangular solves, eigh)
-# are each checked on vmvx by test_linalg.py, as svd's Jacobi path is
-PLAN = [("reference", np.float32, None), ("reference", np.float64, None), ("iree:cpu", np.float32, None)]
-# IREE compiles the polar path at N in ~64 s (of the suite's 15 CI minutes); at N_IREE, with the threshold
-# lowered below it, the same polar program (QDWH steps, the eigh of h) compiles in ~13 s
-N_IREE, JACOBI_UP_TO_FOR_IREE = 40, 32
+# (backend, dtype): iree:cpu runs the svd kernel (f32 and f64), iree:vmvx the polar program's StableHLO
+PLAN = [("reference", np.float32), ("reference", np.float64), ("iree:cpu", np.float32), ("iree:cpu", np.float64),
+        ("iree:vmvx", np.float32)]
 
 
-@pytest.mark.parametrize("backend, dtype, pick", [p for p in PLAN if p[0] in BACKENDS],
-                         ids=[f"{b}-{np.dtype(d).name}" for b, d, _ in PLAN if b in BACKENDS])
-def test_square_full_rank_and_deficient(backend, dtype, pick, monkeypatch):
-    n = N
-    if backend != "reference":
-        n = N_IREE
-        monkeypatch.setattr(spectral, "JACOBI_SVD_UP_TO", JACOBI_UP_TO_FOR_IREE)
+@pytest.mark.parametrize("backend, dtype", [p for p in PLAN if p[0] in BACKENDS],
+                         ids=[f"{b}-{np.dtype(d).name}" for b, d in PLAN if b in BACKENDS])
+def test_square_full_rank_and_deficient(backend, dtype):
     svd = hj.jit(reduced_svd, backend=backend)
-    assert "stablehlo.if" in svd.lower(np.zeros((n, n), dtype)).mlir     # the polar path's completion
-    for k, a in enumerate((full_rank(n, dtype), deficient(n, dtype))):
-        a = a if pick is None else a[pick[k]]
+    assert "stablehlo.if" in svd.lower(np.zeros((N, N), dtype)).mlir     # the polar path's completion
+    for a in (full_rank(N, dtype), deficient(N, dtype)):
         assert_svd(a, *svd(a))
 
 
