@@ -5,13 +5,16 @@ pivots are LAPACK's, signs of vectors are free)."""
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
 import scipy.linalg
+from iree.compiler import ir
 
 import hlojit as hj
 from hlojit.frontend.upgrade import upgrade
+from hlojit.pipeline import quirks, targets
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jax_lapack")
 RNG = np.random.default_rng(7)
@@ -160,3 +163,30 @@ def test_eig_with_left_and_right_eigenvectors():
 def test_eigvals_of_complex128():
     a = _general(4, 4, dtype=np.complex128)
     assert _nearest(np.asarray(_module("eigvals_c128")(a)), np.linalg.eigvals(a)) < 1e-12
+
+
+REAL_MODULES = {"cholesky": ["hlojit.cholesky"], "cholesky_upper_f64": ["hlojit.cholesky"], "eigh": ["hlojit.eigh"],
+                "lu_wide": ["hlojit.lu"], "qr": ["hlojit.form_q", "hlojit.householder"], "slogdet": ["hlojit.lu"],
+                "solve": ["hlojit.lu", "hlojit.triangular_solve"], "svd": ["hlojit.svd"],
+                "triangular_right": ["hlojit.triangular_solve"]}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_MODULES))
+def test_real_calls_keep_their_composites_and_cpu_runs_the_kernels(name):
+    """A call's replacement keeps hlojit's composites (their decompositions moved into the module, renamed apart),
+    so iree:cpu runs the kernels of pipeline/kernels.py as for a traced program (they were inlined before: the
+    StableHLO loops), with the reference backend's results (up to the signs of vectors)."""
+    cpu, reference = _module(name, "iree:cpu"), _module(name)
+    assert sorted(set(re.findall(r'stablehlo.composite "([\w.]+)"', cpu.text))) == REAL_MODULES[name]
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(cpu.text)
+        counts = quirks.apply(module, targets.get("cpu"))
+        assert counts["kernel_dispatches"] >= len(REAL_MODULES[name]) and "stablehlo.composite" not in str(module)
+    inputs = [_spd(shape[-1], dtype) if name.startswith("cholesky") else _general(*shape, dtype=dtype)
+              for shape, dtype in cpu.inputs]
+    if name in ("solve", "triangular_right"):   # the matrix solved with, well conditioned
+        inputs[0] = inputs[0] + 3 * np.eye(inputs[0].shape[-1], dtype=inputs[0].dtype)
+    got, want = cpu(*inputs), reference(*inputs)
+    for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+        np.testing.assert_allclose(np.abs(np.asarray(g)), np.abs(np.asarray(w)), rtol=1e-4, atol=1e-4)

@@ -2,8 +2,9 @@
 jax.scipy.linalg writes for the CPU (`stablehlo.custom_call @lapack_spotrf_ffi` and the like, with their
 `mhlo.backend_config` of LAPACK's character arguments) means a LAPACK routine, which no backend here has. Each
 call becomes the StableHLO of the hlojit function that computes the same (ops/linalg/: traced for the call's
-operand types, its ops inlined where the call stood), so such a module runs on every backend, and vmap and grad
-of it see ordinary ops. What each routine gives, as LAPACK gives it (JAX reads these):
+operand types, its ops inlined where the call stood, its composites kept with their decompositions, so the cpu
+target's kernels take them as in a traced program), so such a module runs on every backend, and vmap and grad
+of it (inline.py inlines the composites there) see ordinary ops. What each routine gives, as LAPACK gives it (JAX reads these):
 
 - potrf (uplo L/U): the factor in its triangle, the other triangle as a had it; info 0, or 1 where the matrix
   is not positive definite (LAPACK's info is the order of the failing minor; JAX tests info == 0 only).
@@ -181,7 +182,7 @@ def replace_lapack_calls(module: ir.Module, source: str) -> int:
         with module.context:
             callee = ir.Module.parse(text)
         with module.context, ir.InsertionPoint(op), op.location:
-            values = inline_function(callee, list(op.operands), name)
+            values = inline_function(callee, list(op.operands), name, into=module)
         for result, value in zip(op.results, values):
             if result.type != value.type:
                 raise BackendError(f"{source}: {name} at {op.location} gives {result.type}, hlojit's linalg "
