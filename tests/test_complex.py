@@ -171,6 +171,8 @@ _RESULTS = {}
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_complex_ops_against_numpy(backend, dtype):
+    if backend == "iree:vmvx" and dtype == np.complex128:   # ~16 s of the suite: iree:cpu checks these rewrites
+        pytest.skip("vmvx runs complex64 only here (the complex128 module's rewrites are checked on iree:cpu)")
     traced, args, rows = _suite(dtype, backend)
     key = (backend, dtype)
     if key not in _RESULTS:

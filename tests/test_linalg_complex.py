@@ -107,7 +107,9 @@ def _cases(x):
 REFERENCE_ONLY = frozenset({"solve", "inv batched", "det batched", "det singular", "slogdet singular",
                             "matrix_power 3", "matrix_power -2", "solve_triangular trans 0 lower False",
                             "solve_triangular trans 1 lower True", "solve_triangular trans 2 lower True", "cholesky",
-                            "cho_solve lower", "qr r", "lu_factor"})
+                            "cho_solve lower", "qr r", "lu_factor",
+                            # the batched solve's, qr complete's and lu's programs in other shapes (~11 s more)
+                            "solve ill", "qr wide", "lu wide", "lu tall"})
 
 
 def _traced(eigen: bool, backend: str):
@@ -201,6 +203,8 @@ def test_lu_factors_reconstruct_the_matrix(backend, dtype):
     real = np.finfo(dtype).dtype
     tolerance = 50 * np.finfo(dtype).eps
     for name, a in [("lu", x["batch"]), ("lu wide", x["wide"]), ("lu tall", x["tall"])]:
+        if name not in actual:      # REFERENCE_ONLY, on an IREE target
+            continue
         p, l, u = (np.asarray(t) for t in actual[name])
         assert p.dtype == real and l.dtype == dtype and u.dtype == dtype, name     # scipy's p is real
         assert np.allclose(p @ l @ u, a, atol=tolerance * 10), name
@@ -221,11 +225,13 @@ def test_ill_conditioned_and_singular_solves(backend, dtype):
     """The ill-conditioned system (cond 1e4 in c128, 1e2 in c64) to cond * eps; the singular one gives
     non-finite values (JAX's inf/nan; numpy raises LinAlgError)."""
     x, _, _, actual = _results(backend, dtype)
+    assert not np.all(np.isfinite(np.asarray(actual["solve singular"])))
+    if "solve ill" not in actual:   # REFERENCE_ONLY, on an IREE target
+        return
     cond = np.linalg.cond(x["ill"].astype(np.complex128))
     expected = np.linalg.solve(x["ill"].astype(np.complex128), x["b5"].astype(np.complex128))
     error = np.linalg.norm(np.asarray(actual["solve ill"]) - expected) / np.linalg.norm(expected)
     assert error < 50 * cond * np.finfo(dtype).eps, error
-    assert not np.all(np.isfinite(np.asarray(actual["solve singular"])))
 
 
 def test_hermitian_eigh_diagonalises(backend, dtype):
