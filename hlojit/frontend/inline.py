@@ -9,6 +9,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..errors import SignatureError, TracingError
+from ..pipeline.legalize import walk
 from . import trace as _trace
 from .autodiff.core import rename_operands, tensor
 from .ops._core import as_tensor, describe
@@ -49,30 +50,21 @@ def _move_functions(module: ir.Module, into: ir.Module):
     """module's functions but @main moved into `into` under names none of its symbols has; every reference
     to them in module (composites' decompositions, calls) follows."""
     taken = {_symbol(op) for op in into.body.operations if "sym_name" in op.operation.attributes}
+    moved = [op.operation for op in module.body.operations
+             if op.operation.name == "func.func" and _symbol(op) != "main"]
     renamed = {}
-    for op in module.body.operations:
-        name = _symbol(op) if op.operation.name == "func.func" else "main"
-        if name != "main":
-            new = next(f"{name}_{k}" for k in range(len(taken) + 1) if f"{name}_{k}" not in taken)
-            renamed[name] = new
-            taken.add(new)
-            op.operation.attributes["sym_name"] = ir.StringAttr.get(new)
-    for op in _walk(module.operation):
+    for op in moved:
+        name = _symbol(op)
+        renamed[name] = next(f"{name}_{k}" for k in range(len(taken) + 1) if f"{name}_{k}" not in taken)
+        taken.add(renamed[name])
+        op.attributes["sym_name"] = ir.StringAttr.get(renamed[name])
+    for op in walk(module.operation):
         attribute = _CALLS.get(op.name)
         if attribute and str(op.attributes[attribute]).lstrip("@") in renamed:
             op.attributes[attribute] = ir.FlatSymbolRefAttr.get(renamed[str(op.attributes[attribute]).lstrip("@")])
     first = into.body.operations[0].operation
-    for op in [op for op in module.body.operations if op.operation.name == "func.func" and _symbol(op) in
-               renamed.values()]:
-        op.operation.move_before(first)
-
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.operations:
-                yield inner.operation
-                yield from _walk(inner.operation)
+    for op in moved:
+        op.move_before(first)
 
 
 def _inline_nested_calls(op, functions: dict, where: str, keep_composites: bool):

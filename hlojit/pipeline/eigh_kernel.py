@@ -148,21 +148,15 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
         m = b.for_(l, N, c1, mfind, [(N1, "index"), (b.op("arith.constant false"), "i1")])[0]
         more = b.cmpi("ugt", m, l)
         def iterate():
-            # scf.while: (f, count) ; cond: count == 0 or (|e[l]| > tol and count < maxit)
-            fi = b.fresh("wf"); ci = b.fresh("wc")
-            res = b.fresh("wr")
-            b.emit(f"{res}:2 = scf.while ({fi} = {f}, {ci} = {c0}) : ({E}, index) -> ({E}, index) {{")
-            b.indent += 2
-            first = b.cmpi("eq", ci, c0)
-            big = b.cmpf("ogt", b.op(f"math.absf {e_(l)} : {E}"), tol)
-            under = b.cmpi("ult", ci, maxit)
-            go = b.op(f"arith.ori {first}, {b.op(f'arith.andi {big}, {under} : i1')} : i1")
-            b.emit(f"scf.condition({go}) {fi}, {ci} : {E}, index")
-            b.indent -= 2
-            fa, ca = b.fresh("fa"), b.fresh("ca")
-            b.emit(f"}} do {{")
-            b.emit(f"^bb0({fa}: {E}, {ca}: index):")
-            b.indent += 2
+            # carried (f, count); going while count == 0 or (|e[l]| > tol and count < maxit)
+            def going(fi, ci):
+                first = b.cmpi("eq", ci, c0)
+                big = b.cmpf("ogt", b.op(f"math.absf {e_(l)} : {E}"), tol)
+                under = b.cmpi("ult", ci, maxit)
+                return b.op(f"arith.ori {first}, {b.op(f'arith.andi {big}, {under} : i1')} : i1")
+            return [b.while_([(f, E), (c0, "index")], going, step)[0]]
+
+        def step(fa, ca):
             l1 = b.i("addi", l, c1)
             g = d_(l)
             el = e_(l)
@@ -205,10 +199,7 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
             pp = b.f("mulf", b.f("mulf", b.f("negf", s), s2), c3)
             pp = b.f("divf", b.f("mulf", b.f("mulf", pp, el1), e_(l)), dl1)
             se(b.f("mulf", s, pp), l); sd(b.f("mulf", c, pp), l)
-            b.emit(f"scf.yield {fn}, {b.i('addi', ca, c1)} : {E}, index")
-            b.indent -= 2
-            b.emit("}")
-            return [f"{res}#0"]
+            return [fn, b.i("addi", ca, c1)]
         fnew = b.if_(more, iterate, lambda: [f], types=[E])
         sd(b.f("addf", d_(l), fnew), l); se(zero, l)
         return [fnew, tst1]

@@ -26,8 +26,8 @@ from iree.compiler import ir
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import eigh_body
 from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
-from .svd_kernel import svd_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
+from .svd_kernel import svd_body
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
 MAX_WORKGROUPS = 65535   # one workgroup per matrix

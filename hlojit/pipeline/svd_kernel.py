@@ -77,6 +77,10 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         b.vfor(lo, hi, lambda k, mask: wr(b.vf("addf", rd(y, k, mask), b.vf("mulf", av, rd(x, k, mask))),
                                          y, k, mask))
 
+    def reflect(reflector, x, diagonal, lo, hi):
+        """x -= (reflector . x / diagonal) reflector over [lo, hi): LINPACK's Householder step."""
+        axpy(b.f("negf", b.f("divf", dot(reflector, x, lo, hi), diagonal)), reflector, x, lo, hi)
+
     def divide(x, by, lo, hi):
         bv = b.splat(by)
         b.vfor(lo, hi, lambda k, mask: wr(b.vf("divf", rd(x, k, mask), bv), x, k, mask))
@@ -152,14 +156,12 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
             sk = b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E])
             put(b.f("negf", sk), "s", k)
         b.if_(in_nct, column_reflector)
-        reflect = both(in_nct, b.cmpf("une", get("s", k), zero))
+        reflect_columns = both(in_nct, b.cmpf("une", get("s", k), zero))
 
         def column(j):
             uj = row("ut", j)
 
-            def apply():
-                axpy(b.f("negf", b.f("divf", dot(uk, uj, k, M), get("ut", k, k))), uk, uj, k, M)
-            b.if_(reflect, apply)
+            b.if_(reflect_columns, lambda: reflect(uk, uj, get("ut", k, k), k, M))
             put(get("ut", j, k), "e", j)
         b.for_(k1, N, c1, column)
 
@@ -207,11 +209,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
 
             def reflected():
                 ukk = get("ut", k, k)
-
-                def column(j):
-                    uj = row("ut", j)
-                    axpy(b.f("negf", b.f("divf", dot(uk, uj, k, M), ukk)), uk, uj, k, M)
-                b.for_(b.i("addi", k, c1), b.c(columns), c1, column)
+                b.for_(b.i("addi", k, c1), b.c(columns), c1, lambda j: reflect(uk, row("ut", j), ukk, k, M))
                 negate(uk, k, M)
                 put(b.f("addf", one, get("ut", k, k)), "ut", k, k)
                 fill(uk, zero, c0, k)
@@ -230,11 +228,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
 
             def reflected():
                 vkk1 = get("vh", k, k1)
-
-                def column(j):
-                    vj = row("vh", j)
-                    axpy(b.f("negf", b.f("divf", dot(vk, vj, k1, N), vkk1)), vk, vj, k1, N)
-                b.for_(k1, N, c1, column)
+                b.for_(k1, N, c1, lambda j: reflect(vk, row("vh", j), vkk1, k1, N))
             b.if_(both(b.cmpi("ult", k, NRT), b.cmpf("une", get("e", k), zero)), reflected)
             fill(vk, zero, c0, N)
             put(one, "vh", k, k)
