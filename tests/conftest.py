@@ -70,7 +70,12 @@ def _compile_cache_in_a_temp_dir(tmp_path_factory):
     data-tiling flags: measuring this machine's fastest set (pipeline/tuning.py, tests/test_tuning.py) would cost
     each worker ~10 s and make the flags the suite checks depend on the machine."""
     patch = pytest.MonkeyPatch()
-    patch.setenv("HLOJIT_CACHE_DIR", str(tmp_path_factory.mktemp("hlojit-compile-cache")))
+    if os.environ.get("PYTEST_XDIST_WORKER"):   # one folder for the run's workers: a program compiles once
+        folder = tmp_path_factory.getbasetemp().parent / "hlojit-compile-cache"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("hlojit-compile-cache")
+    patch.setenv("HLOJIT_CACHE_DIR", str(folder))
     hj.backends.get("iree:cpu").target   # the process-wide backend settles its flag set while the pin holds
     yield
     patch.undo()
