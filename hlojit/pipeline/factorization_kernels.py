@@ -35,16 +35,10 @@ def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str
     v = f"vector<{lanes}x{element}>"
     block = CHOLESKY_BLOCK
     rows, taken, acc = _trailing_pass("%w", t, v, element, block, lambda r: f"%b, %row{r}, %i")
-    return f"""        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        %lanes = arith.constant {lanes} : index
+    return f"""{_prologue(element, lanes, [("%in", t), ("%w", t)])}
         %n = arith.constant {n} : index
         %block = arith.constant {block} : index
-        %zero = arith.constant 0.0 : {element}
         %nan = arith.constant {nan} : {element}
-        %b = hal.interface.workgroup.id[0] : index
-        %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
-        %w = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {t}
         scf.for %i = %c0 to %n step %c1 {{
           scf.for %k = %c0 to %n step %c1 {{
             %a = memref.load %in[%b, %k, %i] : {t}
@@ -125,20 +119,13 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
     v = f"vector<{lanes}x{element}>"
     block = LU_BLOCK
     rows, taken, acc = _trailing_pass("%lu", t, v, element, block, lambda r: f"%b, %i, %row{r}")
-    return f"""        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        %lanes = arith.constant {lanes} : index
+    indices = f"memref<{batch}x{n}xi32>"
+    bindings = [("%in", t), ("%lu", t), ("%piv", indices), ("%ord", indices), ("%sw", f"memref<{batch}xi32>")]
+    return f"""{_prologue(element, lanes, bindings)}
         %n = arith.constant {n} : index
         %block = arith.constant {block} : index
-        %zero = arith.constant 0.0 : {element}
         %none = arith.constant -1.0 : {element}
         %true = arith.constant true
-        %b = hal.interface.workgroup.id[0] : index
-        %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
-        %lu = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {t}
-        %piv = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : memref<{batch}x{n}xi32>
-        %ord = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : memref<{batch}x{n}xi32>
-        %sw = hal.interface.binding.subspan layout(#layout) binding(4) alignment(64) offset(%c0) : memref<{batch}xi32>
         scf.for %i = %c0 to %n step %c1 {{
           %ii = arith.index_cast %i : index to i32
           memref.store %ii, %ord[%b, %i] : memref<{batch}x{n}xi32>
@@ -267,15 +254,19 @@ def _reflector_pass(t: str, v: str, vt: str, scratch: str, element: str, rows: s
             }}"""
 
 
-def _kernel_header(element: str, lanes: int, npad: int) -> str:
-    return f"""        %c0 = arith.constant 0 : index
+def _prologue(element: str, lanes: int, bindings: list[tuple[str, str]]) -> str:
+    """The lines every kernel body starts with: %c0, %c1, %lanes, %zero, %one, %zv (a zero vector), %b (the
+    workgroup's matrix of the batch) and a subspan per binding [(name, memref type)], in binding order."""
+    lines = [f"""        %c0 = arith.constant 0 : index
         %c1 = arith.constant 1 : index
         %lanes = arith.constant {lanes} : index
         %zero = arith.constant 0.0 : {element}
         %one = arith.constant 1.0 : {element}
         %zv = arith.constant dense<0.0> : vector<{lanes}x{element}>
-        %w = memref.alloca() : memref<{npad}x{element}>
-        %b = hal.interface.workgroup.id[0] : index"""
+        %b = hal.interface.workgroup.id[0] : index"""]
+    lines += [f"        {name} = hal.interface.binding.subspan layout(#layout) binding({i}) alignment(64) offset(%c0) : "
+              f"{type_}" for i, (name, type_) in enumerate(bindings)]
+    return "\n".join(lines)
 
 
 def householder_body(batch: int, m: int, n: int, element: str, lanes: int) -> str:
@@ -289,14 +280,12 @@ def householder_body(batch: int, m: int, n: int, element: str, lanes: int) -> st
     vt = f"memref<{batch}x{m}x{k}x{element}>"
     v = f"vector<{lanes}x{element}>"
     update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j1", "%n", "%tau")
-    return f"""{_kernel_header(element, lanes, npad)}
+    taus = f"memref<{batch}x1x{k}x{element}>"
+    return f"""{_prologue(element, lanes, [("%in", t), ("%q", t), ("%v", vt), ("%taus", taus)])}
+        %w = memref.alloca() : memref<{npad}x{element}>
         %m = arith.constant {m} : index
         %n = arith.constant {n} : index
         %kk = arith.constant {k} : index
-        %in = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {t}
-        %q = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {t}
-        %v = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {vt}
-        %taus = hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset(%c0) : memref<{batch}x1x{k}x{element}>
         scf.for %i = %c0 to %m step %c1 {{
           scf.for %k = %c0 to %n step %lanes {{
             %r = vector.transfer_read %in[%b, %i, %k], %zero : {t}, {v}
@@ -353,14 +342,13 @@ def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: i
     vt = f"memref<{batch}x{m}x{k}x{element}>"
     v = f"vector<{lanes}x{element}>"
     update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j", "%cols", "%tau")
-    return f"""{_kernel_header(element, lanes, npad)}
+    taus = f"memref<{batch}x1x{k}x{element}>"
+    return f"""{_prologue(element, lanes, [("%v", vt), ("%taus", taus), ("%q", t)])}
+        %w = memref.alloca() : memref<{npad}x{element}>
         %m = arith.constant {m} : index
         %cols = arith.constant {columns} : index
         %last = arith.constant {min(k, m, columns) - 1} : index
         %reflectors = arith.constant {min(k, m, columns)} : index
-        %v = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {vt}
-        %taus = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : memref<{batch}x1x{k}x{element}>
-        %q = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {t}
         scf.for %i = %c0 to %m step %c1 {{
           scf.for %k = %c0 to %cols step %lanes {{
             vector.transfer_write %zv, %q[%b, %i, %k] : {v}, {t}
@@ -393,17 +381,9 @@ def substitution_body(batch: int, n: int, r: int, element: str, lanes: int, perm
     v = f"vector<{lanes}x{element}>"
     bindings = ["%t", "%order", "%rhs", "%x"] if permuted else ["%t", "%rhs", "%x"]
     types = [t, ot, xt, xt] if permuted else [t, xt, xt]
-    lines = [f"""        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        %lanes = arith.constant {lanes} : index
-        %n = arith.constant {n} : index
+    lines = [_prologue(element, lanes, list(zip(bindings, types))), f"""        %n = arith.constant {n} : index
         %last = arith.constant {n - 1} : index
-        %r = arith.constant {r} : index
-        %zero = arith.constant 0.0 : {element}
-        %zv = arith.constant dense<0.0> : {v}
-        %b = hal.interface.workgroup.id[0] : index"""]
-    lines += [f"        {name} = hal.interface.binding.subspan layout(#layout) binding({i}) alignment(64) offset(%c0) : "
-              f"{type_}" for i, (name, type_) in enumerate(zip(bindings, types))]
+        %r = arith.constant {r} : index"""]
     source_row = "%o" if permuted else "%i"
     order = (f"""          %o32 = memref.load %order[%b, %i] : {ot}
           %o = arith.index_cast %o32 : i32 to index
