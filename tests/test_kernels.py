@@ -103,6 +103,37 @@ def test_cholesky_kernel_gives_jax_nan_triangle_where_not_positive_definite():
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(reference))
 
 
+def test_big_cholesky_is_blocked_around_the_kernels_on_cpu():
+    counts, text = rewritten_for("cpu", np.eye(300, dtype=np.float32))
+    assert counts["kernel_dispatches"] == 1 and "stablehlo.composite" not in text
+    for block in ("128x128", "44x44"):   # blocks of 128 columns, the last one narrower
+        assert f"@hlojit_cholesky_kernel_{block}_float32_executable" in text
+        assert f"@hlojit_triangular_solve_kernel_{block}_{block}_float32_lower1_unit0" in text or block == "44x44"
+    assert text.count("stablehlo.dot_general") == 4   # each of the two updates: the panel and the trailing matrix
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_blocked_cholesky_matches_numpy(dtype):
+    inputs = [spd((300, 300), dtype), spd((2, 256, 256), dtype, seed=1)]
+    tolerance = 2e-6 if dtype == np.float32 else 1e-13
+    for a, ours in zip(inputs, on_each(ops.linalg.cholesky, inputs, "iree:cpu")):
+        ours = np.asarray(ours)
+        assert ours.dtype == dtype and np.all(np.triu(ours, 1) == 0)
+        np.testing.assert_allclose(ours, numpy_cholesky(a), atol=tolerance * np.abs(ours).max(), rtol=0)
+
+
+def test_blocked_cholesky_gives_the_whole_nan_triangle_where_any_block_fails():
+    good = spd((300, 300), np.float32)
+    late, early, nan = good.copy(), good.copy(), good.copy()
+    late[280, 280] = -1e6    # the third block's pivot fails: the first two blocks' columns are finite
+    early[3, 3] = -1e6
+    nan[200, 7] = np.nan
+    lower = np.tril(np.ones((300, 300), bool))
+    for bad in on_each(ops.linalg.cholesky, [late, early, nan], "iree:cpu"):
+        bad = np.asarray(bad)
+        assert np.isnan(bad[lower]).all() and np.all(bad[~lower] == 0)
+
+
 def test_upper_and_batched_leading_dimensions_take_the_kernel():
     a = spd((2, 3, 6, 6), np.float64)
     full = np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)

@@ -24,6 +24,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
+from .blocked_kernels import BLOCKED_CHOLESKY_FROM, blocked_cholesky
 from .eigh_kernel import eigh_body
 from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
@@ -240,24 +241,47 @@ def calls_inlined_but_kernels(module: ir.Module) -> int:
     return composites_as_calls(module, keep=claimed)
 
 
+def _symbol(name: str, shapes: list, dtype, attributes: dict) -> str:
+    return "_".join([f"{name.replace('.', '_')}_kernel", *("x".join(map(str, s)) for s in shapes), dtype.name,
+                     *(f"{k}{v}" for k, v in sorted(attributes.items()))])
+
+
+def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attributes: dict) -> str:
+    """The symbol of the function dispatching `name`'s kernel for these operands, its source parsed into the
+    module the first time it is asked for."""
+    symbol = _symbol(name, shapes, dtype, attributes)
+    if not any(ir.StringAttr(op.attributes["sym_name"]).value == symbol
+               for op in module.body.operations if "sym_name" in op.attributes):
+        source = ir.Module.parse(KERNELS[name].source(symbol, shapes, dtype, attributes), context=module.context)
+        for inner in list(source.body.operations):
+            inner.operation.move_before(module.body.operations[0].operation)
+    return symbol
+
+
+def _blocked(op) -> bool:
+    """Whether a claimed composite runs as its blocked form (blocked_kernels.py) rather than one kernel."""
+    return _name(op) == "hlojit.cholesky" and shape_of(op.operands[0].type)[-1] >= BLOCKED_CHOLESKY_FROM
+
+
 def kernel_dispatches(module: ir.Module) -> int:
-    """Each composite a kernel claims as a call of the kernel's dispatch function; the decompositions left
-    uncalled are dropped, and the calls inlined."""
+    """Each composite a kernel claims as a call of the kernel's dispatch function (a big Cholesky as its blocked
+    form around the kernels' calls); the decompositions left uncalled are dropped, and the calls inlined."""
+    def call(name: str, operands: list, attributes: dict) -> list:
+        symbol = _kernel_function(module, name, [shape_of(v.type) for v in operands], dtype_of(operands[0].type),
+                                  attributes)
+        return list(ir.Operation.create("func.call", results=[operands[-1].type], operands=operands,
+                                        attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)}).results)
+
     count = 0
-    symbols = {ir.StringAttr(op.attributes["sym_name"]).value for op in module.body.operations
-               if "sym_name" in op.attributes}
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and claimed(op)]:
-        shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
-        attributes = composite_attributes(op)
-        symbol = "_".join([f"{_name(op).replace('.', '_')}_kernel", *("x".join(map(str, s)) for s in shapes),
-                           dtype.name, *(f"{k}{v}" for k, v in sorted(attributes.items()))])
-        if symbol not in symbols:
-            source = ir.Module.parse(KERNELS[_name(op)].source(symbol, shapes, dtype, attributes),
-                                     context=module.context)
-            for inner in list(source.body.operations):
-                inner.operation.move_before(module.body.operations[0].operation)
-            symbols.add(symbol)
-        call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
+        if _blocked(op):
+            with ir.InsertionPoint(op), op.location:
+                op.results[0].replace_all_uses_with(blocked_cholesky(op.operands[0], call))
+            op.erase()
+        else:
+            shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
+            symbol = _kernel_function(module, _name(op), shapes, dtype, composite_attributes(op))
+            call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
         count += 1
     if count:
         inline_calls(module)
