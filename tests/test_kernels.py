@@ -106,9 +106,9 @@ def test_cholesky_kernel_gives_jax_nan_triangle_where_not_positive_definite():
 def test_big_cholesky_is_blocked_around_the_kernels_on_cpu():
     counts, text = rewritten_for("cpu", np.eye(300, dtype=np.float32))
     assert counts["kernel_dispatches"] == 1 and "stablehlo.composite" not in text
-    for block in ("128x128", "44x44"):   # blocks of 128 columns, the last one narrower
+    for block in ("1x128x128", "1x44x44"):   # blocks of 128 columns, the last one narrower (the batch flattened)
         assert f"@hlojit_cholesky_kernel_{block}_float32_executable" in text
-        assert f"@hlojit_triangular_solve_kernel_{block}_{block}_float32_lower1_unit0" in text or block == "44x44"
+    assert "@hlojit_triangular_solve_kernel_1x128x128_1x128x128_float32_lower1_unit0_executable" in text
     assert text.count("stablehlo.dot_general") == 4   # each of the two updates: the panel and the trailing matrix
 
 
@@ -256,6 +256,42 @@ def test_qr_kernels_match_lapack_signs_and_the_reference(dtype, mode):
             assert got.shape == lapack.shape and got.dtype == dtype
             np.testing.assert_allclose(got, lapack, atol=tolerance * max(1, np.abs(lapack).max()))
             np.testing.assert_allclose(got, ref, atol=tolerance * max(1, np.abs(ref).max()))
+
+
+@pytest.mark.parametrize("dtype, cases", [
+    (np.float32, [((300, 300), "complete"), ((2, 256, 256), "reduced")]),   # a narrower last panel; a batch
+    (np.float64, [((400, 260), "reduced"), ((260, 400), "complete")])])     # tall and wide
+def test_blocked_qr_matches_lapack_signs(dtype, cases):
+    """From 256 reflectors cpu runs geqrf and orgqr blocked (blocked_kernels.py): the kernel on the panels, the
+    compact WY products as matmuls. One program per dtype (each blocked shape compiles its own matmuls)."""
+    rng = np.random.default_rng(12)
+    inputs = [rng.standard_normal(shape).astype(dtype) for shape, _ in cases]
+    tolerance = 5e-5 if dtype == np.float32 else 1e-12
+    ours = hj.jit(lambda *xs: tuple(ops.linalg.qr(x, mode=mode) for x, (_, mode) in zip(xs, cases)),
+                  backend="iree:cpu")(*inputs)
+    for a, (_, mode), factors in zip(inputs, cases, ours):
+        for got, lapack in zip(factors, np.linalg.qr(a.astype(np.float64), mode=mode)):
+            got = np.asarray(got)
+            assert got.shape == lapack.shape and got.dtype == dtype
+            np.testing.assert_allclose(got, lapack, atol=tolerance * max(1, np.abs(lapack).max()))
+
+
+def test_blocked_qr_of_zero_and_rank_deficient_matrices():
+    """Panels whose reflectors are the identity (LAPACK's tau 0: a zero column below the diagonal) leave the rest
+    alone: Q of the zero matrix is I and R is zero; zero columns and repeated columns give LAPACK's factors."""
+    rng = np.random.default_rng(13)
+    deficient = rng.standard_normal((256, 256))
+    deficient[:, 70:140] = 0.0
+    deficient[:, 200:230] = deficient[:, 10:40]
+    inputs = [np.zeros((256, 256), np.float64), deficient]
+    for a, (q, r) in zip(inputs, on_each(ops.linalg.qr, inputs, "iree:cpu")):
+        q, r = np.asarray(q), np.asarray(r)
+        np.testing.assert_allclose(q @ r, a, atol=1e-12 * max(1, np.abs(a).max()))
+        np.testing.assert_allclose(q.T @ q, np.eye(a.shape[0]), atol=1e-12)
+        assert np.all(np.tril(r, -1) == 0) and np.all(np.isfinite(q))
+        if not a.any():
+            np.testing.assert_array_equal(q, np.eye(256))
+            np.testing.assert_array_equal(r, 0)
 
 
 def test_qr_rewrites_to_two_kernels_on_cpu_and_an_attribute_tells_form_q_its_columns():

@@ -24,7 +24,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
-from .blocked_kernels import BLOCKED_CHOLESKY_FROM, blocked_cholesky
+from . import blocked_kernels
 from .eigh_kernel import eigh_body
 from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
@@ -246,42 +246,62 @@ def _symbol(name: str, shapes: list, dtype, attributes: dict) -> str:
                      *(f"{k}{v}" for k, v in sorted(attributes.items()))])
 
 
-def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attributes: dict) -> str:
-    """The symbol of the function dispatching `name`'s kernel for these operands, its source parsed into the
-    module the first time it is asked for."""
+def _symbol_of(function) -> str:
+    return ir.StringAttr(function.attributes["sym_name"]).value
+
+
+def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attributes: dict):
+    """The function dispatching `name`'s kernel for these operands, its source parsed into the module the first
+    time it is asked for."""
     symbol = _symbol(name, shapes, dtype, attributes)
-    if not any(ir.StringAttr(op.attributes["sym_name"]).value == symbol
-               for op in module.body.operations if "sym_name" in op.attributes):
-        source = ir.Module.parse(KERNELS[name].source(symbol, shapes, dtype, attributes), context=module.context)
-        for inner in list(source.body.operations):
-            inner.operation.move_before(module.body.operations[0].operation)
-    return symbol
+    for op in module.body.operations:
+        if "sym_name" in op.attributes and _symbol_of(op) == symbol:
+            return op
+    source = ir.Module.parse(KERNELS[name].source(symbol, shapes, dtype, attributes), context=module.context)
+    for inner in list(source.body.operations):
+        inner.operation.move_before(module.body.operations[0].operation)
+    return next(op for op in module.body.operations if "sym_name" in op.attributes and _symbol_of(op) == symbol)
 
 
-def _blocked(op) -> bool:
-    """Whether a claimed composite runs as its blocked form (blocked_kernels.py) rather than one kernel."""
-    return _name(op) == "hlojit.cholesky" and shape_of(op.operands[0].type)[-1] >= BLOCKED_CHOLESKY_FROM
+def _reflectors(op) -> int:
+    return min(shape_of(op.operands[0].type)[-2:])
+
+
+# the composites with a blocked form (blocked_kernels.py): when it runs rather than the one kernel, and its builder
+# build(operands, composite attributes, call) -> results
+BLOCKED = {
+    "hlojit.cholesky": (lambda op: shape_of(op.operands[0].type)[-1] >= blocked_kernels.BLOCKED_CHOLESKY_FROM,
+                        lambda operands, attributes, call: [blocked_kernels.blocked_cholesky(operands[0], call)]),
+    "hlojit.householder": (lambda op: _reflectors(op) >= blocked_kernels.BLOCKED_QR_FROM,
+                           lambda operands, attributes, call: blocked_kernels.blocked_householder(operands[0], call)),
+    "hlojit.form_q": (lambda op: _reflectors(op) >= blocked_kernels.BLOCKED_QR_FROM,
+                      lambda operands, attributes, call: [blocked_kernels.blocked_form_q(
+                          *operands, attributes["columns"], call)]),
+}
 
 
 def kernel_dispatches(module: ir.Module) -> int:
     """Each composite a kernel claims as a call of the kernel's dispatch function (a big Cholesky as its blocked
     form around the kernels' calls); the decompositions left uncalled are dropped, and the calls inlined."""
     def call(name: str, operands: list, attributes: dict) -> list:
-        symbol = _kernel_function(module, name, [shape_of(v.type) for v in operands], dtype_of(operands[0].type),
-                                  attributes)
-        return list(ir.Operation.create("func.call", results=[operands[-1].type], operands=operands,
-                                        attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)}).results)
+        function = _kernel_function(module, name, [shape_of(v.type) for v in operands], dtype_of(operands[0].type),
+                                    attributes)
+        results = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value).results
+        return list(ir.Operation.create("func.call", results=results, operands=operands,
+                                        attributes={"callee": ir.FlatSymbolRefAttr.get(_symbol_of(function))}).results)
 
     count = 0
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and claimed(op)]:
-        if _blocked(op):
+        applies, build = BLOCKED.get(_name(op), (lambda op: False, None))
+        if applies(op):
             with ir.InsertionPoint(op), op.location:
-                op.results[0].replace_all_uses_with(blocked_cholesky(op.operands[0], call))
+                for old, new in zip(op.results, build(list(op.operands), composite_attributes(op), call)):
+                    old.replace_all_uses_with(new)
             op.erase()
         else:
             shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
-            symbol = _kernel_function(module, _name(op), shapes, dtype, composite_attributes(op))
-            call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
+            function = _kernel_function(module, _name(op), shapes, dtype, composite_attributes(op))
+            call_instead(op, ir.FlatSymbolRefAttr.get(_symbol_of(function)))
         count += 1
     if count:
         inline_calls(module)
