@@ -52,12 +52,23 @@ def contenders(inputs, numpy_fn, hlojit_fn, jax_builder):
     }
 
 
+WARM_UP_CALLS, WARM_UP_SECONDS = 20, 2.0
+
+
 def measure(runs: dict, rounds: int) -> dict:
+    """Medians of `rounds` interleaved rounds, after each contender's first call (timed: the compile) and a warm-up
+    of up to WARM_UP_CALLS calls or WARM_UP_SECONDS: hlojit races its two CPU drivers on a big function's first
+    ~15 calls (backends/iree_drivers.py), and a short run timed only that race."""
     compile_seconds = {}
     for name, run in runs.items():
         start = time.perf_counter()
         run()
         compile_seconds[name] = time.perf_counter() - start
+        warm_up_end = time.perf_counter() + WARM_UP_SECONDS
+        for _ in range(WARM_UP_CALLS):
+            run()
+            if time.perf_counter() > warm_up_end:
+                break
     times = {name: [] for name in runs}
     for _ in range(rounds):
         for name, run in runs.items():

@@ -8,7 +8,8 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 (factorization_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a batch spreads over
 local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
 shapes its kernel was written and tested for; every other composite is inlined (legalize.calls_inlined),
-so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take.
+so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. A big
+Cholesky or QR runs blocked instead (blocked_kernels.py): the kernels on narrow panels, matmuls for the rest.
 
 The cpu target's first two rewrites: `calls_inlined_but_kernels` (every other composite inlined), then
 `kernel_dispatches` (each claimed composite becomes a call of its kernel, inlined; the decompositions left
@@ -263,26 +264,29 @@ def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attribut
     return next(op for op in module.body.operations if "sym_name" in op.attributes and _symbol_of(op) == symbol)
 
 
-def _reflectors(op) -> int:
+def _smaller_side(op) -> int:
     return min(shape_of(op.operands[0].type)[-2:])
 
 
-# the composites with a blocked form (blocked_kernels.py): when it runs rather than the one kernel, and its builder
-# build(operands, composite attributes, call) -> results
-BLOCKED = {
-    "hlojit.cholesky": (lambda op: shape_of(op.operands[0].type)[-1] >= blocked_kernels.BLOCKED_CHOLESKY_FROM,
-                        lambda operands, attributes, call: [blocked_kernels.blocked_cholesky(operands[0], call)]),
-    "hlojit.householder": (lambda op: _reflectors(op) >= blocked_kernels.BLOCKED_QR_FROM,
-                           lambda operands, attributes, call: blocked_kernels.blocked_householder(operands[0], call)),
-    "hlojit.form_q": (lambda op: _reflectors(op) >= blocked_kernels.BLOCKED_QR_FROM,
-                      lambda operands, attributes, call: [blocked_kernels.blocked_form_q(
-                          *operands, attributes["columns"], call)]),
+class Blocked(NamedTuple):
+    applies: Callable     # applies(composite op) -> bool: big enough for the blocked form to beat the one kernel
+    build: Callable       # build(operands, composite attributes, call) -> results, at the insertion point
+
+
+BLOCKED = {   # the composites with a blocked form (blocked_kernels.py)
+    "hlojit.cholesky": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_CHOLESKY_FROM,
+                               lambda xs, attributes, call: [blocked_kernels.blocked_cholesky(xs[0], call)]),
+    "hlojit.householder": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_QR_FROM,
+                                  lambda xs, attributes, call: blocked_kernels.blocked_householder(xs[0], call)),
+    "hlojit.form_q": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_QR_FROM,
+                             lambda xs, attributes, call: [blocked_kernels.blocked_form_q(
+                                 *xs, attributes["columns"], call)]),
 }
 
 
 def kernel_dispatches(module: ir.Module) -> int:
-    """Each composite a kernel claims as a call of the kernel's dispatch function (a big Cholesky as its blocked
-    form around the kernels' calls); the decompositions left uncalled are dropped, and the calls inlined."""
+    """Each composite a kernel claims as a call of the kernel's dispatch function, or where BLOCKED says so as its
+    blocked form around the kernels' calls; the decompositions left uncalled are dropped, and the calls inlined."""
     def call(name: str, operands: list, attributes: dict) -> list:
         function = _kernel_function(module, name, [shape_of(v.type) for v in operands], dtype_of(operands[0].type),
                                     attributes)
@@ -292,10 +296,10 @@ def kernel_dispatches(module: ir.Module) -> int:
 
     count = 0
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and claimed(op)]:
-        applies, build = BLOCKED.get(_name(op), (lambda op: False, None))
-        if applies(op):
+        blocked = BLOCKED.get(_name(op))
+        if blocked is not None and blocked.applies(op):
             with ir.InsertionPoint(op), op.location:
-                for old, new in zip(op.results, build(list(op.operands), composite_attributes(op), call)):
+                for old, new in zip(op.results, blocked.build(list(op.operands), composite_attributes(op), call)):
                     old.replace_all_uses_with(new)
             op.erase()
         else:
