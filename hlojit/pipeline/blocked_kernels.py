@@ -16,9 +16,9 @@ static), for the composites kernels.BLOCKED names from the sizes it gives:
 
 Measured on the 2-vCPU Xeon (AVX-512, AMX) of 2026-12-05, f32, interleaved medians, one kernel -> blocked (JAX):
 cholesky 256² 0.43 -> 0.36 ms (0.51), 1024² 14.6 -> 11.9 (16.0); qr 256² 2.85 -> 1.83 (1.82), 512² 19.9 -> 10.0
-(7.9), 1024² 220 -> 48.5 with 64-column panels, 57.6 with 128 (55.7). The cost is compile time: each step's
-matmuls have shapes of their own (qr 1024²'s first call 10 s against ~1 for the kernels; 128-column panels from
-512 halve the steps), so the blocked forms start where the kernels lose by more than that buys.
+(7.9), 1024² 220 -> 55.1 on local-task (~56). The cost is compile time: each step's matmuls have shapes of their
+own, so qr 1024²'s first call takes 10.7 s with 128-column panels (19.9 with 64, which ran no faster: 58.6 ms)
+against ~1 s for the one kernel.
 
 What was tried and lost: LU (getrf) blocked the same way, the kernel factoring each tall panel and swapping whole
 rows, ran 1024² in 23 ms against the one kernel's 22.5: IREE split the program into ~24 command buffers, ~10 ms of
