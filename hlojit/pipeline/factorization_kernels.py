@@ -105,19 +105,18 @@ def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str
         return"""
 
 
-LU_BLOCK = 8   # the panel's columns (at most an f64 vector's 8 lanes: a panel row is one masked vector)
-
-
 def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
     """getrf with partial pivoting (LAPACK's pivots: the first largest magnitude, NaN before any number; a zero
-    pivot is not divided by), row-major, blocked right-looking: a panel of LU_BLOCK columns is factored on its
+    pivot is not divided by), row-major, blocked right-looking: a panel of `lanes` columns is factored on its
     own columns (whole rows swapped; each row's part of the panel one masked vector), then its U rows right of
     the panel are finished by forward substitution with the panel's unit lower block, and every row below
-    takes all LU_BLOCK rows in one pass of `lanes`-wide vectors. Also the row order (a[order] = L U) and the
-    number of real swaps."""
+    takes all the panel's rows in one pass of `lanes`-wide vectors. Also the row order (a[order] = L U) and the
+    number of real swaps. The panel is a vector wide (a panel row is one masked vector): 16 columns in f32, 8 in
+    f64 (f32 by 16 rather than 8 on the 2-vCPU Xeon, 2026-12-05: solve 256² 0.67 -> 0.54 ms, 1024² 22.6 -> 19.7;
+    JAX 0.81, 19.2)."""
     t = f"memref<{batch}x{n}x{n}x{element}>"
     v = f"vector<{lanes}x{element}>"
-    block = LU_BLOCK
+    block = lanes
     rows, taken, acc = _trailing_pass("%lu", t, v, element, block, lambda r: f"%b, %i, %row{r}")
     indices = f"memref<{batch}x{n}xi32>"
     bindings = [("%in", t), ("%lu", t), ("%piv", indices), ("%ord", indices), ("%sw", f"memref<{batch}xi32>")]
