@@ -9,7 +9,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.pipeline import kernels, quirks, targets
+from hlojit.pipeline import compile_program, kernels, quirks, targets
 
 
 def spd(shape, dtype, seed=0):
@@ -267,8 +267,11 @@ def test_blocked_qr_matches_lapack_signs(dtype, cases):
     rng = np.random.default_rng(12)
     inputs = [rng.standard_normal(shape).astype(dtype) for shape, _ in cases]
     tolerance = 5e-5 if dtype == np.float32 else 1e-12
-    ours = hj.jit(lambda *xs: tuple(ops.linalg.qr(x, mode=mode) for x, (_, mode) in zip(xs, cases)),
-                  backend="iree:cpu")(*inputs)
+    qr = hj.jit(lambda *xs: tuple(ops.linalg.qr(x, mode=mode) for x, (_, mode) in zip(xs, cases)), backend="iree:cpu")
+    ours = qr(*inputs)
+    if dtype == np.float32:   # data-tiled, not its fallback: selects on constant bool masks made IREE 3.13's data
+        # tiling fail on the WY products ("buffer and tensor shapes must be compatible") and the compile fall back
+        assert compile_program(qr.lower(*inputs).program, targets.cpu()).target.flag_set == "data-tiling"
     for a, (_, mode), factors in zip(inputs, cases, ours):
         for got, lapack in zip(factors, np.linalg.qr(a.astype(np.float64), mode=mode)):
             got = np.asarray(got)
