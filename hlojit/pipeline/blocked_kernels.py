@@ -80,8 +80,7 @@ class _Batch:
     def minus_product(self, v, t, x):
         """(I - v t v^T) x by three matmuls (the same dispatches for geqrf's t^T, transposed before, and orgqr's t,
         where their shapes agree: IREE compiles each once)."""
-        w = hlo.dot_general(t, self.matmul(v, x, transpose_x=True), lhs_batch=[0], rhs_batch=[0],
-                            lhs_contract=[2], rhs_contract=[1])
+        w = self.matmul(t, self.matmul(v, x, transpose_x=True))
         return hlo.binary("subtract", x, self.matmul(v, w))
 
 

@@ -259,9 +259,10 @@ def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attribut
         if "sym_name" in op.attributes and _symbol_of(op) == symbol:
             return op
     source = ir.Module.parse(KERNELS[name].source(symbol, shapes, dtype, attributes), context=module.context)
-    for inner in list(source.body.operations):
+    inners = list(source.body.operations)
+    for inner in inners:
         inner.operation.move_before(module.body.operations[0].operation)
-    return next(op for op in module.body.operations if "sym_name" in op.attributes and _symbol_of(op) == symbol)
+    return next(op for op in inners if "sym_name" in op.attributes and _symbol_of(op) == symbol)
 
 
 def _smaller_side(op) -> int:
