@@ -9,7 +9,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.pipeline import compile_program, kernels, quirks, targets
+from hlojit.pipeline import compile_program, factorization_kernels, kernels, quirks, targets
 
 
 def spd(shape, dtype, seed=0):
@@ -103,17 +103,25 @@ def test_cholesky_kernel_gives_jax_nan_triangle_where_not_positive_definite():
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(reference))
 
 
-def test_big_cholesky_is_blocked_around_the_kernels_on_cpu():
+def test_big_cholesky_is_one_kernel_on_cpu_with_a_padded_working_copy():
     counts, text = rewritten_for("cpu", np.eye(300, dtype=np.float32))
     assert counts["kernel_dispatches"] == 1 and "stablehlo.composite" not in text
-    for block in ("1x128x128", "1x44x44"):   # blocks of 128 columns, the last one narrower (the batch flattened)
-        assert f"@hlojit_cholesky_kernel_{block}_float32_executable" in text
-    assert "@hlojit_triangular_solve_kernel_1x128x128_1x128x128_float32_lower1_unit0_executable" in text
-    assert text.count("stablehlo.dot_general") == 4   # each of the two updates: the panel and the trailing matrix
+    assert "stablehlo.dot_general" not in text and text.count("flow.dispatch @") == 1
+    # rows of 304 floats (19 lines of 64 bytes): no two of the next 63 rows lie a multiple of 4 KiB apart
+    assert "memref<1x300x304xf32>" in text and "strided<[91200, 304, 1]>" in text
+
+
+def test_padded_rows_are_an_odd_number_of_lines():
+    for n, element, row in [(1, "f32", 16), (16, "f32", 16), (17, "f32", 48), (256, "f32", 272), (257, "f32", 272),
+                            (1024, "f32", 1040), (1008, "f32", 1008), (256, "f64", 264), (2048, "f64", 2056)]:
+        assert factorization_kernels.padded_row(n, element) == row
+        size = 8 if element == "f64" else 4
+        assert all(distance * row * size % 4096 for distance in range(1, 64))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_blocked_cholesky_matches_numpy(dtype):
+def test_cholesky_kernel_matches_numpy_at_sizes_its_tiles_and_padding_meet(dtype):
+    """300: tiles of 8 rows and a remainder row by row; 256: rows 4 KiB apart unpadded, a batch of two."""
     inputs = [spd((300, 300), dtype), spd((2, 256, 256), dtype, seed=1)]
     tolerance = 2e-6 if dtype == np.float32 else 1e-13
     for a, ours in zip(inputs, on_each(ops.linalg.cholesky, inputs, "iree:cpu")):
@@ -122,10 +130,10 @@ def test_blocked_cholesky_matches_numpy(dtype):
         np.testing.assert_allclose(ours, numpy_cholesky(a), atol=tolerance * np.abs(ours).max(), rtol=0)
 
 
-def test_blocked_cholesky_gives_the_whole_nan_triangle_where_any_block_fails():
+def test_cholesky_kernel_gives_the_whole_nan_triangle_where_any_pivot_fails():
     good = spd((300, 300), np.float32)
     late, early, nan = good.copy(), good.copy(), good.copy()
-    late[280, 280] = -1e6    # the third block's pivot fails: the first two blocks' columns are finite
+    late[280, 280] = -1e6    # a late pivot fails: the columns before it are finite
     early[3, 3] = -1e6
     nan[200, 7] = np.nan
     lower = np.tril(np.ones((300, 300), bool))

@@ -5,22 +5,21 @@ LAPACK blocks: it factors a narrow panel with its unblocked code and updates the
 products on every core. The same here, in StableHLO around the kernels' calls, the block loop unrolled (shapes are
 static), for the composites kernels.BLOCKED names from the sizes it gives:
 
-- Cholesky (potrf): the kernel factors each CHOLESKY_BLOCK-wide diagonal block, the triangular-solve kernel
-  inverts that factor, the panel below is a matmul by the inverse and the trailing matrix takes one matmul update.
-  Only the lower triangle is read. A pivot that fails makes its block's factor NaN and through the inverse every
-  block after it, so the last diagonal element is NaN exactly when some pivot failed (or the input held a NaN);
-  then the whole lower triangle is NaN, as JAX gives and the kernel does.
 - QR (geqrf and orgqr): the Householder kernel reflects each panel; its reflectors' product in compact WY form
   I - V T V^T (T from the UT transform, inverted by the triangular-solve kernel) reaches the rest of the matrix,
   and forms Q from the last panel back, by three matmuls each.
 
 Measured on the 2-vCPU Xeon (AVX-512, AMX) of 2026-12-05, f32, interleaved medians, one kernel -> blocked (JAX):
-cholesky 256² 0.43 -> 0.36 ms (0.51), 1024² 14.6 -> 11.9 (16.0); qr 256² 2.85 -> 1.83 (1.82), 512² 19.9 -> 10.0
+qr 256² 2.85 -> 1.83 (1.82), 512² 19.9 -> 10.0
 (7.9), 1024² 220 -> 55.1 on local-task (~56). The cost is compile time: each step's matmuls have shapes of their
 own, so qr 1024²'s first call takes 10.7 s with 128-column panels (19.9 with 64, which ran no faster: 58.6 ms)
 against ~1 s for the one kernel.
 
-What was tried and lost: LU (getrf) blocked the same way, the kernel factoring each tall panel and swapping whole
+What was tried and lost: Cholesky (potrf) blocked the same way (the kernel on 128-column diagonal blocks, the
+triangular-solve kernel inverting each, a matmul for the panel below and one for the trailing update) ran 1024² in
+11.9 ms against the one kernel's 14.6, until the kernels' register-tiled updates and padded rows
+(factorization_kernels.py) brought the one kernel to 6.6 ms (blocked 12.2; 2048²: 74 against 102, 256²: 0.16
+against 0.36). LU (getrf) blocked the same way, the kernel factoring each tall panel and swapping whole
 rows, ran 1024² in 23 ms against the one kernel's 22.5: IREE split the program into ~24 command buffers, ~10 ms of
 waits, and its gather of the trailing rows ran at ~3 GB/s.
 """
@@ -34,8 +33,6 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dtype_of, shape_of
 
-CHOLESKY_BLOCK = 128          # the diagonal blocks' size (1024²: 11.9 ms by 128, 13.9 by 256, 18.5 by 64)
-BLOCKED_CHOLESKY_FROM = 256   # n from which the blocked form runs (below it, the one kernel)
 QR_BLOCKS = ((512, 128), (0, 64))   # the Householder panels' columns: 128 from 512 reflectors, 64 below
 BLOCKED_QR_FROM = 256         # min(m, n) from which geqrf and orgqr run blocked
 
@@ -82,31 +79,6 @@ class _Batch:
         where their shapes agree: IREE compiles each once)."""
         w = self.matmul(t, self.matmul(v, x, transpose_x=True))
         return hlo.binary("subtract", x, self.matmul(v, w))
-
-
-def blocked_cholesky(a: ir.Value, call: KernelCall) -> ir.Value:
-    """L with L L^T = a (..., n, n) from a's lower triangle, built at the current insertion point."""
-    *lead, n, _ = shape_of(a.type)
-    batch = _Batch(int(np.prod(lead, dtype=np.int64)), dtype_of(a.type))
-    columns, trailing = [], hlo.reshape(a, [batch.p, n, n])
-    for start in range(0, n, CHOLESKY_BLOCK):
-        size = min(CHOLESKY_BLOCK, n - start)
-        rest = n - start - size
-        l11 = call("hlojit.cholesky", [batch.part(trailing, (0, size), (0, size))], {})[0]
-        pieces = [batch.splat(0, start, size), l11]
-        if rest:
-            inverse = call("hlojit.triangular_solve", [l11, batch.eye(size, size)], {"lower": 1, "unit": 0})[0]
-            l21 = batch.times_transposed(batch.part(trailing, (size, size + rest), (0, size)), inverse)
-            pieces.append(l21)
-            trailing = hlo.binary("subtract", batch.part(trailing, (size, size + rest), (size, size + rest)),
-                                  batch.times_transposed(l21, l21))
-        columns.append(batch.join(pieces, 1))
-    factor = batch.join(columns, 2)
-    last = batch.part(factor, (n - 1, n), (n - 1, n))
-    failed = hlo.broadcast_in_dim(hlo.compare(last, last, "NE"), [batch.p, n, n], [0, 1, 2])
-    lower = hlo.compare(*(hlo.iota([batch.p, n, n], d, np.int32) for d in (1, 2)), "GE")
-    factor = hlo.select(hlo.binary("and", failed, lower), batch.splat(np.nan, n, n), factor)
-    return hlo.reshape(factor, [*lead, n, n])
 
 
 def _compact_wy(batch: _Batch, v, tau, call: KernelCall):

@@ -9,7 +9,7 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
 shapes its kernel was written and tested for; every other composite is inlined (legalize.calls_inlined),
 so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. A big
-Cholesky or QR runs blocked instead (blocked_kernels.py): the kernels on narrow panels, matmuls for the rest.
+QR runs blocked instead (blocked_kernels.py): the kernels on narrow panels, matmuls for the rest.
 
 The cpu target's first two rewrites: `calls_inlined_but_kernels` (every other composite inlined), then
 `kernel_dispatches` (each claimed composite becomes a call of its kernel, inlined; the decompositions left
@@ -27,7 +27,8 @@ from iree.compiler import ir
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from . import blocked_kernels
 from .eigh_kernel import eigh_body
-from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
+from .factorization_kernels import (cholesky_body, form_q_body, householder_body, lu_body, padded_row,
+                                    substitution_body)
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .svd_kernel import svd_body
 
@@ -102,7 +103,8 @@ def _cholesky_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     shape = shapes[0]
     n, batch = shape[-1], math.prod(shape[:-2])
     matrix = _types(shape[:-2], (n, n), element)
-    return _module(symbol, batch, [matrix], [matrix], cholesky_body(batch, n, element, lanes, nan))
+    work = _types(shape[:-2], (n, padded_row(n, element)), element)
+    return _module(symbol, batch, [matrix], [matrix, work], cholesky_body(batch, n, element, lanes, nan), returned=1)
 
 
 def _lu_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -112,7 +114,8 @@ def _lu_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     n, batch, lead = shape[-1], math.prod(shape[:-2]), shape[:-2]
     matrix = _types(lead, (n, n), element)
     results = [matrix, _types(lead, (n,), "i32"), _types(lead, (n,), "i32"), _types(lead, (), "i32")]
-    return _module(symbol, batch, [matrix], results, lu_body(batch, n, element, lanes))
+    work = _types(lead, (n, padded_row(n, element)), element)
+    return _module(symbol, batch, [matrix], results + [work], lu_body(batch, n, element, lanes), returned=4)
 
 
 def _householder_claims(op) -> bool:
@@ -275,8 +278,6 @@ class Blocked(NamedTuple):
 
 
 BLOCKED = {   # the composites with a blocked form (blocked_kernels.py)
-    "hlojit.cholesky": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_CHOLESKY_FROM,
-                               lambda xs, attributes, call: [blocked_kernels.blocked_cholesky(xs[0], call)]),
     "hlojit.householder": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_QR_FROM,
                                   lambda xs, attributes, call: blocked_kernels.blocked_householder(xs[0], call)),
     "hlojit.form_q": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_QR_FROM,
