@@ -9,7 +9,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.pipeline import compile_program, factorization_kernels, kernels, quirks, targets
+from hlojit.pipeline import compile_program, kernels, quirks, register_tiles, targets
 
 
 def spd(shape, dtype, seed=0):
@@ -114,7 +114,7 @@ def test_big_cholesky_is_one_kernel_on_cpu_with_a_padded_working_copy():
 def test_padded_rows_are_an_odd_number_of_lines():
     for n, element, row in [(1, "f32", 16), (16, "f32", 16), (17, "f32", 48), (256, "f32", 272), (257, "f32", 272),
                             (1024, "f32", 1040), (1008, "f32", 1008), (256, "f64", 264), (2048, "f64", 2056)]:
-        assert factorization_kernels.padded_row(n, element) == row
+        assert register_tiles.padded_row(n, element) == row
         size = 8 if element == "f64" else 4
         assert all(distance * row * size % 4096 for distance in range(1, 64))
 

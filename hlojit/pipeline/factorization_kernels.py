@@ -4,106 +4,28 @@ wraps each in its executable and claims the composites they serve; eigh's is eig
 """
 from __future__ import annotations
 
-import functools
-
-from . import cache
+from .register_tiles import Operand, padded_work, tiled_update
 
 CHOLESKY_BLOCK = 8   # rows of U the trailing rows take at once (register tiles, padded: 256² 0.15 ms by 8, 0.17 by
                      # 16 and 32; 1024² 6.5, 5.9, 5.7; 2-vCPU Xeon 2026-12-06)
-TILE_VECTORS = 2     # a register tile's width in vectors (_tiled_update)
-
-
-@functools.cache
-def tile_rows() -> int:
-    """A register tile's height (_tiled_update): 8 rows x TILE_VECTORS vectors of accumulators where the CPU has
-    32 vector registers of 16 floats (AVX-512), 2 elsewhere (16 registers of 8 floats: AVX2 keeps a 16-float
-    vector in two). LU 1024² f32 on the 2-vCPU AVX-512 Xeon: 8 rows 14.3 ms, 4 14.6, 2 16.0, by 1 vector 17.7;
-    the untiled pass 18.4."""
-    return 8 if "avx512f" in cache.host_cpu_features() else 2
-
-
-def padded_row(n: int, element: str) -> int:
-    """The row length of a kernel's padded working copy: n rounded up to whole 64-byte lines, an odd number of
-    them, so rows 1 to 63 apart never lie a multiple of 4 KiB apart. Rows a multiple of 4 KiB apart make the
-    CPU take a load after a store to the other row as depending on it (4K aliasing): LU 1024² f32 ran 13.0 ms
-    where 1008² ran 9.2 and 1040² 9.5, the Cholesky kernel at 256² 0.30 ms where 257² ran 0.13 (2-vCPU Xeon)."""
-    size = 8 if element == "f64" else 4
-    lines = -(-n * size // 64)
-    return (lines + 1 - lines % 2) * 64 // size
-
-
-def _padded_work(batch: int, n: int, element: str, binding: int, name: str) -> tuple[str, str]:
-    """(the lines, the memref type) of `name`: an n x n view with padded_row(n) strides into the scratch buffer
-    at `binding` (batch x n x padded_row(n))."""
-    row = padded_row(n, element)
-    strided = f"memref<{batch}x{n}x{n}x{element}, strided<[{n * row}, {row}, 1]>>"
-    return (f"""        {name}_padded = hal.interface.binding.subspan layout(#layout) binding({binding}) alignment(64) offset(%c0) : memref<{batch}x{n}x{row}x{element}>
-        {name} = memref.subview {name}_padded[0, 0, 0] [{batch}, {n}, {n}] [1, 1, 1] : memref<{batch}x{n}x{row}x{element}> to {strided}""",
-            strided)
-
-
-def _tiled_update(memref: str, t: str, v: str, element: str, lanes: int, block: int, multiplier_index,
-                  columns_from) -> str:
-    """The rows %next .. %n - 1 of `memref` each taking the `block` finished rows %j0 .. %j0 + block - 1,
-    x[i, k] -= sum_r m(i, r) x[j0 + r, k], by register tiles of tile_rows() rows x TILE_VECTORS vectors: a
-    tile's accumulators stay in registers while the block's rows stream past, so each vector of a finished row
-    loaded serves every row of the tile (the untiled pass loads one per multiply-add, from L2 at 1024²), then
-    the rows left over one at a time. multiplier_index(i, r): where m(i, r) is; columns_from(first row of the
-    tile): the first column updated (to %n). Each element's sum is taken in the order r = 0, 1, ..."""
-    height = tile_rows()
-    width = lanes * TILE_VECTORS
-    lines = [f"%tq{q} = arith.constant {q} : index" for q in range(max(block, height))]
-    lines += [f"%to{w} = arith.constant {w * lanes} : index" for w in range(TILE_VECTORS)]
-    lines += [f"%tw = arith.constant {width} : index", f"%th = arith.constant {height} : index"]
-    lines += [f"%trow{r} = arith.addi %j0, %tq{r} : index" for r in range(block)]
-    lines += ["%tleft = arith.subi %n, %next : index", "%trem = arith.remui %tleft, %th : index",
-              "%ttiled = arith.subi %n, %trem : index"]
-
-    def tiles(lo: str, hi: str, rows: int, step: str):
-        p = f"%t{rows}_"   # this loop's names
-        out = [f"scf.for {p}i = {lo} to {hi} step {step} {{"]
-        out += [f"  {p}i{q} = arith.addi {p}i, %tq{q} : index" for q in range(rows)]
-        out += [f"  scf.for {p}k = {columns_from(p + 'i')} to %n step %tw {{"]
-        out += [f"    {p}k{w} = arith.addi {p}k, %to{w} : index" for w in range(TILE_VECTORS)]
-        acc = {}
-        for q in range(rows):
-            for w in range(TILE_VECTORS):
-                acc[q, w] = f"{p}x{q}_{w}"
-                out.append(f"    {acc[q, w]} = vector.transfer_read {memref}[%b, {p}i{q}, {p}k{w}], %zero : {t}, {v}")
-        for r in range(block):
-            out += [f"    {p}u{r}_{w} = vector.transfer_read {memref}[%b, %trow{r}, {p}k{w}], %zero : {t}, {v}"
-                    for w in range(TILE_VECTORS)]
-            for q in range(rows):
-                out += [f"    {p}m{r}_{q} = memref.load {memref}[{multiplier_index(f'{p}i{q}', f'%trow{r}')}] : {t}",
-                        f"    {p}mv{r}_{q} = vector.broadcast {p}m{r}_{q} : {element} to {v}"]
-                for w in range(TILE_VECTORS):
-                    product, y = f"{p}p{r}_{q}_{w}", f"{p}y{r}_{q}_{w}"
-                    out += [f"    {product} = arith.mulf {p}mv{r}_{q}, {p}u{r}_{w} : {v}",
-                            f"    {y} = arith.subf {acc[q, w]}, {product} : {v}"]
-                    acc[q, w] = y
-        out += [f"    vector.transfer_write {acc[q, w]}, {memref}[%b, {p}i{q}, {p}k{w}] : {v}, {t}"
-                for q in range(rows) for w in range(TILE_VECTORS)]
-        return out + ["  }", "}"]
-
-    lines += tiles("%next", "%ttiled", height, "%th") + tiles("%ttiled", "%n", 1, "%c1")
-    return "\n".join("          " + line for line in lines)
 
 
 def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str:
     """The kernel's function body: L of each matrix's lower triangle (JAX's NaN triangle where a pivot fails).
 
-    A padded working copy (padded_row) holds U = L^T row by row while it factors (right-looking: row j of U is scaled by its
+    A padded working copy (register_tiles.padded_row) holds U = L^T row by row while it factors (right-looking: row j of U is scaled by its
     pivot, then every row below takes the axpy that row j gives it, along contiguous columns in vectors of
     `lanes`); a block of CHOLESKY_BLOCK rows is finished first and the rows below take all of its rows in one
     pass (one load and store of a trailing row per block, not per row). U is transposed into L at the end. Both
     transposing copies walk the padded copy's columns (256² with the input's or output's columns walked: 0.30 ms
     a call, 4 KiB-apart rows thrashing L1; 257² 0.13)."""
     io = f"memref<{batch}x{n}x{n}x{element}>"
-    work, t = _padded_work(batch, n, element, 2, "%w")
+    work, t = padded_work(batch, n, element, 2, "%w")
     v = f"vector<{lanes}x{element}>"
     block = CHOLESKY_BLOCK
     # a tile's rows start at its first row's column: the few elements left of a later row's diagonal are never read
-    trailing = _tiled_update("%w", t, v, element, lanes, block, lambda i, row: f"%b, {row}, {i}", lambda first: first)
+    trailing = tiled_update(Operand("%w", t), Operand("%w", t), "%j0", Operand("%w", t, transposed=True), "%j0",
+                            ("%next", "%n"), lambda first: first, "%n", block, element, lanes, "%t")
     return f"""{_prologue(element, lanes, [("%in", io), ("%out", io)])}
 {work}
         %n = arith.constant {n} : index
@@ -172,15 +94,16 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
     pivot is not divided by), row-major, blocked right-looking: a panel of `lanes` columns is factored on its
     own columns (whole rows swapped; each row's part of the panel one masked vector), then its U rows right of
     the panel are finished by forward substitution with the panel's unit lower block, and the rows below take
-    all the panel's rows by register tiles (_tiled_update). Also the row order (a[order] = L U) and the
-    number of real swaps. It factors a padded working copy (padded_row), copied out at the end. The panel is a vector wide (a panel row is one masked vector): 16 columns in f32, 8 in
+    all the panel's rows by register tiles (register_tiles.py). Also the row order (a[order] = L U) and the
+    number of real swaps. It factors a padded working copy (register_tiles.padded_row), copied out at the end. The panel is a vector wide (a panel row is one masked vector): 16 columns in f32, 8 in
     f64 (f32 by 16 rather than 8 on the 2-vCPU Xeon, 2026-12-05: solve 256² 0.67 -> 0.54 ms, 1024² 22.6 -> 19.7;
     JAX 0.81, 19.2)."""
     io = f"memref<{batch}x{n}x{n}x{element}>"
-    work, t = _padded_work(batch, n, element, 5, "%lu")
+    work, t = padded_work(batch, n, element, 5, "%lu")
     v = f"vector<{lanes}x{element}>"
     block = lanes
-    trailing = _tiled_update("%lu", t, v, element, lanes, block, lambda i, row: f"%b, {i}, {row}", lambda first: "%next")
+    trailing = tiled_update(Operand("%lu", t), Operand("%lu", t), "%j0", Operand("%lu", t), "%j0", ("%next", "%n"),
+                            lambda first: "%next", "%n", block, element, lanes, "%t")
     indices = f"memref<{batch}x{n}xi32>"
     bindings = [("%in", io), ("%out", io), ("%piv", indices), ("%ord", indices), ("%sw", f"memref<{batch}xi32>")]
     return f"""{_prologue(element, lanes, bindings)}

@@ -27,8 +27,8 @@ from iree.compiler import ir
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from . import blocked_kernels
 from .eigh_kernel import eigh_body
-from .factorization_kernels import (cholesky_body, form_q_body, householder_body, lu_body, padded_row,
-                                    substitution_body)
+from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
+from .register_tiles import padded_row
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .svd_kernel import svd_body
 
