@@ -8,8 +8,8 @@ fighting the load (on the 2-vCPU VM at load 3-8 its threads made it 10-300x slow
 All contenders run in the same process, in interleaved rounds (one call of each per round, after a first call
 that compiles and a warm-up: see `measure`); a row is the median over the rounds. hlojit's input is placed once
 with hj.device_put and results are waited for (np.asarray); JAX's with block_until_ready(). On iree:cpu every op
-here runs hlojit's llvm-cpu kernels (pipeline/kernels.py; cholesky and qr blocked around them from n = 256:
-pipeline/blocked_kernels.py); the other targets run the StableHLO decompositions. The first call's column
+here runs hlojit's llvm-cpu kernels (pipeline/kernels.py; LU, Cholesky and QR blocked inside, their updates
+register-tiled: pipeline/register_tiles.py); the other targets run the StableHLO decompositions. The first call's column
 includes the compile: set HLOJIT_CACHE=0 to measure a cold one (otherwise a warm persistent cache answers).
 """
 import argparse

@@ -104,12 +104,12 @@ def fingerprinted_modules() -> tuple:
     readers of types and attributes they decide by (dialects/types.py: constant_value, is_splat_constant), and the
     interpreter's op tables constant folding computes with."""
     from ..dialects import build, regions, stablehlo, types
-    from . import (accurate_math, blocked_kernels, compile_rewrites, compiler, complex_math_pairs, complex_pairs,
+    from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs,
                    constant_folding, eigh_kernel, factorization_kernels, fft_rewrites, kernel_text, kernels, layout,
-                   legalize, linalg_rewrites, quirks, register_tiles, scatter_rewrites, sessions, sort_networks,
+                   legalize, linalg_rewrites, qr_kernels, quirks, register_tiles, scatter_rewrites, sessions, sort_networks,
                    sort_rewrites, subnormal_compares, svd_kernel, values, vm_rewrites, vmvx_rewrites, winograd)
     return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, eigh_kernel,
-            factorization_kernels, fft_rewrites, kernel_text, kernels, blocked_kernels, register_tiles, svd_kernel,
+            factorization_kernels, fft_rewrites, kernel_text, kernels, qr_kernels, register_tiles, svd_kernel,
             layout, legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_networks,
             sort_rewrites, stablehlo, regions, build, types, subnormal_compares, vm_rewrites, vmvx_rewrites, winograd,
             *constant_folding.EVALUATOR_MODULES)

@@ -20,7 +20,7 @@ def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str
     transposing copies walk the padded copy's columns (256² with the input's or output's columns walked: 0.30 ms
     a call, 4 KiB-apart rows thrashing L1; 257² 0.13)."""
     io = f"memref<{batch}x{n}x{n}x{element}>"
-    work, t = padded_work(batch, n, element, 2, "%w")
+    work, t = padded_work(batch, n, n, element, 2, "%w")
     v = f"vector<{lanes}x{element}>"
     block = CHOLESKY_BLOCK
     # a tile's rows start at its first row's column: the few elements left of a later row's diagonal are never read
@@ -99,7 +99,7 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
     f64 (f32 by 16 rather than 8 on the 2-vCPU Xeon, 2026-12-05: solve 256² 0.67 -> 0.54 ms, 1024² 22.6 -> 19.7;
     JAX 0.81, 19.2)."""
     io = f"memref<{batch}x{n}x{n}x{element}>"
-    work, t = padded_work(batch, n, element, 5, "%lu")
+    work, t = padded_work(batch, n, n, element, 5, "%lu")
     v = f"vector<{lanes}x{element}>"
     block = lanes
     trailing = tiled_update(Operand("%lu", t), Operand("%lu", t), "%j0", Operand("%lu", t), "%j0", ("%next", "%n"),
@@ -206,39 +206,6 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
         return"""
 
 
-def _reflector_pass(t: str, v: str, vt: str, scratch: str, element: str, rows: str, column: str, start: str,
-                    end: str, tau: str) -> str:
-    """Apply H = I - tau u u^T (u: column `column` of the reflectors %v, rows `rows`..m) to the columns
-    start..end of the memref %q: w = u^T q (one pass of axpys along contiguous rows into the scratch %w), then
-    q -= tau u w^T (a second pass)."""
-    return f"""            scf.for %k = {start} to {end} step %lanes {{
-              vector.transfer_write %zv, %w[%k] : {v}, memref<{scratch}>
-            }}
-            scf.for %i = {rows} to %m step %c1 {{
-              %ui = memref.load %v[%b, %i, {column}] : {vt}
-              %uv = vector.broadcast %ui : {element} to {v}
-              scf.for %k = {start} to {end} step %lanes {{
-                %x = vector.transfer_read %q[%b, %i, %k], %zero : {t}, {v}
-                %acc = vector.transfer_read %w[%k], %zero : memref<{scratch}>, {v}
-                %p = arith.mulf %uv, %x : {v}
-                %y = arith.addf %acc, %p : {v}
-                vector.transfer_write %y, %w[%k] : {v}, memref<{scratch}>
-              }}
-            }}
-            scf.for %i = {rows} to %m step %c1 {{
-              %ui = memref.load %v[%b, %i, {column}] : {vt}
-              %c = arith.mulf {tau}, %ui : {element}
-              %cv = vector.broadcast %c : {element} to {v}
-              scf.for %k = {start} to {end} step %lanes {{
-                %x = vector.transfer_read %q[%b, %i, %k], %zero : {t}, {v}
-                %wk = vector.transfer_read %w[%k], %zero : memref<{scratch}>, {v}
-                %p = arith.mulf %cv, %wk : {v}
-                %y = arith.subf %x, %p : {v}
-                vector.transfer_write %y, %q[%b, %i, %k] : {v}, {t}
-              }}
-            }}"""
-
-
 def _prologue(element: str, lanes: int, bindings: list[tuple[str, str]]) -> str:
     """The lines every kernel body starts with: %c0, %c1, %lanes, %zero, %one, %zv (a zero vector), %b (the
     workgroup's matrix of the batch) and a subspan per binding [(name, memref type)], in binding order."""
@@ -252,103 +219,6 @@ def _prologue(element: str, lanes: int, bindings: list[tuple[str, str]]) -> str:
     lines += [f"        {name} = hal.interface.binding.subspan layout(#layout) binding({i}) alignment(64) offset(%c0) : "
               f"{type_}" for i, (name, type_) in enumerate(bindings)]
     return "\n".join(lines)
-
-
-def householder_body(batch: int, m: int, n: int, element: str, lanes: int) -> str:
-    """geqrf's reflectors, unblocked (LAPACK's: v[j] = 1, R's diagonal -sign(a_jj) |x|, tau 0 where nothing is
-    below the diagonal), as qr.householder's: r (m x n, zero below the diagonal), v (m x k), tau (1 x k). Each
-    column's reflector reaches the columns right of it in two passes along contiguous rows (w = v^T r, then
-    r -= tau v w^T)."""
-    k = min(m, n)
-    npad = -(-n // lanes) * lanes
-    t = f"memref<{batch}x{m}x{n}x{element}>"
-    vt = f"memref<{batch}x{m}x{k}x{element}>"
-    v = f"vector<{lanes}x{element}>"
-    update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j1", "%n", "%tau")
-    taus = f"memref<{batch}x1x{k}x{element}>"
-    return f"""{_prologue(element, lanes, [("%in", t), ("%q", t), ("%v", vt), ("%taus", taus)])}
-        %w = memref.alloca() : memref<{npad}x{element}>
-        %m = arith.constant {m} : index
-        %n = arith.constant {n} : index
-        %kk = arith.constant {k} : index
-        scf.for %i = %c0 to %m step %c1 {{
-          scf.for %k = %c0 to %n step %lanes {{
-            %r = vector.transfer_read %in[%b, %i, %k], %zero : {t}, {v}
-            vector.transfer_write %r, %q[%b, %i, %k] : {v}, {t}
-          }}
-          scf.for %k = %c0 to %kk step %lanes {{
-            vector.transfer_write %zv, %v[%b, %i, %k] : {v}, {vt}
-          }}
-        }}
-        scf.for %j = %c0 to %kk step %c1 {{
-          %j1 = arith.addi %j, %c1 : index
-          %below = scf.for %i = %j1 to %m step %c1 iter_args(%sum = %zero) -> ({element}) {{
-            %x = memref.load %q[%b, %i, %j] : {t}
-            %x2 = arith.mulf %x, %x : {element}
-            %s = arith.addf %sum, %x2 : {element}
-            scf.yield %s : {element}
-          }}
-          %alpha = memref.load %q[%b, %j, %j] : {t}
-          %a2 = arith.mulf %alpha, %alpha : {element}
-          %n2 = arith.addf %a2, %below : {element}
-          %norm = math.sqrt %n2 : {element}
-          %negnorm = arith.negf %norm : {element}
-          %nonneg = arith.cmpf oge, %alpha, %zero : {element}
-          %beta = arith.select %nonneg, %negnorm, %norm : {element}
-          %trivial = arith.cmpf oeq, %below, %zero : {element}
-          %bma = arith.subf %beta, %alpha : {element}
-          %safe = arith.select %trivial, %one, %beta : {element}
-          %tq = arith.divf %bma, %safe : {element}
-          %tau = arith.select %trivial, %zero, %tq : {element}
-          %amb = arith.subf %alpha, %beta : {element}
-          %scale = arith.select %trivial, %one, %amb : {element}
-          memref.store %one, %v[%b, %j, %j] : {vt}
-          scf.for %i = %j1 to %m step %c1 {{
-            %x = memref.load %q[%b, %i, %j] : {t}
-            %u = arith.divf %x, %scale : {element}
-            memref.store %u, %v[%b, %i, %j] : {vt}
-          }}
-          memref.store %tau, %taus[%b, %c0, %j] : memref<{batch}x1x{k}x{element}>
-{update}
-          %diagonal = arith.select %trivial, %alpha, %beta : {element}
-          memref.store %diagonal, %q[%b, %j, %j] : {t}
-          scf.for %i = %j1 to %m step %c1 {{
-            memref.store %zero, %q[%b, %i, %j] : {t}
-          }}
-        }}
-        return"""
-
-
-def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: int) -> str:
-    """The first `columns` columns of Q = H_0 ... H_{k-1} (orgqr, unblocked): the identity's columns take the
-    reflectors from the last, each on the rows and columns from its own index on (two passes along rows)."""
-    npad = -(-columns // lanes) * lanes
-    t = f"memref<{batch}x{m}x{columns}x{element}>"
-    vt = f"memref<{batch}x{m}x{k}x{element}>"
-    v = f"vector<{lanes}x{element}>"
-    update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j", "%cols", "%tau")
-    taus = f"memref<{batch}x1x{k}x{element}>"
-    return f"""{_prologue(element, lanes, [("%v", vt), ("%taus", taus), ("%q", t)])}
-        %w = memref.alloca() : memref<{npad}x{element}>
-        %m = arith.constant {m} : index
-        %cols = arith.constant {columns} : index
-        %last = arith.constant {min(k, m, columns) - 1} : index
-        %reflectors = arith.constant {min(k, m, columns)} : index
-        scf.for %i = %c0 to %m step %c1 {{
-          scf.for %k = %c0 to %cols step %lanes {{
-            vector.transfer_write %zv, %q[%b, %i, %k] : {v}, {t}
-          }}
-          %diag = arith.cmpi ult, %i, %cols : index
-          scf.if %diag {{
-            memref.store %one, %q[%b, %i, %i] : {t}
-          }}
-        }}
-        scf.for %jj = %c0 to %reflectors step %c1 {{
-          %j = arith.subi %last, %jj : index
-          %tau = memref.load %taus[%b, %c0, %j] : memref<{batch}x1x{k}x{element}>
-{update}
-        }}
-        return"""
 
 
 def substitution_body(batch: int, n: int, r: int, element: str, lanes: int, permuted: bool,

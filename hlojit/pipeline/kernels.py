@@ -8,8 +8,11 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 (factorization_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a batch spreads over
 local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
 shapes its kernel was written and tested for; every other composite is inlined (legalize.calls_inlined),
-so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. A big
-QR runs blocked instead (blocked_kernels.py): the kernels on narrow panels, matmuls for the rest.
+so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. The LU,
+Cholesky and QR kernels are blocked inside, their updates register-tiled (register_tiles.py); blocked forms of
+Cholesky and QR around the kernels' calls (matmuls on every core between kernels on narrow panels) ran slower
+than these one-kernel forms on the 2-vCPU Xeon at every size the kernels take, and compiled for long (git log of
+blocked_kernels.py, removed 2026-12-06).
 
 The cpu target's first two rewrites: `calls_inlined_but_kernels` (every other composite inlined), then
 `kernel_dispatches` (each claimed composite becomes a call of its kernel, inlined; the decompositions left
@@ -25,9 +28,9 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
-from . import blocked_kernels
 from .eigh_kernel import eigh_body
-from .factorization_kernels import cholesky_body, form_q_body, householder_body, lu_body, substitution_body
+from .factorization_kernels import cholesky_body, lu_body, substitution_body
+from .qr_kernels import form_q_body, householder_body
 from .register_tiles import padded_row
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .svd_kernel import svd_body
@@ -130,8 +133,10 @@ def _householder_source(symbol: str, shapes: list, dtype, attributes: dict) -> s
     batch = math.prod(lead)
     results = [_types(tuple(lead), (m, n), element), _types(tuple(lead), (m, k), element),
                _types(tuple(lead), (1, k), element)]
-    return _module(symbol, batch, [_types(tuple(lead), (m, n), element)], results,
-                   householder_body(batch, m, n, element, lanes))
+    scratch = [_types(tuple(lead), (lanes, n), element), _types(tuple(lead), (m, lanes), element),
+               _types(tuple(lead), (m, padded_row(n, element)), element)]
+    return _module(symbol, batch, [_types(tuple(lead), (m, n), element)], results + scratch,
+                   householder_body(batch, m, n, element, lanes), returned=3)
 
 
 def _form_q_claims(op) -> bool:
@@ -145,8 +150,9 @@ def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     (*lead, m, k), columns = shapes[0], attributes["columns"]
     batch = math.prod(lead)
     operands = [_types(tuple(lead), (m, k), element), _types(tuple(lead), (1, k), element)]
-    return _module(symbol, batch, operands, [_types(tuple(lead), (m, columns), element)],
-                   form_q_body(batch, m, k, columns, element, lanes))
+    results = [_types(tuple(lead), (m, columns), element), _types(tuple(lead), (lanes, columns), element),
+               _types(tuple(lead), (m, lanes), element), _types(tuple(lead), (m, padded_row(columns, element)), element)]
+    return _module(symbol, batch, operands, results, form_q_body(batch, m, k, columns, element, lanes), returned=1)
 
 
 SCRATCH_BYTES = 16384   # a kernel's stack scratch (IREE's llvm-cpu allows 32 KiB a workgroup)
@@ -268,46 +274,14 @@ def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attribut
     return next(op for op in inners if "sym_name" in op.attributes and _symbol_of(op) == symbol)
 
 
-def _smaller_side(op) -> int:
-    return min(shape_of(op.operands[0].type)[-2:])
-
-
-class Blocked(NamedTuple):
-    applies: Callable     # applies(composite op) -> bool: big enough for the blocked form to beat the one kernel
-    build: Callable       # build(operands, composite attributes, call) -> results, at the insertion point
-
-
-BLOCKED = {   # the composites with a blocked form (blocked_kernels.py)
-    "hlojit.householder": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_QR_FROM,
-                                  lambda xs, attributes, call: blocked_kernels.blocked_householder(xs[0], call)),
-    "hlojit.form_q": Blocked(lambda op: _smaller_side(op) >= blocked_kernels.BLOCKED_QR_FROM,
-                             lambda xs, attributes, call: [blocked_kernels.blocked_form_q(
-                                 *xs, attributes["columns"], call)]),
-}
-
-
 def kernel_dispatches(module: ir.Module) -> int:
-    """Each composite a kernel claims as a call of the kernel's dispatch function, or where BLOCKED says so as its
-    blocked form around the kernels' calls; the decompositions left uncalled are dropped, and the calls inlined."""
-    def call(name: str, operands: list, attributes: dict) -> list:
-        function = _kernel_function(module, name, [shape_of(v.type) for v in operands], dtype_of(operands[0].type),
-                                    attributes)
-        results = ir.FunctionType(ir.TypeAttr(function.attributes["function_type"]).value).results
-        return list(ir.Operation.create("func.call", results=results, operands=operands,
-                                        attributes={"callee": ir.FlatSymbolRefAttr.get(_symbol_of(function))}).results)
-
+    """Each composite a kernel claims as a call of the kernel's dispatch function; the decompositions left uncalled
+    are dropped, and the calls inlined."""
     count = 0
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and claimed(op)]:
-        blocked = BLOCKED.get(_name(op))
-        if blocked is not None and blocked.applies(op):
-            with ir.InsertionPoint(op), op.location:
-                for old, new in zip(op.results, blocked.build(list(op.operands), composite_attributes(op), call)):
-                    old.replace_all_uses_with(new)
-            op.erase()
-        else:
-            shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
-            function = _kernel_function(module, _name(op), shapes, dtype, composite_attributes(op))
-            call_instead(op, ir.FlatSymbolRefAttr.get(_symbol_of(function)))
+        shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
+        function = _kernel_function(module, _name(op), shapes, dtype, composite_attributes(op))
+        call_instead(op, ir.FlatSymbolRefAttr.get(_symbol_of(function)))
         count += 1
     if count:
         inline_calls(module)

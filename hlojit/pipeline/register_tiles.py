@@ -36,14 +36,14 @@ def padded_row(n: int, element: str) -> int:
     return (lines + 1 - lines % 2) * 64 // size
 
 
-def padded_work(batch: int, n: int, element: str, binding: int, name: str) -> tuple[str, str]:
-    """(the lines, the memref type) of `name`: an n x n view with padded_row(n) strides into the scratch buffer
-    at `binding` (batch x n x padded_row(n))."""
-    row = padded_row(n, element)
-    padded = f"memref<{batch}x{n}x{row}x{element}>"
-    strided = f"memref<{batch}x{n}x{n}x{element}, strided<[{n * row}, {row}, 1]>>"
+def padded_work(batch: int, rows: int, columns: int, element: str, binding: int, name: str) -> tuple[str, str]:
+    """(the lines, the memref type) of `name`: a rows x columns view with padded_row(columns) strides into the
+    scratch buffer at `binding` (batch x rows x padded_row(columns))."""
+    row = padded_row(columns, element)
+    padded = f"memref<{batch}x{rows}x{row}x{element}>"
+    strided = f"memref<{batch}x{rows}x{columns}x{element}, strided<[{rows * row}, {row}, 1]>>"
     return (f"""        {name}_padded = hal.interface.binding.subspan layout(#layout) binding({binding}) alignment(64) offset(%c0) : {padded}
-        {name} = memref.subview {name}_padded[0, 0, 0] [{batch}, {n}, {n}] [1, 1, 1] : {padded} to {strided}""",
+        {name} = memref.subview {name}_padded[0, 0, 0] [{batch}, {rows}, {columns}] [1, 1, 1] : {padded} to {strided}""",
             strided)
 
 
