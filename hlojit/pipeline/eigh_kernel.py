@@ -9,6 +9,10 @@ from __future__ import annotations
 from .kernel_text import KernelText
 
 
+SWEEPS = 32    # QL sweeps buffered before their rotations reach W (flush)
+CHUNK = 64     # W's columns a flush takes through the buffered sweeps at once
+
+
 def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> str:
     """EISPACK's tred2 (Householder tridiagonalization, its reflections accumulated) and tql2 (implicit QL, the
     rotations accumulated), as JAMA writes them, on W = V^T: every inner loop of both then runs along a
@@ -31,6 +35,25 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
     D = b.op(f"hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset({c0}) : {dt}", "w")
     W = b.op(f"hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset({c0}) : {t}", "v")
     Em = b.op(f"memref.alloca() : {et}", "e")
+    def get_index(memref, at, size):
+        return b.op(f"arith.index_cast {b.load(memref, [at], f'memref<{size}xi32>')} : i32 to index")
+
+    def set_index(value, memref, at, size):
+        b.store(b.op(f"arith.index_cast {value} : index to i32"), memref, [at], f"memref<{size}xi32>")
+
+    def set_count(value):
+        set_index(value, Count, c0, 1)
+
+    rt = f"memref<{batch}x{SWEEPS}x{n}x{element}>"   # a buffered sweep's cosines / sines, by its rotations' rows
+    if vectors:
+        Rc = b.op(f"hal.interface.binding.subspan layout(#layout) binding(3) alignment(64) offset({c0}) : {rt}", "rc")
+        Rs = b.op(f"hal.interface.binding.subspan layout(#layout) binding(4) alignment(64) offset({c0}) : {rt}", "rs")
+        # each buffered sweep's rows l .. m, and how many sweeps wait: i32 (IREE 3.13's stack-size check crashes
+        # on an alloca of index)
+        Bl = b.op(f"memref.alloca() : memref<{SWEEPS}xi32>", "bl")
+        Bm = b.op(f"memref.alloca() : memref<{SWEEPS}xi32>", "bm")
+        Count = b.op("memref.alloca() : memref<1xi32>", "count")
+        set_count(c0)
     def d_(k): return b.load(D, [bi, k], dt)
     def sd(v, k): b.store(v, D, [bi, k], dt)
     def e_(k): return b.load(Em, [k], et)
@@ -131,6 +154,35 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
         sd(w_(j, N1), j); sw(zero, j, N1)
     b.for_(c0, N, c1, last)
     sw(one, N1, N1)
+    def flush(count):
+        """The `count` buffered sweeps applied to W's rows, CHUNK columns at a time: that chunk of the rows stays in
+        cache through all of them, and each sweep carries the row it rotates next in registers (one load and one
+        store a row and sweep, not two of each a rotation)."""
+        chunk = b.c(CHUNK)
+        width = CHUNK // lanes
+        def columns(k0):
+            ks = [b.i("addi", k0, b.c(j * lanes)) for j in range(width)]
+            masks = [b.op(f"vector.create_mask {b.i('subi', N, k)} : {b.mask_type}") for k in ks]
+            def sweep(slot):
+                l, m = get_index(Bl, slot, SWEEPS), get_index(Bm, slot, SWEEPS)
+                first = [b.vread(W, [bi, m, k], t, mask) for k, mask in zip(ks, masks)]
+                def rotation(q, *carried):
+                    i = b.i("subi", b.i("subi", m, c1), q)
+                    i1 = b.i("addi", i, c1)
+                    cv, sv = b.splat(b.load(Rc, [bi, slot, i], rt)), b.splat(b.load(Rs, [bi, slot, i], rt))
+                    out = []
+                    for x1, k, mask in zip(carried, ks, masks):
+                        x0 = b.vread(W, [bi, i, k], t, mask)
+                        b.vwrite(b.vf("addf", b.vf("mulf", sv, x0), b.vf("mulf", cv, x1)), W, [bi, i1, k], t, mask)
+                        out.append(b.vf("subf", b.vf("mulf", cv, x0), b.vf("mulf", sv, x1)))
+                    return out
+                last = b.for_(c0, b.i("subi", m, l), c1, rotation, [(x, b.v) for x in first])
+                for x, k, mask in zip(last, ks, masks):
+                    b.vwrite(x, W, [bi, l, k], t, mask)
+            b.for_(c0, count, c1, sweep)
+        b.for_(c0, N, chunk, columns)
+        set_count(c0)
+
     # tql2
     b.for_(c1, N, c1, lambda i: se(e_(i), b.i("subi", i, c1)))
     se(zero, N1)
@@ -172,6 +224,7 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
             fn = b.f("addf", fa, h)
             el1 = e_(l1)
             ml = b.i("subi", m, l)
+            slot = get_index(Count, c0, 1) if vectors else None
             def rot(q, p, c, c2, s, s2):
                 i = b.i("subi", b.i("subi", m, c1), q)   # i = m-1-q
                 c3 = c2; c2n = c; s2n = s
@@ -185,17 +238,17 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
                 pn = b.f("subf", b.f("mulf", cn, di), b.f("mulf", sn, g))
                 sd(b.f("addf", hh, b.f("mulf", sn, b.f("addf", b.f("mulf", cn, g), b.f("mulf", sn, di)))), i1)
                 if vectors:
-                    sv, cv = b.splat(sn), b.splat(cn)
-                    def vrot(k, mk):
-                        x1 = b.vread(W, [bi, i1, k], t, mk); x0 = b.vread(W, [bi, i, k], t, mk)
-                        b.vwrite(b.vf("addf", b.vf("mulf", sv, x0), b.vf("mulf", cv, x1)), W, [bi, i1, k], t, mk)
-                        b.vwrite(b.vf("subf", b.vf("mulf", cv, x0), b.vf("mulf", sv, x1)), W, [bi, i, k], t, mk)
-                    b.vfor(c0, N, vrot)
+                    b.store(cn, Rc, [bi, slot, i], rt); b.store(sn, Rs, [bi, slot, i], rt)
                 return [pn, cn, c2n, c3, sn, s2n]
             # carry: p, c, c2, c3, s, s2
             outs = b.for_(c0, ml, c1, lambda q, p_, c_, c2_, c3_, s_, s2_: rot(q, p_, c_, c2_, s_, s2_),
                           [(d_(m), E), (one, E), (one, E), (one, E), (zero, E), (zero, E)])
             p, c, c2, c3, s, s2 = outs
+            if vectors:   # the sweep's rotations wait in the buffer until it is full (flush)
+                set_index(l, Bl, slot, SWEEPS); set_index(m, Bm, slot, SWEEPS)
+                filled = b.i("addi", slot, c1)
+                set_count(filled)
+                b.if_(b.cmpi("eq", filled, b.c(SWEEPS)), lambda: flush(filled))
             pp = b.f("mulf", b.f("mulf", b.f("negf", s), s2), c3)
             pp = b.f("divf", b.f("mulf", b.f("mulf", pp, el1), e_(l)), dl1)
             se(b.f("mulf", s, pp), l); sd(b.f("mulf", c, pp), l)
@@ -204,6 +257,8 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
         sd(b.f("addf", d_(l), fnew), l); se(zero, l)
         return [fnew, tst1]
     b.for_(c0, N, c1, ql, [(zero, E), (zero, E)])
+    if vectors:
+        flush(get_index(Count, c0, 1))
     # sort ascending (selection), rows of W with it
     def sel(i):
         i1 = b.i("addi", i, c1)
@@ -221,13 +276,20 @@ def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> st
                 b.vfor(c0, N, vs)
         b.if_(moved, swap)
     b.for_(c0, N, c1, sel)
-    if vectors:   # v = W^T in place
-        def tr(i):
-            i1 = b.i("addi", i, c1)
-            def sw2(k):
-                x = w_(i, k); y = w_(k, i); sw(y, i, k); sw(x, k, i)
-            b.for_(i1, N, c1, sw2)
-        b.for_(c0, N, c1, tr)
+    if vectors:   # v = W^T in place, by tiles of 16 x 16 (a column walked whole thrashes L1 where rows lie 4 KiB apart)
+        tile = b.c(16)
+        def tiles(i0):
+            def pair(k0):
+                def tr(i):
+                    i1 = b.i("addi", i, c1)
+                    first = b.op(f"arith.maxui {k0}, {i1} : index")
+                    last = b.op(f"arith.minui {b.i('addi', k0, tile)}, {N} : index")
+                    def sw2(k):
+                        x = w_(i, k); y = w_(k, i); sw(y, i, k); sw(x, k, i)
+                    b.for_(first, last, c1, sw2)
+                b.for_(i0, b.op(f"arith.minui {b.i('addi', i0, tile)}, {N} : index"), c1, tr)
+            b.for_(i0, N, tile, pair)
+        b.for_(c0, N, tile, tiles)
     b.emit("return")
     return "\n".join(b.lines)
 

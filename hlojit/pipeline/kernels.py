@@ -28,7 +28,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
-from .eigh_kernel import eigh_body
+from .eigh_kernel import SWEEPS, eigh_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .qr_kernels import form_q_body, householder_body
 from .register_tiles import padded_row
@@ -200,7 +200,9 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     body = eigh_body(batch, n, element, lanes, vectors)
     if not vectors:   # the kernel's W is scratch then: a result nobody reads, dropped after the dispatch
         results.append(matrix)
-    return _module(symbol, batch, [matrix], results, body, returned=1 if not vectors else None)
+        return _module(symbol, batch, [matrix], results, body, returned=1)
+    rotations = _types(lead, (SWEEPS, n), element)   # the buffered sweeps' cosines and sines
+    return _module(symbol, batch, [matrix], results + [rotations, rotations], body, returned=2)
 
 
 def _svd_claims(op) -> bool:

@@ -139,27 +139,29 @@ def _larft(pt: str, taus: str, element: str, lanes: int) -> str:
 
 
 def _times_t(wt: str, element: str, lanes: int, transposed: bool, columns: tuple[str, str]) -> str:
-    """W = T^T W (geqrf) or T W (orgqr), in place, W the scratch %wsc (lanes rows), a vector of columns at a time."""
+    """W = T^T W (geqrf) or T W (orgqr) in place, W the scratch %wsc (lanes rows), a vector of columns at a time:
+    row c of the product takes rows d <= c of W (T^T, so c goes down) or d >= c (T, so c goes up), none yet
+    overwritten."""
     v = f"vector<{lanes}x{element}>"
-    lines = [f"scf.for %tw_k = {columns[0]} to {columns[1]} step %lanes {{"]
-    lines += [f"  %tw_q{c} = arith.constant {c} : index" for c in range(lanes)]
-    lines += [f"  %tw_w{c} = vector.transfer_read %wsc[%b, %tw_q{c}, %tw_k], %zero : {wt}, {v}" for c in range(lanes)]
-    for c in range(lanes):
-        terms = range(c + 1) if transposed else range(c, lanes)
-        acc = None
-        for d in terms:
-            row, col = (d, c) if transposed else (c, d)
-            lines += [f"  %tw_t{c}_{d} = memref.load %tt[%tw_q{row}, %tw_q{col}] : memref<{lanes}x{lanes}x{element}>",
-                      f"  %tw_b{c}_{d} = vector.broadcast %tw_t{c}_{d} : {element} to {v}",
-                      f"  %tw_p{c}_{d} = arith.mulf %tw_b{c}_{d}, %tw_w{d} : {v}"]
-            if acc is None:
-                acc = f"%tw_p{c}_{d}"
-            else:
-                lines.append(f"  %tw_s{c}_{d} = arith.addf {acc}, %tw_p{c}_{d} : {v}")
-                acc = f"%tw_s{c}_{d}"
-        lines.append(f"  vector.transfer_write {acc}, %wsc[%b, %tw_q{c}, %tw_k] : {v}, {wt}")
-    lines.append("}")
-    return "\n".join("            " + line for line in lines)
+    tt = f"memref<{lanes}x{lanes}x{element}>"
+    row = ("%tw_c = arith.subi %tw_last, %tw_cc : index" if transposed else "%tw_c = arith.addi %tw_cc, %c0 : index")
+    d_range, t_at = (("%c0", "%tw_c1"), "%tw_d, %tw_c") if transposed else (("%tw_c", "%nb"), "%tw_c, %tw_d")
+    return f"""            %tw_last = arith.constant {lanes - 1} : index
+            scf.for %tw_k = {columns[0]} to {columns[1]} step %lanes {{
+              scf.for %tw_cc = %c0 to %nb step %c1 {{
+                {row}
+                %tw_c1 = arith.addi %tw_c, %c1 : index
+                %tw_sum = scf.for %tw_d = {d_range[0]} to {d_range[1]} step %c1 iter_args(%tw_acc = %zv) -> ({v}) {{
+                  %tw_t = memref.load %tt[{t_at}] : {tt}
+                  %tw_tv = vector.broadcast %tw_t : {element} to {v}
+                  %tw_w = vector.transfer_read %wsc[%b, %tw_d, %tw_k], %zero : {wt}, {v}
+                  %tw_p = arith.mulf %tw_tv, %tw_w : {v}
+                  %tw_s = arith.addf %tw_acc, %tw_p : {v}
+                  scf.yield %tw_s : {v}
+                }}
+                vector.transfer_write %tw_sum, %wsc[%b, %tw_c, %tw_k] : {v}, {wt}
+              }}
+            }}"""
 
 
 def _block_update(t: str, vt: str, wt: str, pt: str, taus: str, element: str, lanes: int, transposed: bool,

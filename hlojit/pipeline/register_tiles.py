@@ -17,6 +17,7 @@ from typing import Callable
 from . import cache
 
 TILE_VECTORS = 2     # a register tile's width in vectors
+UNROLL = 4           # tiled_update's rows of u a loop step takes
 
 
 @functools.cache
@@ -83,32 +84,42 @@ def tiled_update(x: Operand, u: Operand, u_first: str, m: Operand, m_first: str,
                  tag: str, indent: int = 10) -> str:
     """x[i, k] -= sum_r m[i, m_first + r] u[u_first + r, k], r = 0 .. block - 1 in that order, for the rows i
     of `rows` (lo, hi) and the columns k from columns_from(the tile's first row) to columns_end: tiles of
-    tile_rows() rows of x in registers while the block's rows of u stream past, then the rows left one at a time.
+    tile_rows() rows of x carried in registers through a loop over r while the block's rows of u stream past,
+    then the rows left one at a time. (A loop, not r unrolled: the unrolled QR kernels compiled ~1.4 s longer.)
     `tag` prefixes every name (one function may hold several)."""
     v, (lo, hi) = f"vector<{lanes}x{element}>", rows
-    lines = _constants(tag, max(block, tile_rows()), lanes) + _whole_tiles(tag, lo, hi)
-    lines += [f"{tag}u{r} = arith.addi {u_first}, {tag}q{r} : index" for r in range(block)]
-    lines += [f"{tag}m{r} = arith.addi {m_first}, {tag}q{r} : index" for r in range(block)]
+    unroll = next(u for u in (UNROLL, 2, 1) if block % u == 0)
+    lines = _constants(tag, max(tile_rows(), unroll), lanes) + _whole_tiles(tag, lo, hi)
+    lines += [f"{tag}block = arith.constant {block} : index", f"{tag}unroll = arith.constant {unroll} : index"]
 
     def tiles(start: str, stop: str, height: int, step: str):
         p = f"{tag}{height}_"
+        names = [(q, w) for q in range(height) for w in range(TILE_VECTORS)]
+        vectors = ", ".join([v] * len(names))
         out = [f"scf.for {p}i = {start} to {stop} step {step} {{"]
         out += [f"  {p}i{q} = arith.addi {p}i, {tag}q{q} : index" for q in range(height)]
         out += [f"  scf.for {p}k = {columns_from(p + 'i')} to {columns_end} step {tag}w {{"]
         out += [f"    {p}k{w} = arith.addi {p}k, {tag}o{w} : index" for w in range(TILE_VECTORS)]
-        acc = {(q, w): f"{p}x{q}_{w}" for q in range(height) for w in range(TILE_VECTORS)}
-        out += [f"    {acc[q, w]} = {x.read(f'{p}i{q}', f'{p}k{w}', v)}" for q, w in acc]
-        for r in range(block):
-            out += [f"    {p}u{r}_{w} = {u.read(f'{tag}u{r}', f'{p}k{w}', v)}" for w in range(TILE_VECTORS)]
+        out += [f"    {p}x{q}_{w} = {x.read(f'{p}i{q}', f'{p}k{w}', v)}" for q, w in names]
+        carried = ", ".join(f"{p}a{q}_{w} = {p}x{q}_{w}" for q, w in names)
+        out += [f"    {p}r:{len(names)} = scf.for {p}j = %c0 to {tag}block step {tag}unroll iter_args({carried}) -> "
+                f"({vectors}) {{"]
+        acc = {(q, w): f"{p}a{q}_{w}" for q, w in names}
+        for r in range(unroll):
+            out += [f"      {p}ur{r} = arith.addi {u_first}, {p}j : index",
+                    f"      {p}urr{r} = arith.addi {p}ur{r}, {tag}q{r} : index",
+                    f"      {p}mr{r} = arith.addi {m_first}, {p}j : index",
+                    f"      {p}mrr{r} = arith.addi {p}mr{r}, {tag}q{r} : index"]
+            out += [f"      {p}u{r}_{w} = {u.read(f'{p}urr{r}', f'{p}k{w}', v)}" for w in range(TILE_VECTORS)]
             for q in range(height):
-                out += [f"    {p}s{r}_{q} = {m.load(f'{p}i{q}', f'{tag}m{r}')}",
-                        f"    {p}b{r}_{q} = vector.broadcast {p}s{r}_{q} : {element} to {v}"]
+                out += [f"      {p}s{r}_{q} = {m.load(f'{p}i{q}', f'{p}mrr{r}')}",
+                        f"      {p}b{r}_{q} = vector.broadcast {p}s{r}_{q} : {element} to {v}"]
                 for w in range(TILE_VECTORS):
-                    product, y = f"{p}p{r}_{q}_{w}", f"{p}y{r}_{q}_{w}"
-                    out += [f"    {product} = arith.mulf {p}b{r}_{q}, {p}u{r}_{w} : {v}",
-                            f"    {y} = arith.subf {acc[q, w]}, {product} : {v}"]
-                    acc[q, w] = y
-        out += [f"    {x.write(acc[q, w], f'{p}i{q}', f'{p}k{w}', v)}" for q, w in acc]
+                    out += [f"      {p}p{r}_{q}_{w} = arith.mulf {p}b{r}_{q}, {p}u{r}_{w} : {v}",
+                            f"      {p}y{r}_{q}_{w} = arith.subf {acc[q, w]}, {p}p{r}_{q}_{w} : {v}"]
+                    acc[q, w] = f"{p}y{r}_{q}_{w}"
+        out += [f"      scf.yield {', '.join(acc[q, w] for q, w in names)} : {vectors}", "    }"]
+        out += [f"    {x.write(f'{p}r#{j}', f'{p}i{q}', f'{p}k{w}', v)}" for j, (q, w) in enumerate(names)]
         return out + ["  }", "}"]
 
     lines += tiles(lo, f"{tag}tiled", tile_rows(), f"{tag}h") + tiles(f"{tag}tiled", hi, 1, "%c1")
