@@ -79,6 +79,18 @@ def _whole_tiles(tag: str, lo: str, hi: str) -> list[str]:
             f"{tag}tiled = arith.subi {hi}, {tag}rem : index"]
 
 
+def _multiply_add(name: str, scalar_load: str, vectors: list[str], accumulators: list[str], combine: str,
+                  element: str, v: str) -> tuple[list[str], list[str]]:
+    """(the lines, the new accumulators) of accumulators[w] `combine` (addf/subf) scalar * vectors[w], the scalar
+    loaded once and broadcast; `name` prefixes the names."""
+    lines = [f"{name}s = {scalar_load}", f"{name}b = vector.broadcast {name}s : {element} to {v}"]
+    sums = []
+    for w, (vector, accumulator) in enumerate(zip(vectors, accumulators)):
+        lines += [f"{name}p{w} = arith.mulf {name}b, {vector} : {v}", f"{name}y{w} = arith.{combine} {accumulator}, {name}p{w} : {v}"]
+        sums.append(f"{name}y{w}")
+    return lines, sums
+
+
 def tiled_update(x: Operand, u: Operand, u_first: str, m: Operand, m_first: str, rows: tuple[str, str],
                  columns_from: Callable[[str], str], columns_end: str, block: int, element: str, lanes: int,
                  tag: str, indent: int = 10) -> str:
@@ -112,12 +124,11 @@ def tiled_update(x: Operand, u: Operand, u_first: str, m: Operand, m_first: str,
                     f"      {p}mrr{r} = arith.addi {p}mr{r}, {tag}q{r} : index"]
             out += [f"      {p}u{r}_{w} = {u.read(f'{p}urr{r}', f'{p}k{w}', v)}" for w in range(TILE_VECTORS)]
             for q in range(height):
-                out += [f"      {p}s{r}_{q} = {m.load(f'{p}i{q}', f'{p}mrr{r}')}",
-                        f"      {p}b{r}_{q} = vector.broadcast {p}s{r}_{q} : {element} to {v}"]
-                for w in range(TILE_VECTORS):
-                    out += [f"      {p}p{r}_{q}_{w} = arith.mulf {p}b{r}_{q}, {p}u{r}_{w} : {v}",
-                            f"      {p}y{r}_{q}_{w} = arith.subf {acc[q, w]}, {p}p{r}_{q}_{w} : {v}"]
-                    acc[q, w] = f"{p}y{r}_{q}_{w}"
+                row = [acc[q, w] for w in range(TILE_VECTORS)]
+                step, row = _multiply_add(f"{p}{r}_{q}_", m.load(f'{p}i{q}', f'{p}mrr{r}'),
+                                          [f"{p}u{r}_{w}" for w in range(TILE_VECTORS)], row, "subf", element, v)
+                out += ["      " + line for line in step]
+                acc.update({(q, w): sum_ for w, sum_ in enumerate(row)})
         out += [f"      scf.yield {', '.join(acc[q, w] for q, w in names)} : {vectors}", "    }"]
         out += [f"    {x.write(f'{p}r#{j}', f'{p}i{q}', f'{p}k{w}', v)}" for j, (q, w) in enumerate(names)]
         return out + ["  }", "}"]
@@ -148,12 +159,11 @@ def tiled_transposed_product(out: Operand, x: Operand, m: Operand, m_first: str,
         lines += [f"    {p}x{w} = {x.read(p + 'i', f'{p}k{w}', v)}" for w in range(TILE_VECTORS)]
         sums = []
         for q in range(height):
-            lines += [f"    {p}s{q} = {m.load(p + 'i', f'{tag}m{first + q}')}",
-                      f"    {p}b{q} = vector.broadcast {p}s{q} : {element} to {v}"]
-            for w in range(TILE_VECTORS):
-                lines += [f"    {p}p{q}_{w} = arith.mulf {p}b{q}, {p}x{w} : {v}",
-                          f"    {p}y{q}_{w} = arith.addf {p}a{q}_{w}, {p}p{q}_{w} : {v}"]
-                sums.append(f"{p}y{q}_{w}")
+            step, row = _multiply_add(f"{p}{q}_", m.load(p + 'i', f'{tag}m{first + q}'),
+                                      [f"{p}x{w}" for w in range(TILE_VECTORS)],
+                                      [f"{p}a{q}_{w}" for w in range(TILE_VECTORS)], "addf", element, v)
+            lines += ["    " + line for line in step]
+            sums += row
         lines += [f"    scf.yield {', '.join(sums)} : {', '.join([v] * len(names))}", "  }"]
         lines += [f"  {out.write(f'{p}r#{j}', f'{tag}q{first + q}', f'{p}k{w}', v)}" for j, (q, w) in enumerate(names)]
         lines += ["}"]
