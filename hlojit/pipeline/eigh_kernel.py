@@ -15,10 +15,11 @@ CHUNK = 64     # W's columns a flush takes through the buffered sweeps at once
 
 def eigh_body(batch: int, n: int, element: str, lanes: int, vectors: bool) -> str:
     """EISPACK's tred2 (Householder tridiagonalization, its reflections accumulated) and tql2 (implicit QL, the
-    rotations accumulated), as JAMA writes them, on W = V^T: every inner loop of both then runs along a
-    contiguous row (a vector of `lanes`, masked at the ends). Eigenvalues ascending (a selection sort carries
-    W's rows along); the eigenvectors are W's rows, transposed into v's columns at the end. Without `vectors`
-    no reflection or rotation is accumulated. tql2's iterations per eigenvalue stop at 30 n + 30 (NaN input)."""
+    rotations accumulated: buffered by sweeps, see flush), as JAMA writes them, on W = V^T: every inner loop of
+    both then runs along a contiguous row (a vector of `lanes`, masked at the ends). Eigenvalues ascending (a
+    selection sort carries W's rows along); the eigenvectors are W's rows, transposed into v's columns at the end.
+    Without `vectors` no reflection or rotation is accumulated. tql2's iterations per eigenvalue stop at 30 n + 30
+    (NaN input)."""
     eps = float(2.0 ** -23 if element == "f32" else 2.0 ** -52)
     t = f"memref<{batch}x{n}x{n}x{element}>"
     dt = f"memref<{batch}x{n}x{element}>"

@@ -1,6 +1,7 @@
 """The bodies of pipeline/kernels.py's factorization and solve kernels (llvm-cpu): MLIR text of one workgroup's
 function, row-major, every inner loop along a contiguous row in vectors of `lanes` (16 f32, 8 f64). kernels.py
-wraps each in its executable and claims the composites they serve; eigh's is eigh_kernel.py.
+wraps each in its executable and claims the composites they serve; QR's are in qr_kernels.py, eigh's in
+eigh_kernel.py, svd's in svd_kernel.py.
 """
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ CHOLESKY_BLOCK = 8   # rows of U the trailing rows take at once (register tiles,
 def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str:
     """The kernel's function body: L of each matrix's lower triangle (JAX's NaN triangle where a pivot fails).
 
-    A padded working copy (register_tiles.padded_row) holds U = L^T row by row while it factors (right-looking: row j of U is scaled by its
-    pivot, then every row below takes the axpy that row j gives it, along contiguous columns in vectors of
-    `lanes`); a block of CHOLESKY_BLOCK rows is finished first and the rows below take all of its rows in one
-    pass (one load and store of a trailing row per block, not per row). U is transposed into L at the end. Both
+    A padded working copy (register_tiles.padded_row) holds U = L^T row by row while it factors (right-looking:
+    row j of U is scaled by its pivot, then the rows of its block take the axpy that row j gives them, along
+    contiguous columns in vectors of `lanes`); once a block of CHOLESKY_BLOCK rows is finished the rows below
+    take all of its rows by register tiles (register_tiles.tiled_update). U is transposed into L at the end. Both
     transposing copies walk the padded copy's columns (256² with the input's or output's columns walked: 0.30 ms
     a call, 4 KiB-apart rows thrashing L1; 257² 0.13)."""
     io = f"memref<{batch}x{n}x{n}x{element}>"
@@ -26,7 +27,7 @@ def cholesky_body(batch: int, n: int, element: str, lanes: int, nan: str) -> str
     # a tile's rows start at its first row's column: the few elements left of a later row's diagonal are never read
     trailing = tiled_update(Operand("%w", t), Operand("%w", t), "%j0", Operand("%w", t, transposed=True), "%j0",
                             ("%next", "%n"), lambda first: first, "%n", block, element, lanes, "%t")
-    return f"""{_prologue(element, lanes, [("%in", io), ("%out", io)])}
+    return f"""{prologue(element, lanes, [("%in", io), ("%out", io)])}
 {work}
         %n = arith.constant {n} : index
         %block = arith.constant {block} : index
@@ -95,9 +96,9 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
     own columns (whole rows swapped; each row's part of the panel one masked vector), then its U rows right of
     the panel are finished by forward substitution with the panel's unit lower block, and the rows below take
     all the panel's rows by register tiles (register_tiles.py). Also the row order (a[order] = L U) and the
-    number of real swaps. It factors a padded working copy (register_tiles.padded_row), copied out at the end. The panel is a vector wide (a panel row is one masked vector): 16 columns in f32, 8 in
-    f64 (f32 by 16 rather than 8 on the 2-vCPU Xeon, 2026-12-05: solve 256² 0.67 -> 0.54 ms, 1024² 22.6 -> 19.7;
-    JAX 0.81, 19.2)."""
+    number of real swaps. It factors a padded working copy (register_tiles.padded_row), copied out at the end.
+    The panel is a vector wide (a panel row is one masked vector): 16 columns in f32, 8 in f64 (f32 by 16 rather
+    than 8 on the 2-vCPU Xeon, 2026-12-05: solve 256² 0.67 -> 0.54 ms, 1024² 22.6 -> 19.7; JAX 0.81, 19.2)."""
     io = f"memref<{batch}x{n}x{n}x{element}>"
     work, t = padded_work(batch, n, n, element, 5, "%lu")
     v = f"vector<{lanes}x{element}>"
@@ -106,7 +107,7 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
                             lambda first: "%next", "%n", block, element, lanes, "%t")
     indices = f"memref<{batch}x{n}xi32>"
     bindings = [("%in", io), ("%out", io), ("%piv", indices), ("%ord", indices), ("%sw", f"memref<{batch}xi32>")]
-    return f"""{_prologue(element, lanes, bindings)}
+    return f"""{prologue(element, lanes, bindings)}
 {work}
         %n = arith.constant {n} : index
         %block = arith.constant {block} : index
@@ -206,7 +207,7 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
         return"""
 
 
-def _prologue(element: str, lanes: int, bindings: list[tuple[str, str]]) -> str:
+def prologue(element: str, lanes: int, bindings: list[tuple[str, str]]) -> str:
     """The lines every kernel body starts with: %c0, %c1, %lanes, %zero, %one, %zv (a zero vector), %b (the
     workgroup's matrix of the batch) and a subspan per binding [(name, memref type)], in binding order."""
     lines = [f"""        %c0 = arith.constant 0 : index
@@ -236,7 +237,7 @@ def substitution_body(batch: int, n: int, r: int, element: str, lanes: int, perm
     v = f"vector<{lanes}x{element}>"
     bindings = ["%t", "%order", "%rhs", "%x"] if permuted else ["%t", "%rhs", "%x"]
     types = [t, ot, xt, xt] if permuted else [t, xt, xt]
-    lines = [_prologue(element, lanes, list(zip(bindings, types))), f"""        %n = arith.constant {n} : index
+    lines = [prologue(element, lanes, list(zip(bindings, types))), f"""        %n = arith.constant {n} : index
         %last = arith.constant {n - 1} : index
         %r = arith.constant {r} : index"""]
     source_row = "%o" if permuted else "%i"

@@ -5,8 +5,8 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 ~500 dispatches took ~1.5 ms where LAPACK takes ~0.4 (the dispatches' own cost, not the arithmetic). A
 `hal.executable.source` may hold any MLIR the llvm-cpu backend lowers (scf loops, memref loads, vector ops), and
 `flow.dispatch` calls it like a fused dispatch of IREE's own. Each kernel is a text template of that MLIR
-(factorization_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a batch spreads over
-local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
+(factorization_kernels.py, qr_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a
+batch spreads over local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
 shapes its kernel was written and tested for; every other composite is inlined (legalize.calls_inlined),
 so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. The LU,
 Cholesky and QR kernels are blocked inside, their updates register-tiled (register_tiles.py); blocked forms of
@@ -30,9 +30,9 @@ from iree.compiler import ir
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import SWEEPS, eigh_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
+from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, householder_body
 from .register_tiles import padded_row
-from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .svd_kernel import svd_body
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
@@ -151,7 +151,8 @@ def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     batch = math.prod(lead)
     operands = [_types(tuple(lead), (m, k), element), _types(tuple(lead), (1, k), element)]
     results = [_types(tuple(lead), (m, columns), element), _types(tuple(lead), (lanes, columns), element),
-               _types(tuple(lead), (m, lanes), element), _types(tuple(lead), (m, padded_row(columns, element)), element)]
+               _types(tuple(lead), (m, lanes), element),
+               _types(tuple(lead), (m, padded_row(columns, element)), element)]
     return _module(symbol, batch, operands, results, form_q_body(batch, m, k, columns, element, lanes), returned=1)
 
 

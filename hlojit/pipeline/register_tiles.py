@@ -86,7 +86,8 @@ def _multiply_add(name: str, scalar_load: str, vectors: list[str], accumulators:
     lines = [f"{name}s = {scalar_load}", f"{name}b = vector.broadcast {name}s : {element} to {v}"]
     sums = []
     for w, (vector, accumulator) in enumerate(zip(vectors, accumulators)):
-        lines += [f"{name}p{w} = arith.mulf {name}b, {vector} : {v}", f"{name}y{w} = arith.{combine} {accumulator}, {name}p{w} : {v}"]
+        lines += [f"{name}p{w} = arith.mulf {name}b, {vector} : {v}",
+                  f"{name}y{w} = arith.{combine} {accumulator}, {name}p{w} : {v}"]
         sums.append(f"{name}y{w}")
     return lines, sums
 
