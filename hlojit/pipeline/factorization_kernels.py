@@ -5,7 +5,7 @@ eigh_kernel.py, svd's in svd_kernel.py.
 """
 from __future__ import annotations
 
-from .register_tiles import Operand, padded_work, tiled_update
+from .register_tiles import Operand, copied_out, padded_work, tiled_update
 
 CHOLESKY_BLOCK = 8   # rows of U the trailing rows take at once (register tiles, padded: 256² 0.15 ms by 8, 0.17 by
                      # 16 and 32; 1024² 6.5, 5.9, 5.7; 2-vCPU Xeon 2026-12-06)
@@ -198,12 +198,7 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
           scf.yield %swj : i32
         }}
         memref.store %swaps, %sw[%b] : memref<{batch}xi32>
-        scf.for %i = %c0 to %n step %c1 {{
-          scf.for %k = %c0 to %n step %lanes {{
-            %r = vector.transfer_read %lu[%b, %i, %k], %zero : {t}, {v}
-            vector.transfer_write %r, %out[%b, %i, %k] : {v}, {io}
-          }}
-        }}
+{copied_out("%lu", t, "%out", io, "%n", "%n", v)}
         return"""
 
 

@@ -15,7 +15,7 @@ before the padded copy, 1024² 65.9: rows 4 KiB apart), 2048² 458 (blocked, a 3
 from __future__ import annotations
 
 from .factorization_kernels import prologue
-from .register_tiles import Operand, padded_work, tiled_transposed_product, tiled_update
+from .register_tiles import Operand, copied_out, padded_work, tiled_transposed_product, tiled_update
 
 
 def _reflector_pass(t: str, v: str, vt: str, scratch: str, element: str, rows: str, column: str, start: str,
@@ -242,12 +242,7 @@ def householder_body(batch: int, m: int, n: int, element: str, lanes: int) -> st
         scf.for %j = %whole to %kk step %c1 {{
 {alone}
         }}
-        scf.for %i = %c0 to %m step %c1 {{
-          scf.for %k = %c0 to %n step %lanes {{
-            %r = vector.transfer_read %q[%b, %i, %k], %zero : {t}, {v}
-            vector.transfer_write %r, %out[%b, %i, %k] : {v}, {io}
-          }}
-        }}
+{copied_out("%q", t, "%out", io, "%m", "%n", v)}
         return"""
 
 
@@ -293,10 +288,5 @@ def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: i
           %j0 = arith.subi %jfrom, %nb : index
 {_block_update(t, vt, wt, pt, taus, element, lanes, False, ("%j0", "%cols"))}
         }}
-        scf.for %i = %c0 to %m step %c1 {{
-          scf.for %k = %c0 to %cols step %lanes {{
-            %r = vector.transfer_read %q[%b, %i, %k], %zero : {t}, {v}
-            vector.transfer_write %r, %out[%b, %i, %k] : {v}, {io}
-          }}
-        }}
+{copied_out("%q", t, "%out", io, "%m", "%cols", v)}
         return"""

@@ -48,6 +48,17 @@ def padded_work(batch: int, rows: int, columns: int, element: str, binding: int,
             strided)
 
 
+def copied_out(work: str, work_type: str, out: str, out_type: str, rows: str, columns: str, v: str) -> str:
+    """The lines that copy the padded working copy `work` to the result binding `out` (rows x columns, given as
+    index values), row by row in vectors."""
+    return f"""        scf.for %i = %c0 to {rows} step %c1 {{
+          scf.for %k = %c0 to {columns} step %lanes {{
+            %r = vector.transfer_read {work}[%b, %i, %k], %zero : {work_type}, {v}
+            vector.transfer_write %r, {out}[%b, %i, %k] : {v}, {out_type}
+          }}
+        }}"""
+
+
 class Operand:
     """A matrix of the batch's workgroup %b as the tiles read it: `memref`[%b, row, column] of memref type `type`
     (`transposed`: its scalars loaded at [%b, column, row]; vectors run along the memref's rows either way)."""
