@@ -129,11 +129,10 @@ def tiled_update(x: Operand, u: Operand, u_first: str, m: Operand, m_first: str,
         out += [f"    {p}r:{len(names)} = scf.for {p}j = %c0 to {tag}block step {tag}unroll iter_args({carried}) -> "
                 f"({vectors}) {{"]
         acc = {(q, w): f"{p}a{q}_{w}" for q, w in names}
+        out += [f"      {p}ur = arith.addi {u_first}, {p}j : index", f"      {p}mr = arith.addi {m_first}, {p}j : index"]
         for r in range(unroll):
-            out += [f"      {p}ur{r} = arith.addi {u_first}, {p}j : index",
-                    f"      {p}urr{r} = arith.addi {p}ur{r}, {tag}q{r} : index",
-                    f"      {p}mr{r} = arith.addi {m_first}, {p}j : index",
-                    f"      {p}mrr{r} = arith.addi {p}mr{r}, {tag}q{r} : index"]
+            out += [f"      {p}urr{r} = arith.addi {p}ur, {tag}q{r} : index",
+                    f"      {p}mrr{r} = arith.addi {p}mr, {tag}q{r} : index"]
             out += [f"      {p}u{r}_{w} = {u.read(f'{p}urr{r}', f'{p}k{w}', v)}" for w in range(TILE_VECTORS)]
             for q in range(height):
                 row = [acc[q, w] for w in range(TILE_VECTORS)]
