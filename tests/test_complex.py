@@ -173,6 +173,8 @@ _RESULTS = {}
 def test_complex_ops_against_numpy(backend, dtype):
     if backend == "iree:vmvx" and dtype == np.complex128:   # ~16 s of the suite: iree:cpu checks these rewrites
         pytest.skip("vmvx runs complex64 only here (the complex128 module's rewrites are checked on iree:cpu)")
+    if backend == "iree:cpu" and dtype == np.complex64:     # ~23 s: the same rewrites, in f32 pairs, run on vmvx
+        pytest.skip("iree:cpu runs complex128 only here (the complex64 module's rewrites are checked on iree:vmvx)")
     traced, args, rows = _suite(dtype, backend)
     key = (backend, dtype)
     if key not in _RESULTS:

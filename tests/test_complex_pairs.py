@@ -38,12 +38,13 @@ def _literal(values) -> str:
     return "[" + ", ".join(f"({v.real:.17e}, {v.imag:.17e})" for v in values) + "]"
 
 
-def _module() -> tuple[str, list]:
+def _module(tags) -> tuple[str, list]:
     """One function: every op of UNARY on argument x (and those of ON_A_CONSTANT on a constant), and
-    power(x, y), for c64 and c128 alike; and the numpy values of its results, in order."""
+    power(x, y), for each dtype of `tags` (DTYPES' keys); and the numpy values of its results, in order."""
     n = len(X)
     args, lines, results, expected = [], [], [], []
-    for tag, (mlir, dtype) in DTYPES.items():
+    for tag in tags:
+        mlir, dtype = DTYPES[tag]
         t = f"tensor<{n}x{mlir}>"
         real_t = t.replace(mlir, mlir[8:-1])
         args += [f"%x_{tag}: {t}", f"%y_{tag}: {t}"]
@@ -74,9 +75,11 @@ def _module() -> tuple[str, list]:
 
 
 def test_complex_math_ops_of_a_from_mlir_module(backend):
-    text, expected = _module()
+    # vmvx: complex64 only (~12 s of its ~25; the complex128 rewrites are the same code, checked on iree:cpu)
+    tags = ("c64",) if backend == "iree:vmvx" else tuple(DTYPES)
+    text, expected = _module(tags)
     f = hj.from_mlir(text, entry="main", backend=backend)
-    inputs = [a.astype(dtype) for _, dtype in DTYPES.values() for a in (X, Y)]
+    inputs = [a.astype(DTYPES[tag][1]) for tag in tags for a in (X, Y)]
     outputs = f(*inputs)
     assert len(outputs) == len(expected)
     for i, (actual, want) in enumerate(zip(outputs, expected)):
