@@ -110,14 +110,35 @@ def test_a_worker_imports_ml_dtypes_only_for_a_bf16_program(monkeypatch):
     """ml_dtypes 0.7's import took ~0.55 of a worker's ~0.9 CPU-s start (dialects/types.py imported it for its
     dtype table); a worker needs it only for a bf16 program, and then compiles it."""
     imports = compile_worker._MAIN.split("compile_worker.serve")[0] + "print('ml_dtypes' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", imports], capture_output=True, text=True, check=True,
-                         env=dict(os.environ, PYTHONPATH=REPO))
+    out = subprocess.run([sys.executable, "-c", imports, "0", "0", REPO], capture_output=True, text=True,
+                         check=True, env=dict(os.environ, PYTHONPATH=REPO))
     assert out.stdout.strip() == "False"
     import ml_dtypes
     monkeypatch.setattr(compile_worker, "_idle", [])    # a new worker, which has not imported it
     x = np.array([1.5, -2.25, 3.0], ml_dtypes.bfloat16)
     got = np.asarray(hj.jit(lambda v: v * 2 + 1, backend="iree:vmvx")(x))
     assert got.dtype == x.dtype and got.astype(np.float32).tolist() == [4.0, -3.5, 7.0]
+
+
+def test_the_worker_runs_this_processes_hlojit_whatever_the_working_directory_holds(tmp_path):
+    """`python -c` puts the working directory first on sys.path: a worker started from a folder holding another
+    hlojit (a checkout, here a broken one) imported that one, while the process itself ran its own."""
+    decoy = tmp_path / "hlojit" / "pipeline"
+    decoy.mkdir(parents=True)
+    marker = tmp_path / "imported"
+    (decoy.parent / "__init__.py").write_text("raise ImportError('the other hlojit')\n")
+    (decoy / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise ImportError('the other')\n")
+    script = tmp_path / "elsewhere" / "run.py"
+    script.parent.mkdir()
+    script.write_text("import numpy as np, hlojit as hj\n"
+                      "print(hj.__file__)\n"
+                      "print(float(hj.jit(lambda x: x * 2 + 1, backend='iree:vmvx')(np.float32(3))))\n")
+    env = dict(os.environ, PYTHONPATH=REPO, HLOJIT_COMPILE_WORKER="1", HLOJIT_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [os.path.join(REPO, "hlojit", "__init__.py"), "7.0"]
+    assert not marker.exists(), "a worker imported the working directory's hlojit"
 
 
 LONG_COMPILE = """

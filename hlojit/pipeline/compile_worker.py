@@ -78,7 +78,8 @@ class _Worker:
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _MAIN, str(request_in), str(reply_out)], pass_fds=(request_in, reply_out),
+                [sys.executable, "-c", _MAIN, str(request_in), str(reply_out), package_root],
+                pass_fds=(request_in, reply_out),
                 stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env=env)
         finally:
             os.close(request_in)
@@ -258,7 +259,10 @@ def _end_workers():
 # The worker imports hlojit.pipeline alone: hlojit/__init__.py would import the frontend, the backends and the
 # IREE runtime, which a worker never uses (0.3 s of the 1.0 s a worker took to start). So `hlojit` is made a
 # bare package (its folder as __path__, its __init__ not run) before the import.
+# sys.path[0] of `python -c` is the working directory, which may hold another hlojit (a checkout): the worker
+# imports the parent's package, whose folder comes as its third argument
 _MAIN = ("import importlib.util, sys, types; "
+         "sys.path.insert(0, sys.argv[3]); "
          "package = types.ModuleType('hlojit'); "
          "package.__path__ = list(importlib.util.find_spec('hlojit').submodule_search_locations); "
          "sys.modules['hlojit'] = package; "
