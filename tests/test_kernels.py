@@ -354,6 +354,35 @@ def test_eigh_kernel_on_repeated_and_zero_eigenvalues():
         np.testing.assert_allclose(v.T @ v, np.eye(6), atol=1e-13)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eigh_accumulates_its_reflections_through_the_qr_kernels_orgqr(dtype):
+    """eigh's vectors in three dispatches (tred2's reduction, orgqr of its reflections under reversed coordinates,
+    tql2): blocks that leave some reduction steps nothing to reflect (tau 0 among reflections: a block diagonal,
+    a zero last row and column), and a size whose n - 1 reflections fill panels and leave a tail."""
+    rng = np.random.default_rng(16)
+    def symmetric(n):
+        x = rng.standard_normal((n, n))
+        return x + x.T
+    blocks = np.zeros((40, 40))
+    blocks[:25, :25], blocks[25:, 25:] = symmetric(25), symmetric(15)
+    zero_edge = np.pad(symmetric(30), ((0, 1), (0, 1)))
+    inputs = [a.astype(dtype) for a in (blocks, zero_edge, symmetric(83))]
+    module = hj.jit(lambda x: ops.linalg.eigh(x)).lower(inputs[0]).program.module
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        rewritten = ir.Module.parse(str(module))
+        quirks.apply(rewritten, targets.get("cpu"))
+        names = [name for name in ("tridiagonal", "form_q", "ql") if f"_{name}_executable::" in str(rewritten)]
+    assert names == ["tridiagonal", "form_q", "ql"]
+    tolerance = 2e-5 if dtype == np.float32 else 1e-13
+    for a, (w, v) in zip(inputs, on_each(ops.linalg.eigh, inputs, "iree:cpu")):
+        w, v, a64 = np.asarray(w, np.float64), np.asarray(v, np.float64), a.astype(np.float64)
+        scale = np.abs(a64).max()
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(a64), atol=tolerance * scale)
+        np.testing.assert_allclose(a64 @ v, v * w, atol=tolerance * scale * 2)
+        np.testing.assert_allclose(v.T @ v, np.eye(len(a)), atol=tolerance * 2)
+
+
 def test_eigh_gradient_goes_through_the_kernel():
     a = np.random.default_rng(15).standard_normal((5, 5))
     a = a + a.T

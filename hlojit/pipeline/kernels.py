@@ -28,7 +28,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
-from .eigh_kernel import SWEEPS, eigh_body
+from .eigh_kernel import SWEEPS, eigenvalues_body, ql_body, tridiagonal_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, householder_body
@@ -52,45 +52,65 @@ def _matrices_claim(op) -> bool:
     return _kernel_sized(op, shape_of(op.operands[0].type)[-1])
 
 
-def _module(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
-            body: str, returned: int | None = None) -> str:
-    """A module holding a kernel's executable (one workgroup per matrix of the batch; a storage buffer per
-    operand, read-only, then one per result) and `func.func private @symbol(operands) -> results` that
-    dispatches it (its first `returned` results only, where the rest are the kernel's scratch).
-    `operands`, `results`: [(the dispatch's type, its batch flattened; the function's type)]."""
-    kept = results[:returned]
-    arguments = ", ".join(f"%a{i}: {outer}" for i, (_, outer) in enumerate(operands))
-    flatten = "\n".join(f"    %f{i} = stablehlo.reshape %a{i} : ({outer}) -> {flat}"
-                         for i, (flat, outer) in enumerate(operands))
-    reshapes = "\n".join(f"    %out{i} = stablehlo.reshape %k#{i} : ({flat}) -> {outer}"
-                          for i, (flat, outer) in enumerate(kept))
-    layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * len(operands)
-                             + ["#hal.pipeline.binding<storage_buffer>"] * len(results))
-    out_types = ", ".join(outer for _, outer in kept)
-    flat_arguments = ", ".join(f"%f{i}" for i in range(len(operands)))
-    flat_operands, flat_results = (", ".join(flat for flat, _ in types) for types in (operands, results))
-    return f"""#layout = #hal.pipeline.layout<bindings = [
-    {layout}]>
-module {{
-  hal.executable.source private @{symbol}_executable {{
-    hal.executable.export public @{symbol} ordinal(0) layout(#layout) count(%device: !hal.device) -> (index, index, index) {{
+def _executable(symbol: str, batch: int, operands: int, results: int, body: str) -> tuple[str, str]:
+    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: one workgroup per
+    matrix of the batch; a storage buffer per operand, read-only, then one per result."""
+    alias = f"#{symbol}_layout"
+    layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * operands
+                             + ["#hal.pipeline.binding<storage_buffer>"] * results)
+    return f"""{alias} = #hal.pipeline.layout<bindings = [
+    {layout}]>""", f"""  hal.executable.source private @{symbol}_executable {{
+    hal.executable.export public @{symbol} ordinal(0) layout({alias}) count(%device: !hal.device) -> (index, index, index) {{
       %c1 = arith.constant 1 : index
       %batch = arith.constant {batch} : index
       hal.return %batch, %c1, %c1 : index, index, index
     }}
     builtin.module {{
       func.func @{symbol}() {{
-{body}
+{body.replace("layout(#layout)", f"layout({alias})")}
       }}
     }}
-  }}
-  func.func private @{symbol}({arguments}) -> ({out_types}) {{
+  }}"""
+
+
+def _dispatch(symbol: str, arguments: list[str], operands: list[str], results: list[str], name: str) -> str:
+    """`%{name}:k = flow.dispatch` of @symbol's executable: arguments [SSA value], operands / results [flat type]."""
+    return (f"    %{name}:{len(results)} = flow.dispatch @{symbol}_executable::@{symbol}({', '.join(arguments)}) : "
+            f"({', '.join(operands)}) -> ({', '.join(results)})")
+
+
+def _assembled(aliases: list[str], inners: list[str]) -> str:
+    return "\n".join(aliases) + "\nmodule {\n" + "\n".join(inners) + "\n}"
+
+
+def _parts(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
+           body: str, returned: int | None = None) -> tuple[list[str], list[str]]:
+    """(aliases, inner texts) of a kernel's executable and `func.func private @symbol(operands) -> results` that
+    dispatches it (its first `returned` results only, where the rest are the kernel's scratch).
+    `operands`, `results`: [(the dispatch's type, its batch flattened; the function's type)]."""
+    kept = results[:returned]
+    alias, executable = _executable(symbol, batch, len(operands), len(results), body)
+    arguments = ", ".join(f"%a{i}: {outer}" for i, (_, outer) in enumerate(operands))
+    flatten = "\n".join(f"    %f{i} = stablehlo.reshape %a{i} : ({outer}) -> {flat}"
+                         for i, (flat, outer) in enumerate(operands))
+    reshapes = "\n".join(f"    %out{i} = stablehlo.reshape %k#{i} : ({flat}) -> {outer}"
+                          for i, (flat, outer) in enumerate(kept))
+    out_types = ", ".join(outer for _, outer in kept)
+    dispatch = _dispatch(symbol, [f"%f{i}" for i in range(len(operands))], [flat for flat, _ in operands],
+                         [flat for flat, _ in results], "k")
+    function = f"""  func.func private @{symbol}({arguments}) -> ({out_types}) {{
 {flatten}
-    %k:{len(results)} = flow.dispatch @{symbol}_executable::@{symbol}({flat_arguments}) : ({flat_operands}) -> ({flat_results})
+{dispatch}
 {reshapes}
     return {", ".join(f"%out{i}" for i in range(len(kept)))} : {out_types}
-  }}
-}}"""
+  }}"""
+    return [alias], [executable, function]
+
+
+def _module(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
+            body: str, returned: int | None = None) -> str:
+    """A module holding a kernel's executable and the function dispatching it (_parts)."""
+    return _assembled(*_parts(symbol, batch, operands, results, body, returned))
 
 
 def _types(batch_shape: tuple, dims: tuple, element: str) -> tuple[str, str]:
@@ -144,8 +164,7 @@ def _form_q_claims(op) -> bool:
     return min(m, k) >= 1 and _kernel_sized(op, composite_attributes(op)["columns"])
 
 
-def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
-    """`func.func private @symbol(v, tau) -> q` as qr.form_q's."""
+def _form_q_parts(symbol: str, shapes: list, dtype, attributes: dict) -> tuple[list[str], list[str]]:
     element, lanes, _ = _ELEMENT[dtype]
     (*lead, m, k), columns = shapes[0], attributes["columns"]
     batch = math.prod(lead)
@@ -153,7 +172,12 @@ def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     results = [_types(tuple(lead), (m, columns), element), _types(tuple(lead), (lanes, columns), element),
                _types(tuple(lead), (m, lanes), element),
                _types(tuple(lead), (m, padded_row(columns, element)), element)]
-    return _module(symbol, batch, operands, results, form_q_body(batch, m, k, columns, element, lanes), returned=1)
+    return _parts(symbol, batch, operands, results, form_q_body(batch, m, k, columns, element, lanes), returned=1)
+
+
+def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
+    """`func.func private @symbol(v, tau) -> q` as qr.form_q's."""
+    return _assembled(*_form_q_parts(symbol, shapes, dtype, attributes))
 
 
 SCRATCH_BYTES = 16384   # a kernel's stack scratch (IREE's llvm-cpu allows 32 KiB a workgroup)
@@ -191,19 +215,45 @@ def _triangular_solve_source(symbol: str, shapes: list, dtype, attributes: dict)
     return _module(symbol, batch, [_types(lead, (n, n), element), rhs], [rhs], body)
 
 
+def _eigh_claims(op) -> bool:
+    """_matrices_claim; with vectors, n >= 2 (the reflections' orgqr has n - 1 columns)."""
+    n = shape_of(op.operands[0].type)[-1]
+    return _matrices_claim(op) and (n >= 2 or not composite_attributes(op)["vectors"])
+
+
 def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
-    """`func.func private @symbol(a) -> (w, v)` (w alone without `vectors`) as spectral.symmetric_eigen's."""
+    """`func.func private @symbol(a) -> (w, v)` (w alone without `vectors`) as spectral.symmetric_eigen's.
+    Eigenvalues alone: one dispatch (eigenvalues_body). With vectors, three: tred2's reduction, its reflections
+    accumulated by the QR kernels' orgqr (compact WY panels), then tql2 (eigh_kernel.py)."""
     element, lanes, _ = _ELEMENT[dtype]
     (*lead, n, _), vectors = shapes[0], bool(attributes["vectors"])
     batch, lead = math.prod(lead), tuple(lead)
     matrix = _types(lead, (n, n), element)
-    results = [_types(lead, (n,), element)] + ([matrix] if vectors else [])
-    body = eigh_body(batch, n, element, lanes, vectors)
-    if not vectors:   # the kernel's W is scratch then: a result nobody reads, dropped after the dispatch
-        results.append(matrix)
-        return _module(symbol, batch, [matrix], results, body, returned=1)
-    rotations = _types(lead, (SWEEPS, n), element)   # the buffered sweeps' cosines and sines
-    return _module(symbol, batch, [matrix], results + [rotations, rotations], body, returned=2)
+    w = _types(lead, (n,), element)
+    if not vectors:   # W is scratch: a result nobody reads, dropped after the dispatch
+        return _module(symbol, batch, [matrix], [w, matrix], eigenvalues_body(batch, n, element, lanes), returned=1)
+    flat = lambda dims: _types((batch,), dims, element)[0]   # noqa: E731
+    tri, ql, form_q = f"{symbol}_tridiagonal", f"{symbol}_ql", f"{symbol}_form_q"
+    tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n))]
+    ql_operands = [flat((n - 1, n - 1)), flat((n,)), flat((n,))]
+    ql_results = [flat((n,)), flat((n, n)), flat((SWEEPS, n)), flat((SWEEPS, n))]
+    aliases, inners = _form_q_parts(form_q, [(batch, n - 1, n - 1), (batch, 1, n - 1)], dtype, {"columns": n - 1})
+    for name, body, operand_count, result_count in (
+            (tri, tridiagonal_body(batch, n, element, lanes), 1, len(tri_results)),
+            (ql, ql_body(batch, n, element, lanes), len(ql_operands), len(ql_results))):
+        alias, executable = _executable(name, batch, operand_count, result_count, body)
+        aliases.append(alias)
+        inners.append(executable)
+    inners.append(f"""  func.func private @{symbol}(%a: {matrix[1]}) -> ({w[1]}, {matrix[1]}) {{
+    %f = stablehlo.reshape %a : ({matrix[1]}) -> {matrix[0]}
+{_dispatch(tri, ["%f"], [matrix[0]], tri_results, "t")}
+    %q = func.call @{form_q}(%t#2, %t#3) : ({tri_results[2]}, {tri_results[3]}) -> {ql_operands[0]}
+{_dispatch(ql, ["%q", "%t#0", "%t#1"], ql_operands, ql_results, "k")}
+    %w = stablehlo.reshape %k#0 : ({w[0]}) -> {w[1]}
+    %v = stablehlo.reshape %k#1 : ({matrix[0]}) -> {matrix[1]}
+    return %w, %v : {w[1]}, {matrix[1]}
+  }}""")
+    return _assembled(aliases, inners)
 
 
 def _svd_claims(op) -> bool:
@@ -233,7 +283,7 @@ KERNELS = {"hlojit.cholesky": Kernel(_matrices_claim, _cholesky_source),
            "hlojit.lu": Kernel(_matrices_claim, _lu_source),
            "hlojit.lu_solve": Kernel(_solve_claims, _lu_solve_source),
            "hlojit.triangular_solve": Kernel(_solve_claims, _triangular_solve_source),
-           "hlojit.eigh": Kernel(_matrices_claim, _eigh_source),
+           "hlojit.eigh": Kernel(_eigh_claims, _eigh_source),
            "hlojit.svd": Kernel(_svd_claims, _svd_source),
            "hlojit.householder": Kernel(_householder_claims, _householder_source),
            "hlojit.form_q": Kernel(_form_q_claims, _form_q_source)}
