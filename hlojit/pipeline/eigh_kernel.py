@@ -11,6 +11,7 @@ The text is built by kernel_text.KernelText.
 from __future__ import annotations
 
 from .kernel_text import KernelText
+from .register_tiles import padded_row
 
 
 SWEEPS = 32    # QL sweeps buffered before their rotations reach W (flush)
@@ -25,6 +26,7 @@ class _Eigh:
         self.batch, self.n, self.element = batch, n, element
         self.eps = float(2.0 ** -23 if element == "f32" else 2.0 ** -52)
         self.t = f"memref<{batch}x{n}x{n}x{element}>"
+        self.wt = self.t    # W's type (ql_body pads its rows)
         self.dt = f"memref<{batch}x{n}x{element}>"
         self.et = f"memref<{n}x{element}>"
         b = self.b = KernelText(element, lanes)
@@ -43,8 +45,8 @@ class _Eigh:
     def sd(self, v, k): self.b.store(v, self.D, [self.bi, k], self.dt)
     def e_(self, k): return self.b.load(self.Em, [k], self.et)
     def se(self, v, k): self.b.store(v, self.Em, [k], self.et)
-    def w_(self, r, k): return self.b.load(self.W, [self.bi, r, k], self.t)
-    def sw(self, v, r, k): self.b.store(v, self.W, [self.bi, r, k], self.t)
+    def w_(self, r, k): return self.b.load(self.W, [self.bi, r, k], self.wt)
+    def sw(self, v, r, k): self.b.store(v, self.W, [self.bi, r, k], self.wt)
 
     def tiles(self, rows: str, columns: str, body):
         """body(i, k) for i < rows, k < columns, by tiles of 16 x 16: a copy that reads or writes along columns
@@ -66,10 +68,10 @@ class _Eigh:
         b, E = self.b, self.element
         c0, c1, N, N1, zero = self.c0, self.c1, self.N, self.N1, self.zero
         d_, sd, e_, se, w_, sw = self.d_, self.sd, self.e_, self.se, self.w_, self.sw
-        t, dt, et, bi, W, D, Em, zv = self.t, self.dt, self.et, self.bi, self.W, self.D, self.Em, self.zv
+        t, dt, et, bi, W, D, Em, zv = self.wt, self.dt, self.et, self.bi, self.W, self.D, self.Em, self.zv
 
         def copy_row(r):
-            b.vfor(c0, N, lambda k, m: b.vwrite(b.vread(A, [bi, r, k], t, m), W, [bi, r, k], t, m))
+            b.vfor(c0, N, lambda k, m: b.vwrite(b.vread(A, [bi, r, k], self.t, m), W, [bi, r, k], t, m))
         b.for_(c0, N, c1, lambda r: copy_row(r))   # W = A (symmetric: W = A^T = A)
         b.for_(c0, N, c1, lambda j: sd(w_(j, N1), j))
 
@@ -141,7 +143,7 @@ class _Eigh:
         b, E, n = self.b, self.element, self.n
         c0, c1, N, N1, zero, one, two = self.c0, self.c1, self.N, self.N1, self.zero, self.one, self.two
         d_, sd, e_, se = self.d_, self.sd, self.e_, self.se
-        t, bi, W = self.t, self.bi, self.W
+        t, bi, W = self.wt, self.bi, self.W
         epsc = b.c(f"{self.eps:.17e}", E)
 
         def get_index(memref, at, size):
@@ -322,7 +324,7 @@ def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
     taus_t = f"memref<{batch}x1x{n - 1}x{E}>"
     V = k.binding(3, vt, "v")
     taus = k.binding(4, taus_t, "taus")
-    k.W = k.binding(5, k.t, "scratch")
+    k.W = k.binding(5, k.t, "scratch")   # unpadded: padding measured no faster here (1024², 2026-12-06)
     k.D = d_out
     k.reduce(A)
     b.for_(c0, k.N, c1, lambda j: b.store(k.e_(j), e_out, [bi, j], k.dt))
@@ -335,11 +337,11 @@ def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
         reflects = b.cmpf("une", h, zero)
         def scaled():
             pv = b.splat(pivot)
-            b.vfor(c0, i, lambda q, m: b.vwrite(b.vf("divf", b.vread(k.W, [bi, row, q], k.t, m), pv),
-                                                   k.W, [bi, row, q], k.t, m))
+            b.vfor(c0, i, lambda q, m: b.vwrite(b.vf("divf", b.vread(k.W, [bi, row, q], k.wt, m), pv),
+                                                   k.W, [bi, row, q], k.wt, m))
             return [b.f("divf", b.f("mulf", pivot, pivot), h)]
         def identity():
-            b.vfor(c0, i, lambda q, m: b.vwrite(k.zv, k.W, [bi, row, q], k.t, m))
+            b.vfor(c0, i, lambda q, m: b.vwrite(k.zv, k.W, [bi, row, q], k.wt, m))
             return [zero]
         tau = b.if_(reflects, scaled, identity, types=[E])
         b.store(tau, taus, [bi, c0, j], taus_t)
@@ -359,8 +361,10 @@ def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
 def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     """The last of eigh's three dispatches: W = Q^T from orgqr's q (n-1 x n-1, the reversed coordinates of
     tridiagonal_body), tql2 with its rotations applied to W's rows (buffered by sweeps), the eigenvalues sorted
-    ascending, v = W^T. Bindings: q, d (n), e (n); w (n), v (n x n); the buffered sweeps' cosines and sines.
-    NaN everywhere (input NaN/inf) where tql2 stops at 30 n + 30 iterations a value."""
+    ascending, v = W^T. W is scratch whose rows are padded (register_tiles.padded_row: rows 4 KiB apart made the
+    rotations' loads wait on stores to other rows). Bindings: q, d (n), e (n); w (n), v (n x n); the buffered
+    sweeps' cosines and sines, W. NaN everywhere (input NaN/inf) where tql2 stops at 30 n + 30 iterations a
+    value."""
     k = _Eigh(batch, n, element, lanes)
     b, c0, c1, N, N1, zero, one, bi = k.b, k.c0, k.c1, k.N, k.N1, k.zero, k.one, k.bi
     qt = f"memref<{batch}x{n - 1}x{n - 1}x{element}>"
@@ -368,9 +372,11 @@ def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     d_in = k.binding(1, k.dt, "d")
     e_in = k.binding(2, k.dt, "ein")
     k.D = k.binding(3, k.dt, "w")
-    k.W = k.binding(4, k.t, "v")
+    V = k.binding(4, k.t, "v")
     rt = f"memref<{batch}x{SWEEPS}x{n}x{element}>"
     Rc, Rs = k.binding(5, rt, "rc"), k.binding(6, rt, "rs")
+    k.wt = f"memref<{batch}x{n}x{padded_row(n, element)}x{element}>"
+    k.W = k.binding(7, k.wt, "work")
 
     def inputs(j):
         k.sd(b.load(d_in, [bi, j], k.dt), j)
@@ -382,18 +388,5 @@ def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     # W[j, i] = Q[i, j] = q[n-2-i, n-2-j]
     k.tiles(N1, N1, lambda j, i: k.sw(b.load(Q, [bi, b.i("subi", last, i), b.i("subi", last, j)], qt), j, i))
     k.ql(vectors=True, Rc=Rc, Rs=Rs)
-    # v = W^T in place, by tiles of 16 x 16
-    tile = b.c(16)
-    def tiles(i0):
-        def pair(k0):
-            def tr(i):
-                i1 = b.i("addi", i, c1)
-                first = b.op(f"arith.maxui {k0}, {i1} : index")
-                end = b.op(f"arith.minui {b.i('addi', k0, tile)}, {N} : index")
-                def sw2(q):
-                    x = k.w_(i, q); y = k.w_(q, i); k.sw(y, i, q); k.sw(x, q, i)
-                b.for_(first, end, c1, sw2)
-            b.for_(i0, b.op(f"arith.minui {b.i('addi', i0, tile)}, {N} : index"), c1, tr)
-        b.for_(i0, N, tile, pair)
-    b.for_(c0, N, tile, tiles)
+    k.tiles(N, N, lambda i, j: b.store(k.w_(j, i), V, [bi, i, j], k.t))   # v = W^T
     return k.text()

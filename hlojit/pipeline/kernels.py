@@ -236,7 +236,7 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     tri, ql, form_q = f"{symbol}_tridiagonal", f"{symbol}_ql", f"{symbol}_form_q"
     tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n))]
     ql_operands = [flat((n - 1, n - 1)), flat((n,)), flat((n,))]
-    ql_results = [flat((n,)), flat((n, n)), flat((SWEEPS, n)), flat((SWEEPS, n))]
+    ql_results = [flat((n,)), flat((n, n)), flat((SWEEPS, n)), flat((SWEEPS, n)), flat((n, padded_row(n, element)))]
     aliases, inners = _form_q_parts(form_q, [(batch, n - 1, n - 1), (batch, 1, n - 1)], dtype, {"columns": n - 1})
     for name, body, operand_count, result_count in (
             (tri, tridiagonal_body(batch, n, element, lanes), 1, len(tri_results)),
