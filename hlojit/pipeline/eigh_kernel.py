@@ -16,6 +16,7 @@ from .register_tiles import padded_row
 
 SWEEPS = 32    # QL sweeps buffered before their rotations reach W (flush)
 CHUNK = 64     # W's columns a flush takes through the buffered sweeps at once
+ROWS = 4       # W's rows the reduction's two passes take at once (each vector of u and e loaded once for them)
 
 
 class _Eigh:
@@ -112,7 +113,37 @@ class _Eigh:
                         return [b.vf("addf", acc, b.vf("mulf", wv, dv))]
                     acc = b.vfor(j1, i, inner, [(zv, b.v)])[0]
                     se(b.f("addf", g, b.vsum(acc)), j)
-                b.for_(c0, i, c1, col)
+
+                def col_group(j0):   # col of ROWS rows at once: each vector of u and e loaded once for all
+                    rows = [b.i("addi", j0, b.c(r)) for r in range(ROWS)]
+                    fs = [d_(row) for row in rows]
+                    for f, row in zip(fs, rows):
+                        sw(f, i, row)
+                    corner = [zero] * ROWS
+                    for r in range(ROWS):          # the group's own triangle, scalar
+                        for q in range(r + 1, ROWS):
+                            x = w_(rows[r], rows[q])
+                            corner[r] = b.f("addf", corner[r], b.f("mulf", x, d_(rows[q])))
+                            se(b.f("addf", e_(rows[q]), b.f("mulf", x, fs[r])), rows[q])
+                    fvs = [b.splat(f) for f in fs]
+                    def inner(k, m, *accs):
+                        dv = b.vread(D, [bi, k], dt, m)
+                        ev = b.vread(Em, [k], et, m)
+                        out = []
+                        for row, fv, acc in zip(rows, fvs, accs):
+                            wv = b.vread(W, [bi, row, k], t, m)
+                            ev = b.vf("addf", ev, b.vf("mulf", wv, fv))
+                            out.append(b.vf("addf", acc, b.vf("mulf", wv, dv)))
+                        b.vwrite(ev, Em, [k], et, m)
+                        return out
+                    accs = b.vfor(b.i("addi", j0, rows_c), i, inner, [(zv, b.v)] * ROWS)
+                    for row, f, own, acc in zip(rows, fs, corner, accs):
+                        g = b.f("addf", e_(row), b.f("mulf", w_(row, row), f))
+                        se(b.f("addf", b.f("addf", g, own), b.vsum(acc)), row)
+                rows_c = b.c(ROWS)
+                grouped = b.i("muli", b.op(f"arith.divui {i}, {rows_c} : index"), rows_c)
+                b.for_(c0, grouped, rows_c, col_group)
+                b.for_(grouped, i, c1, col)
                 def ediv(j, fa):
                     ej = b.f("divf", e_(j), h); se(ej, j)
                     return [b.f("addf", fa, b.f("mulf", ej, d_(j)))]
@@ -128,7 +159,26 @@ class _Eigh:
                         b.vwrite(b.vf("subf", wv, change), W, [bi, j, k], t, m)
                     b.vfor(j, i, inner)
                     sd(w_(j, im1), j); sw(zero, j, i)
-                b.for_(c0, i, c1, upd)
+
+                def upd_group(j0):   # upd of ROWS rows at once, sharing each vector of e and u
+                    rows = [b.i("addi", j0, b.c(r)) for r in range(ROWS)]
+                    fs, gs = [d_(row) for row in rows], [e_(row) for row in rows]
+                    for r in range(ROWS):          # the group's own triangle, scalar
+                        for q in range(r, ROWS):
+                            change = b.f("addf", b.f("mulf", fs[r], e_(rows[q])), b.f("mulf", gs[r], d_(rows[q])))
+                            sw(b.f("subf", w_(rows[r], rows[q]), change), rows[r], rows[q])
+                    fvs, gvs = [b.splat(f) for f in fs], [b.splat(g) for g in gs]
+                    def inner(k, m):
+                        ev = b.vread(Em, [k], et, m); dv = b.vread(D, [bi, k], dt, m)
+                        for row, fv, gv in zip(rows, fvs, gvs):
+                            wv = b.vread(W, [bi, row, k], t, m)
+                            change = b.vf("addf", b.vf("mulf", fv, ev), b.vf("mulf", gv, dv))
+                            b.vwrite(b.vf("subf", wv, change), W, [bi, row, k], t, m)
+                    b.vfor(b.i("addi", j0, rows_c), i, inner)
+                    for row in rows:
+                        sd(w_(row, im1), row); sw(zero, row, i)
+                b.for_(c0, grouped, rows_c, upd_group)
+                b.for_(grouped, i, c1, upd)
                 return [h]
             h = b.if_(is0, zero_branch, main_branch, types=[E])
             sd(h, i)
