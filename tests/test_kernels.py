@@ -356,8 +356,8 @@ def test_eigh_kernel_on_repeated_and_zero_eigenvalues():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_eigh_accumulates_its_reflections_through_the_qr_kernels_orgqr(dtype):
-    """eigh's vectors in three dispatches (tred2's reduction, orgqr of its reflections under reversed coordinates,
-    tql2): blocks that leave some reduction steps nothing to reflect (tau 0 among reflections: a block diagonal,
+    """eigh's vectors in four dispatches (tred2's reduction, orgqr of its reflections under reversed coordinates,
+    tql2, its rotations): blocks that leave some reduction steps nothing to reflect (tau 0 among reflections: a block diagonal,
     a zero last row and column), and a size whose n - 1 reflections fill panels and leave a tail."""
     rng = np.random.default_rng(16)
     def symmetric(n):
@@ -372,8 +372,9 @@ def test_eigh_accumulates_its_reflections_through_the_qr_kernels_orgqr(dtype):
         context.load_all_available_dialects()
         rewritten = ir.Module.parse(str(module))
         quirks.apply(rewritten, targets.get("cpu"))
-        names = [name for name in ("tridiagonal", "form_q", "ql") if f"_{name}_executable::" in str(rewritten)]
-    assert names == ["tridiagonal", "form_q", "ql"]
+        parts = ("tridiagonal", "form_q", "ql", "rotations")
+        names = [name for name in parts if f"_{name}_executable::" in str(rewritten)]
+    assert names == list(parts)
     tolerance = 2e-5 if dtype == np.float32 else 1e-13
     for a, (w, v) in zip(inputs, on_each(ops.linalg.eigh, inputs, "iree:cpu")):
         w, v, a64 = np.asarray(w, np.float64), np.asarray(v, np.float64), a.astype(np.float64)
@@ -381,6 +382,27 @@ def test_eigh_accumulates_its_reflections_through_the_qr_kernels_orgqr(dtype):
         np.testing.assert_allclose(w, np.linalg.eigvalsh(a64), atol=tolerance * scale)
         np.testing.assert_allclose(a64 @ v, v * w, atol=tolerance * scale * 2)
         np.testing.assert_allclose(v.T @ v, np.eye(len(a)), atol=tolerance * 2)
+
+
+def test_eigh_rotations_that_fill_the_buffer_are_applied_by_the_ql_dispatch(monkeypatch):
+    """The QL dispatch applies a full buffer of sweeps itself and goes on (rotations_body applies the rest): a
+    buffer of 4 sweeps fills many times over on a batch of 70 x 70 matrices (~2 sweeps a value; two workgroups
+    a matrix in rotations_body), and NaN input runs every value to its iteration limit (NaN everywhere, as
+    LAPACK's failure in JAX)."""
+    from hlojit.pipeline import eigh_kernel
+    monkeypatch.setattr(eigh_kernel, "SWEEPS", 4)
+    monkeypatch.setattr(eigh_kernel, "BUFFER_BYTES", 0)        # slots(): SWEEPS
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")           # the patched text compiles in this process
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    x = np.random.default_rng(18).standard_normal((3, 70, 70))
+    a = x + np.swapaxes(x, -1, -2)
+    a[2, 5, 7] = a[2, 7, 5] = np.nan
+    w, v = (np.asarray(r) for r in hj.jit(ops.linalg.eigh, backend="iree:cpu")(a))
+    for i in range(2):
+        np.testing.assert_allclose(w[i], np.linalg.eigvalsh(a[i]), atol=1e-12)
+        np.testing.assert_allclose(a[i] @ v[i], v[i] * w[i], atol=1e-12)
+        np.testing.assert_allclose(v[i].T @ v[i], np.eye(70), atol=1e-13)
+    assert np.isnan(w[2]).all() and np.isnan(v[2]).all()
 
 
 def test_eigh_gradient_goes_through_the_kernel():

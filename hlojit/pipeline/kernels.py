@@ -28,7 +28,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
-from .eigh_kernel import SWEEPS, eigenvalues_body, ql_body, tridiagonal_body
+from .eigh_kernel import CHUNK, eigenvalues_body, ql_body, rotations_body, slots, tridiagonal_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, householder_body
@@ -53,8 +53,8 @@ def _matrices_claim(op) -> bool:
 
 
 def _executable(symbol: str, batch: int, operands: int, results: int, body: str) -> tuple[str, str]:
-    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: one workgroup per
-    matrix of the batch; a storage buffer per operand, read-only, then one per result."""
+    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: `batch` workgroups
+    (one per matrix, or per part of one); a storage buffer per operand, read-only, then one per result."""
     alias = f"#{symbol}_layout"
     layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * operands
                              + ["#hal.pipeline.binding<storage_buffer>"] * results)
@@ -223,8 +223,9 @@ def _eigh_claims(op) -> bool:
 
 def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     """`func.func private @symbol(a) -> (w, v)` (w alone without `vectors`) as spectral.symmetric_eigen's.
-    Eigenvalues alone: one dispatch (eigenvalues_body). With vectors, three: tred2's reduction, its reflections
-    accumulated by the QR kernels' orgqr (compact WY panels), then tql2 (eigh_kernel.py)."""
+    Eigenvalues alone: one dispatch (eigenvalues_body). With vectors, four: tred2's reduction, its reflections
+    accumulated by the QR kernels' orgqr (compact WY panels), tql2 buffering its rotations, the rotations applied
+    by a workgroup per CHUNK columns (eigh_kernel.py)."""
     element, lanes, _ = _ELEMENT[dtype]
     (*lead, n, _), vectors = shapes[0], bool(attributes["vectors"])
     batch, lead = math.prod(lead), tuple(lead)
@@ -232,16 +233,21 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     w = _types(lead, (n,), element)
     if not vectors:   # W is scratch: a result nobody reads, dropped after the dispatch
         return _module(symbol, batch, [matrix], [w, matrix], eigenvalues_body(batch, n, element, lanes), returned=1)
-    flat = lambda dims: _types((batch,), dims, element)[0]   # noqa: E731
-    tri, ql, form_q = f"{symbol}_tridiagonal", f"{symbol}_ql", f"{symbol}_form_q"
+    flat = lambda dims, element=element: _types((batch,), dims, element)[0]   # noqa: E731
+    tri, ql, form_q, rotations = (f"{symbol}_{part}" for part in ("tridiagonal", "ql", "form_q", "rotations"))
     tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n))]
     ql_operands = [flat((n - 1, n - 1)), flat((n,)), flat((n,))]
-    ql_results = [flat((n,)), flat((n, n)), flat((SWEEPS, n)), flat((SWEEPS, n)), flat((n, padded_row(n, element)))]
+    count = slots(batch, n, element)
+    work = flat((n, padded_row(n, element)))
+    sweeps = [flat((count, n)), flat((count, n)), flat((2 * count + 1,), "i32")]
+    ql_results = [flat((n,)), work, *sweeps, flat((n,), "i32")]
+    rotations_results = [matrix[0], work]
     aliases, inners = _form_q_parts(form_q, [(batch, n - 1, n - 1), (batch, 1, n - 1)], dtype, {"columns": n - 1})
-    for name, body, operand_count, result_count in (
-            (tri, tridiagonal_body(batch, n, element, lanes), 1, len(tri_results)),
-            (ql, ql_body(batch, n, element, lanes), len(ql_operands), len(ql_results))):
-        alias, executable = _executable(name, batch, operand_count, result_count, body)
+    for name, body, workgroups, operand_count, result_count in (
+            (tri, tridiagonal_body(batch, n, element, lanes), batch, 1, len(tri_results)),
+            (ql, ql_body(batch, n, element, lanes), batch, len(ql_operands), len(ql_results)),
+            (rotations, rotations_body(batch, n, element, lanes), batch * -(-n // CHUNK), 5, 2)):
+        alias, executable = _executable(name, workgroups, operand_count, result_count, body)
         aliases.append(alias)
         inners.append(executable)
     inners.append(f"""  func.func private @{symbol}(%a: {matrix[1]}) -> ({w[1]}, {matrix[1]}) {{
@@ -249,8 +255,9 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
 {_dispatch(tri, ["%f"], [matrix[0]], tri_results, "t")}
     %q = func.call @{form_q}(%t#2, %t#3) : ({tri_results[2]}, {tri_results[3]}) -> {ql_operands[0]}
 {_dispatch(ql, ["%q", "%t#0", "%t#1"], ql_operands, ql_results, "k")}
+{_dispatch(rotations, ["%k#1", "%k#2", "%k#3", "%k#4", "%k#5"], ql_results[1:], rotations_results, "r")}
     %w = stablehlo.reshape %k#0 : ({w[0]}) -> {w[1]}
-    %v = stablehlo.reshape %k#1 : ({matrix[0]}) -> {matrix[1]}
+    %v = stablehlo.reshape %r#0 : ({matrix[0]}) -> {matrix[1]}
     return %w, %v : {w[1]}, {matrix[1]}
   }}""")
     return _assembled(aliases, inners)
