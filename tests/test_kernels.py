@@ -468,7 +468,7 @@ def every_svd(x):   # one program: one compile for the three forms
             ops.linalg.svd(x, compute_uv=False))
 
 
-SVD_SHAPES = [(1, 1), (5, 1), (1, 4), (6, 6), (9, 4), (4, 9), (2, 3, 7, 5), (140, 140)]
+SVD_SHAPES = [(1, 1), (5, 1), (1, 4), (3, 2), (6, 6), (9, 4), (4, 9), (2, 3, 7, 5), (140, 140)]   # (3, 2): V has no reflection
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -511,6 +511,8 @@ def test_svd_rewrites_to_the_kernel_on_cpu_and_its_gradient_and_vmap_match_the_r
         module = ir.Module.parse(text)
         counts = quirks.apply(module, targets.get("cpu"))
         assert counts.get("kernel_dispatches") == 1 and "hlojit_svd_kernel" in str(module)
+        # the bidiagonalization, orgqr forming U and V from its reflections, the QR steps
+        assert all(f"_{part}_executable::" in str(module) for part in ("bidiagonal", "form_u", "form_v", "steps"))
 
     def loss(x):
         u, s, vh = ops.linalg.svd(x, full_matrices=False)

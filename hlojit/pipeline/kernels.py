@@ -33,7 +33,7 @@ from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, householder_body
 from .register_tiles import padded_row
-from .svd_kernel import svd_body
+from .svd_kernel import reflector_counts, svd_body
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
 MAX_WORKGROUPS = 65535   # one workgroup per matrix
@@ -264,21 +264,54 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
 
 
 def _svd_claims(op) -> bool:
-    """A batch of f32/f64 (..., m, n) with m >= n >= 1 (the frontend transposes wide ones)."""
+    """A batch of f32/f64 (..., m, n) with m >= n >= 1 (the frontend transposes wide ones); with vectors n >= 2
+    (V's orgqr has n - 1 columns)."""
     m, n = shape_of(op.operands[0].type)[-2:]
-    return m >= n and _kernel_sized(op, n)
+    return m >= n and _kernel_sized(op, n) and (n >= 2 or not composite_attributes(op)["vectors"])
 
 
 def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
-    """`func.func private @symbol(a) -> (u, s, vh)` (s alone without `vectors`) as spectral's svd of a tall a."""
+    """`func.func private @symbol(a) -> (u, s, vh)` (s alone without `vectors`) as spectral's svd of a tall a.
+    Singular values alone: one dispatch. With vectors, four: the bidiagonalization, orgqr (the QR kernels' form_q)
+    forming U and V from its reflections, then the QR steps (svd_kernel.py)."""
     element, lanes, nan = _ELEMENT[dtype]
     (*lead, m, n), vectors, columns = shapes[0], bool(attributes["vectors"]), attributes["columns"]
     batch, lead = math.prod(lead), tuple(lead)
-    s = _types(lead, (n,), element)
-    scratch = [_types(lead, (columns if vectors else n, m), element), s, _types(lead, (m,), element)]
-    results = [_types(lead, (m, columns), element), s, _types(lead, (n, n), element)] if vectors else [s]
-    body = svd_body(batch, m, n, columns, element, lanes, nan, vectors)
-    return _module(symbol, batch, [_types(lead, (m, n), element)], results + scratch, body, returned=len(results))
+    a, s = _types(lead, (m, n), element), _types(lead, (n,), element)
+    if not vectors:
+        scratch = [_types(lead, (n, m), element), s, _types(lead, (m,), element)]
+        body = svd_body(batch, m, n, columns, element, lanes, nan, "values")
+        return _module(symbol, batch, [a], [s] + scratch, body, returned=1)
+    flat = lambda dims: _types((batch,), dims, element)[0]   # noqa: E731
+    ku, kv = reflector_counts(m, n)
+    bidiagonal, steps, form_u, form_v = (f"{symbol}_{part}" for part in ("bidiagonal", "steps", "form_u", "form_v"))
+    bidiagonal_results = [flat((n,)), flat((n,)), flat((m, ku)), flat((1, ku)), flat((n - 1, kv)), flat((1, kv)),
+                          flat((n, m)), flat((m,)), flat((n, n))]
+    steps_operands = [flat((n,)), flat((n,)), flat((m, columns)), flat((n - 1, n - 1))]
+    steps_results = [flat((m, columns)), flat((n,)), flat((n, n)), flat((columns, m)), flat((n,)), flat((m,))]
+    aliases, inners = _form_q_parts(form_u, [(batch, m, ku), (batch, 1, ku)], dtype, {"columns": columns})
+    more = _form_q_parts(form_v, [(batch, n - 1, kv), (batch, 1, kv)], dtype, {"columns": n - 1})
+    aliases += more[0]
+    inners += more[1]
+    for name, part, operand_count, result_count in ((bidiagonal, "bidiagonal", 1, len(bidiagonal_results)),
+                                                    (steps, "steps", len(steps_operands), len(steps_results))):
+        alias, executable = _executable(name, batch, operand_count, result_count,
+                                        svd_body(batch, m, n, columns, element, lanes, nan, part))
+        aliases.append(alias)
+        inners.append(executable)
+    u, vh = _types(lead, (m, columns), element), _types(lead, (n, n), element)
+    inners.append(f"""  func.func private @{symbol}(%a: {a[1]}) -> ({u[1]}, {s[1]}, {vh[1]}) {{
+    %f = stablehlo.reshape %a : ({a[1]}) -> {a[0]}
+{_dispatch(bidiagonal, ["%f"], [a[0]], bidiagonal_results, "t")}
+    %qu = func.call @{form_u}(%t#2, %t#3) : ({bidiagonal_results[2]}, {bidiagonal_results[3]}) -> {steps_operands[2]}
+    %qv = func.call @{form_v}(%t#4, %t#5) : ({bidiagonal_results[4]}, {bidiagonal_results[5]}) -> {steps_operands[3]}
+{_dispatch(steps, ["%t#0", "%t#1", "%qu", "%qv"], steps_operands, steps_results, "k")}
+    %u = stablehlo.reshape %k#0 : ({u[0]}) -> {u[1]}
+    %s = stablehlo.reshape %k#1 : ({s[0]}) -> {s[1]}
+    %vh = stablehlo.reshape %k#2 : ({vh[0]}) -> {vh[1]}
+    return %u, %s, %vh : {u[1]}, {s[1]}, {vh[1]}
+  }}""")
+    return _assembled(aliases, inners)
 
 
 class Kernel(NamedTuple):

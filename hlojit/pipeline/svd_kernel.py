@@ -1,8 +1,10 @@
-"""The singular value decomposition kernel of pipeline/kernels.py (`hlojit.svd` on llvm-cpu): Golub and Reinsch's
-algorithm as LINPACK's dsvdc writes it (Householder bidiagonalization, its reflections accumulated into U and V,
-then implicitly shifted QR steps on the bidiagonal, their rotations accumulated), one dispatch per matrix where
-the decomposition in StableHLO (QDWH's polar decomposition, then eigh) is a loop of matmul dispatches
-(256 x 256 f32: ~23 ms).
+"""The singular value decomposition kernels of pipeline/kernels.py (`hlojit.svd` on llvm-cpu): Golub and
+Reinsch's algorithm as LINPACK's dsvdc writes it (Householder bidiagonalization, then implicitly shifted QR steps
+on the bidiagonal, their rotations accumulated), where the decomposition in StableHLO (QDWH's polar
+decomposition, then eigh) is a loop of matmul dispatches (256 x 256 f32: ~23 ms). Singular values alone: one
+dispatch. With vectors four: the bidiagonalization, orgqr (the QR kernels' form_q) forming U and V from its
+reflections, the QR steps (svd_body's parts; exported f32, local-sync, the 2-vCPU Xeon, 2026-12-06: 256² 9.9-10.2
+-> 8.1-8.2 ms, 1024² 687-747 -> 576-588 against dsvdc's accumulation one reflection at a time).
 
 Every array lives transposed, as eigh_kernel's W does: a's columns, U's and V's columns are rows of `ut` and
 `vt`, so every inner loop (dot products, reflections, rotations, swaps) runs along a contiguous row as vectors
@@ -16,16 +18,32 @@ from .kernel_text import KernelText
 ITERATIONS_PER_VALUE = 75   # QR steps allowed per singular value; past it (NaN input) everything is NaN
 
 
-def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int, nan: str, vectors: bool) -> str:
-    """a (batch, m, n) with m >= n >= 1 -> s (batch, n) descending, or with `vectors` (u (batch, m, columns)
-    (columns n or m: an orthonormal completion past n), s, vh (batch, n, n)). Bindings: a; s or u, s, vh; then
-    scratch: ut (batch, rows, m) (a^T, reduced in place, then U^T), e (batch, n) (the superdiagonal), work
-    (batch, m)."""
+def reflector_counts(m: int, n: int) -> tuple[int, int]:
+    """(U's column reflections, V's row reflections) of an m x n bidiagonalization (LINPACK's nct, nrt), at least
+    one each (a reflection with tau 0 where there is none: orgqr's identity)."""
+    return max(1, min(m - 1, n)), max(1, min(n - 2, m))
+
+
+def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int, nan: str, part: str) -> str:
+    """a (batch, m, n) with m >= n >= 1: `part` "values": s (batch, n) descending, one dispatch. With vectors
+    (m >= n >= 2) the first and last of four dispatches, orgqr (qr_kernels.form_q_body) forming U and V between
+    them from the reflections where dsvdc accumulated them one at a time (f32, the 2-vCPU Xeon, 2026-12-06: ~2.5
+    of 9.6 ms at 256², 150-185 of ~720 at 1024²):
+    "bidiagonal": a -> s, e (n: the superdiagonal), U's reflections (m x nct) and taus (1 x nct), V's (n-1 x nrt:
+    on coordinates 1..n-1) and taus, in orgqr's form (reflector_counts); scratch ut (n x m: a^T, reduced in
+    place), work (m), vh (n x n: the row reflections as they are made).
+    "steps": s, e, U (m x columns, orgqr's) and V's trailing block (n-1 x n-1) -> u (m x columns: columns n or m,
+    an orthonormal completion past n), s, vh (n x n); scratch ut (columns x m: U^T), e (n), work (m)."""
     eps, tiny = (2.0 ** -23, 2.0 ** -120) if element == "f32" else (2.0 ** -52, 2.0 ** -966)
     E = element
-    rows = columns if vectors else n
-    types = {"a": (m, n), "s": (n,), "u": (m, columns), "vh": (n, n), "ut": (rows, m), "e": (n,), "work": (m,)}
-    names = ["a"] + (["u", "s", "vh"] if vectors else ["s"]) + ["ut", "e", "work"]
+    vectors = part != "values"
+    ku, kv = reflector_counts(m, n)
+    types = {"a": (m, n), "s": (n,), "u": (m, columns), "vh": (n, n), "ut": (columns if part == "steps" else n, m),
+             "e": (n,), "work": (m,), "s_in": (n,), "e_in": (n,), "uv": (m, ku), "utau": (1, ku),
+             "vv": (n - 1, kv), "vtau": (1, kv), "qu": (m, columns), "qv": (n - 1, n - 1)}
+    names = {"values": ["a", "s", "ut", "e", "work"],
+             "bidiagonal": ["a", "s", "e", "uv", "utau", "vv", "vtau", "ut", "work", "vh"],
+             "steps": ["s_in", "e_in", "qu", "qv", "u", "s", "vh", "ut", "e", "work"]}[part]
     b = KernelText(E, lanes)
     c0, c1 = b.c(0), b.c(1)
     M, N = b.c(m), b.c(n)
@@ -131,108 +149,131 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         safe = b.select(is0, one, r)
         return b.select(is0, one, b.f("divf", f, safe)), b.f("divf", g, safe), r
 
-    # --- a^T into ut ---
-    def copy_column(i):
-        b.for_(c0, N, c1, lambda j: put(get("a", i, j), "ut", j, i))
-    b.for_(c0, M, c1, copy_column)
+    def tiles(rows, cols, body):
+        """body(i, j) for i < rows, j < cols, by tiles of 16 x 16 (copies that walk one side along columns)."""
+        tile = b.c(16)
+        def row_tile(i0):
+            def column_tile(j0):
+                end = b.op(f"arith.minui {b.i('addi', j0, tile)}, {cols} : index")
+                b.for_(i0, b.op(f"arith.minui {b.i('addi', i0, tile)}, {rows} : index"), c1,
+                       lambda i: b.for_(j0, end, c1, lambda j: body(i, j)))
+            b.for_(c0, cols, tile, column_tile)
+        b.for_(c0, rows, tile, row_tile)
 
-    # --- bidiagonalization: s the diagonal, e the superdiagonal ---
-    nct, nrt = min(m - 1, n), max(0, min(n - 2, m))
-    NCT, NRT = b.c(nct), b.c(nrt)
+    if part == "steps":   # s, e; ut = U^T; vh = V^T = diag(1, V'^T)
+        b.vfor(c0, N, lambda k, mask: wr(rd(row("s_in"), k, mask), row("s"), k, mask))
+        b.vfor(c0, N, lambda k, mask: wr(rd(row("e_in"), k, mask), row("e"), k, mask))
+        tiles(b.c(columns), M, lambda j, i: put(get("qu", i, j), "ut", j, i))
+        def first_row_and_column(j):
+            put(zero, "vh", j, c0)
+            put(zero, "vh", c0, j)
+        b.for_(c0, N, c1, first_row_and_column)
+        put(one, "vh", c0, c0)
+        tiles(b.c(n - 1), b.c(n - 1), lambda j, i: put(get("qv", i, j), "vh", b.i("addi", j, c1), b.i("addi", i, c1)))
+    else:
+        # --- a^T into ut ---
+        def copy_column(i):
+            b.for_(c0, N, c1, lambda j: put(get("a", i, j), "ut", j, i))
+        b.for_(c0, M, c1, copy_column)
 
-    def bidiagonal_step(k):
-        k1 = b.i("addi", k, c1)
-        in_nct = b.cmpi("ult", k, NCT)
-        uk = row("ut", k)
+        # --- bidiagonalization: s the diagonal, e the superdiagonal ---
+        nct, nrt = min(m - 1, n), max(0, min(n - 2, m))
+        NCT, NRT = b.c(nct), b.c(nrt)
 
-        def column_reflector():
-            size = norm(uk, k, M)
-
-            def nonzero():
-                sk = b.select(b.cmpf("olt", get("ut", k, k), zero), b.f("negf", size), size)
-                divide(uk, sk, k, M)
-                put(b.f("addf", get("ut", k, k), one), "ut", k, k)
-                return [sk]
-            sk = b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E])
-            put(b.f("negf", sk), "s", k)
-        b.if_(in_nct, column_reflector)
-        reflect_columns = both(in_nct, b.cmpf("une", get("s", k), zero))
-
-        def column(j):
-            uj = row("ut", j)
-
-            b.if_(reflect_columns, lambda: reflect(uk, uj, get("ut", k, k), k, M))
-            put(get("ut", j, k), "e", j)
-        b.for_(k1, N, c1, column)
-
-        def row_reflector():
-            e = row("e")
-            size = norm(e, k1, N)
-
-            def nonzero():
-                ek = b.select(b.cmpf("olt", get("e", k1), zero), b.f("negf", size), size)
-                divide(e, ek, k1, N)
-                put(b.f("addf", get("e", k1), one), "e", k1)
-                return [ek]
-            ek = b.f("negf", b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E]))
-            put(ek, "e", k)
-
-            def apply():
-                work = row("work")
-                fill(work, zero, k1, M)
-                b.for_(k1, N, c1, lambda j: axpy(get("e", j), row("ut", j), work, k1, M))
-                e1 = get("e", k1)
-                b.for_(k1, N, c1, lambda j: axpy(b.f("negf", b.f("divf", get("e", j), e1)), work, row("ut", j),
-                                                 k1, M))
-            b.if_(b.cmpf("une", ek, zero), apply)
-            if vectors:
-                vk = row("vh", k)
-                b.vfor(k1, N, lambda i, mask: wr(rd(e, i, mask), vk, i, mask))
-        b.if_(b.cmpi("ult", k, NRT), row_reflector)
-    b.for_(c0, b.c(max(nct, nrt)), c1, bidiagonal_step)
-    if nct < n:
-        put(get("ut", NCT, NCT), "s", NCT)
-    if nrt + 1 < n:
-        put(get("ut", b.c(n - 1), NRT), "e", NRT)
-    put(zero, "e", b.c(n - 1))
-
-    if vectors:
-        # --- U: the column reflections, accumulated backwards; columns past nct the identity's ---
-        def identity_row(j):
-            fill(row("ut", j), zero, c0, M)
-            put(one, "ut", j, j)
-        b.for_(NCT, b.c(columns), c1, identity_row)
-
-        def u_step(q):
-            k = b.i("subi", b.c(nct - 1), q)
+        def bidiagonal_step(k):
+            k1 = b.i("addi", k, c1)
+            in_nct = b.cmpi("ult", k, NCT)
             uk = row("ut", k)
 
-            def reflected():
-                ukk = get("ut", k, k)
-                b.for_(b.i("addi", k, c1), b.c(columns), c1, lambda j: reflect(uk, row("ut", j), ukk, k, M))
-                negate(uk, k, M)
-                put(b.f("addf", one, get("ut", k, k)), "ut", k, k)
-                fill(uk, zero, c0, k)
+            def column_reflector():
+                size = norm(uk, k, M)
 
-            def unreflected():
-                fill(uk, zero, c0, M)
-                put(one, "ut", k, k)
-            b.if_(b.cmpf("une", get("s", k), zero), reflected, unreflected)
-        b.for_(c0, NCT, c1, u_step)
+                def nonzero():
+                    sk = b.select(b.cmpf("olt", get("ut", k, k), zero), b.f("negf", size), size)
+                    divide(uk, sk, k, M)
+                    put(b.f("addf", get("ut", k, k), one), "ut", k, k)
+                    return [sk]
+                sk = b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E])
+                put(b.f("negf", sk), "s", k)
+            b.if_(in_nct, column_reflector)
+            reflect_columns = both(in_nct, b.cmpf("une", get("s", k), zero))
 
-        # --- V: the row reflections, accumulated backwards ---
-        def v_step(q):
-            k = b.i("subi", b.c(n - 1), q)
+            def column(j):
+                uj = row("ut", j)
+
+                b.if_(reflect_columns, lambda: reflect(uk, uj, get("ut", k, k), k, M))
+                put(get("ut", j, k), "e", j)
+            b.for_(k1, N, c1, column)
+
+            def row_reflector():
+                e = row("e")
+                size = norm(e, k1, N)
+
+                def nonzero():
+                    ek = b.select(b.cmpf("olt", get("e", k1), zero), b.f("negf", size), size)
+                    divide(e, ek, k1, N)
+                    put(b.f("addf", get("e", k1), one), "e", k1)
+                    return [ek]
+                ek = b.f("negf", b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E]))
+                put(ek, "e", k)
+
+                def apply():
+                    work = row("work")
+                    fill(work, zero, k1, M)
+                    b.for_(k1, N, c1, lambda j: axpy(get("e", j), row("ut", j), work, k1, M))
+                    e1 = get("e", k1)
+                    b.for_(k1, N, c1, lambda j: axpy(b.f("negf", b.f("divf", get("e", j), e1)), work, row("ut", j),
+                                                     k1, M))
+                b.if_(b.cmpf("une", ek, zero), apply)
+                if vectors:
+                    vk = row("vh", k)
+                    b.vfor(k1, N, lambda i, mask: wr(rd(e, i, mask), vk, i, mask))
+            b.if_(b.cmpi("ult", k, NRT), row_reflector)
+        b.for_(c0, b.c(max(nct, nrt)), c1, bidiagonal_step)
+        if nct < n:
+            put(get("ut", NCT, NCT), "s", NCT)
+        if nrt + 1 < n:
+            put(get("ut", b.c(n - 1), NRT), "e", NRT)
+        put(zero, "e", b.c(n - 1))
+
+    if part == "bidiagonal":   # the reflections in orgqr's form: v = u / u[k] (v[k] = 1), tau = u[k]
+        KU, KV = b.c(ku), b.c(kv)
+        def u_reflector(k):
             k1 = b.i("addi", k, c1)
-            vk = row("vh", k)
-
-            def reflected():
-                vkk1 = get("vh", k, k1)
-                b.for_(k1, N, c1, lambda j: reflect(vk, row("vh", j), vkk1, k1, N))
-            b.if_(both(b.cmpi("ult", k, NRT), b.cmpf("une", get("e", k), zero)), reflected)
-            fill(vk, zero, c0, N)
-            put(one, "vh", k, k)
-        b.for_(c0, N, c1, v_step)
+            ukk = get("ut", k, k)
+            reflects = both(b.cmpi("ult", k, NCT), b.cmpf("une", get("s", k), zero))
+            def scaled():
+                divide(row("ut", k), ukk, k1, M)
+                return [ukk]
+            def identity():
+                fill(row("ut", k), zero, k1, M)
+                return [zero]
+            put(b.if_(reflects, scaled, identity, types=[E]), "utau", c0, k)
+        b.for_(c0, KU, c1, u_reflector)
+        def u_entry(i, k):
+            below = b.if_(b.cmpi("ugt", i, k), lambda: [get("ut", k, i)],
+                          lambda: [b.select(b.cmpi("eq", i, k), one, zero)], types=[E])
+            put(below, "uv", i, k)
+        tiles(M, KU, u_entry)
+        def v_reflector(k):
+            k1, k2 = b.i("addi", k, c1), b.i("addi", k, b.c(2))
+            vkk1 = get("vh", k, k1)
+            reflects = both(b.cmpi("ult", k, NRT), b.cmpf("une", get("e", k), zero))
+            def scaled():
+                divide(row("vh", k), vkk1, k2, N)
+                return [vkk1]
+            def identity():
+                fill(row("vh", k), zero, k2, N)
+                return [zero]
+            put(b.if_(reflects, scaled, identity, types=[E]), "vtau", c0, k)
+        b.for_(c0, KV, c1, v_reflector)
+        def v_entry(i, k):   # V's reflection k on coordinates k+1..: row i of vv is coordinate i + 1
+            below = b.if_(b.cmpi("ugt", i, k), lambda: [get("vh", k, b.i("addi", i, c1))],
+                          lambda: [b.select(b.cmpi("eq", i, k), one, zero)], types=[E])
+            put(below, "vv", i, k)
+        tiles(b.c(n - 1), KV, v_entry)
+        b.emit("return")
+        return "\n".join(b.lines)
 
     # --- QR steps on the bidiagonal until every superdiagonal entry is negligible ---
     epsc, tinyc = b.c(f"{eps:.17e}", E), b.c(f"{tiny:.17e}", E)
