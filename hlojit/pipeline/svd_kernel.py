@@ -16,6 +16,7 @@ from __future__ import annotations
 from .kernel_text import KernelText
 
 ITERATIONS_PER_VALUE = 75   # QR steps allowed per singular value; past it (NaN input) everything is NaN
+ROWS = 4                    # rows of ut the bidiagonalization's passes take at once (each shared vector loaded once)
 
 
 def reflector_counts(m: int, n: int) -> tuple[int, int]:
@@ -198,12 +199,28 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
             b.if_(in_nct, column_reflector)
             reflect_columns = both(in_nct, b.cmpf("une", get("s", k), zero))
 
-            def column(j):
-                uj = row("ut", j)
-
-                b.if_(reflect_columns, lambda: reflect(uk, uj, get("ut", k, k), k, M))
-                put(get("ut", j, k), "e", j)
-            b.for_(k1, N, c1, column)
+            def columns_in_groups(j0, count):   # reflect rows j0 .. j0 + count of ut, uk loaded once for them
+                rows = [row("ut", b.i("addi", j0, b.c(r))) for r in range(count)]
+                def reflected():
+                    ukk = get("ut", k, k)
+                    def dots(q, mask, *accs):
+                        x = rd(uk, q, mask)
+                        return [b.vf("addf", acc, b.vf("mulf", x, rd(y, q, mask))) for acc, y in zip(accs, rows)]
+                    sums = b.vfor(k, M, dots, [(zv, b.v)] * count)
+                    alphas = [b.splat(b.f("negf", b.f("divf", b.vsum(total), ukk))) for total in sums]
+                    def updates(q, mask):
+                        x = rd(uk, q, mask)
+                        for alpha, y in zip(alphas, rows):
+                            wr(b.vf("addf", rd(y, q, mask), b.vf("mulf", alpha, x)), y, q, mask)
+                    b.vfor(k, M, updates)
+                b.if_(reflect_columns, reflected)
+                for r in range(count):
+                    j = b.i("addi", j0, b.c(r))
+                    put(get("ut", j, k), "e", j)
+            grouped = b.i("addi", k1, b.i("muli", b.op(f"arith.divui {b.i('subi', N, k1)}, {b.c(ROWS)} : index"),
+                                            b.c(ROWS)))
+            b.for_(k1, grouped, b.c(ROWS), lambda j0: columns_in_groups(j0, ROWS))
+            b.for_(grouped, N, c1, lambda j: columns_in_groups(j, 1))
 
             def row_reflector():
                 e = row("e")
@@ -217,13 +234,31 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 ek = b.f("negf", b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E]))
                 put(ek, "e", k)
 
-                def apply():
+                def apply():   # work = sum e_j ut[j], then ut[j] -= e_j / e1 work, ROWS rows of ut at a time
                     work = row("work")
                     fill(work, zero, k1, M)
-                    b.for_(k1, N, c1, lambda j: axpy(get("e", j), row("ut", j), work, k1, M))
                     e1 = get("e", k1)
-                    b.for_(k1, N, c1, lambda j: axpy(b.f("negf", b.f("divf", get("e", j), e1)), work, row("ut", j),
-                                                     k1, M))
+                    def gathered(j0, count):
+                        rows = [row("ut", b.i("addi", j0, b.c(r))) for r in range(count)]
+                        es = [b.splat(get("e", b.i("addi", j0, b.c(r)))) for r in range(count)]
+                        def step(q, mask):
+                            total = rd(work, q, mask)
+                            for e_j, y in zip(es, rows):
+                                total = b.vf("addf", total, b.vf("mulf", e_j, rd(y, q, mask)))
+                            wr(total, work, q, mask)
+                        b.vfor(k1, M, step)
+                    def scattered(j0, count):
+                        rows = [row("ut", b.i("addi", j0, b.c(r))) for r in range(count)]
+                        alphas = [b.splat(b.f("negf", b.f("divf", get("e", b.i("addi", j0, b.c(r))), e1)))
+                                  for r in range(count)]
+                        def step(q, mask):
+                            x = rd(work, q, mask)
+                            for alpha, y in zip(alphas, rows):
+                                wr(b.vf("addf", rd(y, q, mask), b.vf("mulf", alpha, x)), y, q, mask)
+                        b.vfor(k1, M, step)
+                    for part_of in (gathered, scattered):
+                        b.for_(k1, grouped, b.c(ROWS), lambda j0: part_of(j0, ROWS))
+                        b.for_(grouped, N, c1, lambda j: part_of(j, 1))
                 b.if_(b.cmpf("une", ek, zero), apply)
                 if vectors:
                     vk = row("vh", k)
