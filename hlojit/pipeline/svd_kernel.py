@@ -272,41 +272,30 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         put(zero, "e", b.c(n - 1))
 
     if part == "bidiagonal":   # the reflections in orgqr's form: v = u / u[k] (v[k] = 1), tau = u[k]
-        KU, KV = b.c(ku), b.c(kv)
-        def u_reflector(k):
-            k1 = b.i("addi", k, c1)
-            ukk = get("ut", k, k)
-            reflects = both(b.cmpi("ult", k, NCT), b.cmpf("une", get("s", k), zero))
-            def scaled():
-                divide(row("ut", k), ukk, k1, M)
-                return [ukk]
-            def identity():
-                fill(row("ut", k), zero, k1, M)
-                return [zero]
-            put(b.if_(reflects, scaled, identity, types=[E]), "utau", c0, k)
-        b.for_(c0, KU, c1, u_reflector)
-        def u_entry(i, k):
-            below = b.if_(b.cmpi("ugt", i, k), lambda: [get("ut", k, i)],
-                          lambda: [b.select(b.cmpi("eq", i, k), one, zero)], types=[E])
-            put(below, "uv", i, k)
-        tiles(M, KU, u_entry)
-        def v_reflector(k):
-            k1, k2 = b.i("addi", k, c1), b.i("addi", k, b.c(2))
-            vkk1 = get("vh", k, k1)
-            reflects = both(b.cmpi("ult", k, NRT), b.cmpf("une", get("e", k), zero))
-            def scaled():
-                divide(row("vh", k), vkk1, k2, N)
-                return [vkk1]
-            def identity():
-                fill(row("vh", k), zero, k2, N)
-                return [zero]
-            put(b.if_(reflects, scaled, identity, types=[E]), "vtau", c0, k)
-        b.for_(c0, KV, c1, v_reflector)
-        def v_entry(i, k):   # V's reflection k on coordinates k+1..: row i of vv is coordinate i + 1
-            below = b.if_(b.cmpi("ugt", i, k), lambda: [get("vh", k, b.i("addi", i, c1))],
-                          lambda: [b.select(b.cmpi("eq", i, k), one, zero)], types=[E])
-            put(below, "vv", i, k)
-        tiles(b.c(n - 1), KV, v_entry)
+        def in_orgqr_form(source, offset, count, limit, nonzero, length, rows, reflectors, taus):
+            """Reflection k < count (none at k >= limit or where `nonzero`[k] is 0) of `source`'s row k, its pivot
+            at column k + offset: scaled by the pivot in place, then column k of `reflectors` (row i: the entry
+            at column i + offset, 1 at i = k, 0 above), the pivot its tau."""
+            def reflector(k):
+                start = b.i("addi", k, b.c(offset))
+                after = b.i("addi", start, c1)
+                pivot = get(source, k, start)
+                reflects = both(b.cmpi("ult", k, limit), b.cmpf("une", get(nonzero, k), zero))
+                def scaled():
+                    divide(row(source, k), pivot, after, length)
+                    return [pivot]
+                def identity():
+                    fill(row(source, k), zero, after, length)
+                    return [zero]
+                put(b.if_(reflects, scaled, identity, types=[E]), taus, c0, k)
+            b.for_(c0, b.c(count), c1, reflector)
+            def entry(i, k):
+                below = b.if_(b.cmpi("ugt", i, k), lambda: [get(source, k, b.i("addi", i, b.c(offset)))],
+                              lambda: [b.select(b.cmpi("eq", i, k), one, zero)], types=[E])
+                put(below, reflectors, i, k)
+            tiles(rows, b.c(count), entry)
+        in_orgqr_form("ut", 0, ku, NCT, "s", M, M, "uv", "utau")
+        in_orgqr_form("vh", 1, kv, NRT, "e", N, b.c(n - 1), "vv", "vtau")   # V's act on coordinates 1..n-1
         b.emit("return")
         return "\n".join(b.lines)
 
