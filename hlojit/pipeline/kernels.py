@@ -6,8 +6,10 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 `hal.executable.source` may hold any MLIR the llvm-cpu backend lowers (scf loops, memref loads, vector ops), and
 `flow.dispatch` calls it like a fused dispatch of IREE's own. Each kernel is a text template of that MLIR
 (factorization_kernels.py, qr_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a
-batch spreads over local-task's workers); this module wraps each in its executable and claims a composite only for the dtypes and
-shapes its kernel was written and tested for; every other composite is inlined (legalize.calls_inlined),
+batch spreads over local-task's workers; eigh's rotations take a workgroup per 64 columns of each matrix; eigh
+and svd with vectors are four dispatches, two of them orgqr's); this module wraps each in its executable and
+claims a composite only for the dtypes and shapes its kernel was written and tested for; every other composite
+is inlined (legalize.calls_inlined),
 so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. The LU,
 Cholesky and QR kernels are blocked inside, their updates register-tiled (register_tiles.py); blocked forms of
 Cholesky and QR around the kernels' calls (matmuls on every core between kernels on narrow panels) ran slower
@@ -52,9 +54,10 @@ def _matrices_claim(op) -> bool:
     return _kernel_sized(op, shape_of(op.operands[0].type)[-1])
 
 
-def _executable(symbol: str, batch: int, operands: int, results: int, body: str) -> tuple[str, str]:
-    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: `batch` workgroups
-    (one per matrix, or per part of one); a storage buffer per operand, read-only, then one per result."""
+def _executable(symbol: str, workgroups: int, operands: int, results: int, body: str) -> tuple[str, str]:
+    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: `workgroups` of them
+    (one per matrix of the batch, or per part of one); a storage buffer per operand, read-only, then one per
+    result."""
     alias = f"#{symbol}_layout"
     layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * operands
                              + ["#hal.pipeline.binding<storage_buffer>"] * results)
@@ -62,8 +65,8 @@ def _executable(symbol: str, batch: int, operands: int, results: int, body: str)
     {layout}]>""", f"""  hal.executable.source private @{symbol}_executable {{
     hal.executable.export public @{symbol} ordinal(0) layout({alias}) count(%device: !hal.device) -> (index, index, index) {{
       %c1 = arith.constant 1 : index
-      %batch = arith.constant {batch} : index
-      hal.return %batch, %c1, %c1 : index, index, index
+      %workgroups = arith.constant {workgroups} : index
+      hal.return %workgroups, %c1, %c1 : index, index, index
     }}
     builtin.module {{
       func.func @{symbol}() {{
