@@ -59,20 +59,6 @@ class _Eigh:
     def w_(self, r, k): return self.b.load(self.W, [self.bi, r, k], self.wt)
     def sw(self, v, r, k): self.b.store(v, self.W, [self.bi, r, k], self.wt)
 
-    def tiles(self, rows: str, columns: str, body):
-        """body(i, k) for i < rows, k < columns, by tiles of 16 x 16: a copy that reads or writes along columns
-        then thrashes L1 no more than along rows (rows 4 KiB apart alias)."""
-        b, tile = self.b, self.b.c(16)
-
-        def row_tile(i0):
-            def column_tile(k0):
-                def row(i):
-                    last = b.op(f"arith.minui {b.i('addi', k0, tile)}, {columns} : index")
-                    b.for_(k0, last, self.c1, lambda k: body(i, k))
-                b.for_(i0, b.op(f"arith.minui {b.i('addi', i0, tile)}, {rows} : index"), self.c1, row)
-            b.for_(self.c0, columns, tile, column_tile)
-        b.for_(self.c0, rows, tile, row_tile)
-
     def reduce(self, A: str):
         """tred2's Householder reduction of W = A to tridiagonal: afterwards W's diagonal is d, Em[1:] is e, W's row
         i holds step i's reflector u (its first i entries) and D[i] its h (0: no reflection)."""
@@ -425,7 +411,7 @@ def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
         value = b.if_(below, lambda: [k.w_(b.i("subi", N1, j), b.i("subi", b.i("subi", N1, c1), r))],
                       lambda: [zero], types=[E])
         b.store(value, V, [bi, r, j], vt)
-    k.tiles(N1, N1, reversed_copy)
+    b.tiles(N1, N1, reversed_copy)
     k.diagonal_to_d()
     return k.text()
 
@@ -464,7 +450,7 @@ def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     k.sw(one, N1, N1)
     last = b.i("subi", N1, c1)
     # W[j, i] = Q[i, j] = q[n-2-i, n-2-j]
-    k.tiles(N1, N1, lambda j, i: k.sw(b.load(Q, [bi, b.i("subi", last, i), b.i("subi", last, j)], qt), j, i))
+    b.tiles(N1, N1, lambda j, i: k.sw(b.load(Q, [bi, b.i("subi", last, i), b.i("subi", last, j)], qt), j, i))
     k.ql(vectors=True)
     return k.text()
 

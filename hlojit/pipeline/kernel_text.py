@@ -102,6 +102,19 @@ class KernelText:
             return None
         return result if len(types) == 1 else [f"{result}#{i}" for i in range(len(types))]
 
+    def tiles(self, rows: str, columns: str, body, size: int = 16):
+        """body(i, k) for i < rows, k < columns, by tiles of size x size: a copy that reads or writes along
+        columns then thrashes L1 no more than along rows (rows 4 KiB apart alias)."""
+        c0, c1, tile = self.c(0), self.c(1), self.c(size)
+
+        def row_tile(i0):
+            def column_tile(k0):
+                last = self.op(f"arith.minui {self.i('addi', k0, tile)}, {columns} : index")
+                self.for_(i0, self.op(f"arith.minui {self.i('addi', i0, tile)}, {rows} : index"), c1,
+                          lambda i: self.for_(k0, last, c1, lambda k: body(i, k)))
+            self.for_(c0, columns, tile, column_tile)
+        self.for_(c0, rows, tile, row_tile)
+
     # --- vectors over [lo, hi), masked at hi ---
     def vfor(self, lo: str, hi: str, body, iters=()) -> list:
         """for_ in steps of `lanes`; body(index, mask, *carried)."""

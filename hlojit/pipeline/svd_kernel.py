@@ -150,27 +150,16 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         safe = b.select(is0, one, r)
         return b.select(is0, one, b.f("divf", f, safe)), b.f("divf", g, safe), r
 
-    def tiles(rows, cols, body):
-        """body(i, j) for i < rows, j < cols, by tiles of 16 x 16 (copies that walk one side along columns)."""
-        tile = b.c(16)
-        def row_tile(i0):
-            def column_tile(j0):
-                end = b.op(f"arith.minui {b.i('addi', j0, tile)}, {cols} : index")
-                b.for_(i0, b.op(f"arith.minui {b.i('addi', i0, tile)}, {rows} : index"), c1,
-                       lambda i: b.for_(j0, end, c1, lambda j: body(i, j)))
-            b.for_(c0, cols, tile, column_tile)
-        b.for_(c0, rows, tile, row_tile)
-
     if part == "steps":   # s, e; ut = U^T; vh = V^T = diag(1, V'^T)
         b.vfor(c0, N, lambda k, mask: wr(rd(row("s_in"), k, mask), row("s"), k, mask))
         b.vfor(c0, N, lambda k, mask: wr(rd(row("e_in"), k, mask), row("e"), k, mask))
-        tiles(b.c(columns), M, lambda j, i: put(get("qu", i, j), "ut", j, i))
+        b.tiles(b.c(columns), M, lambda j, i: put(get("qu", i, j), "ut", j, i))
         def first_row_and_column(j):
             put(zero, "vh", j, c0)
             put(zero, "vh", c0, j)
         b.for_(c0, N, c1, first_row_and_column)
         put(one, "vh", c0, c0)
-        tiles(b.c(n - 1), b.c(n - 1), lambda j, i: put(get("qv", i, j), "vh", b.i("addi", j, c1), b.i("addi", i, c1)))
+        b.tiles(b.c(n - 1), b.c(n - 1), lambda j, i: put(get("qv", i, j), "vh", b.i("addi", j, c1), b.i("addi", i, c1)))
     else:
         # --- a^T into ut ---
         def copy_column(i):
@@ -293,7 +282,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 below = b.if_(b.cmpi("ugt", i, k), lambda: [get(source, k, b.i("addi", i, b.c(offset)))],
                               lambda: [b.select(b.cmpi("eq", i, k), one, zero)], types=[E])
                 put(below, reflectors, i, k)
-            tiles(rows, b.c(count), entry)
+            b.tiles(rows, b.c(count), entry)
         in_orgqr_form("ut", 0, ku, NCT, "s", M, M, "uv", "utau")
         in_orgqr_form("vh", 1, kv, NRT, "e", N, b.c(n - 1), "vv", "vtau")   # V's act on coordinates 1..n-1
         b.emit("return")
