@@ -96,30 +96,17 @@ class _Eigh:
                 h = b.f("subf", h, b.f("mulf", f, g))
                 sd(b.f("subf", f, g), im1)
                 b.vfor(c0, i, lambda k, m: b.vwrite(zv, Em, [k], et, m))
-                def col(j):
-                    f = d_(j); sw(f, i, j)
-                    g = b.f("addf", e_(j), b.f("mulf", w_(j, j), f))
-                    j1 = b.i("addi", j, c1)
-                    fv = b.splat(f)
-                    def inner(k, m, acc):
-                        wv = b.vread(W, [bi, j, k], t, m)
-                        dv = b.vread(D, [bi, k], dt, m)
-                        ev = b.vread(Em, [k], et, m)
-                        b.vwrite(b.vf("addf", ev, b.vf("mulf", wv, fv)), Em, [k], et, m)
-                        return [b.vf("addf", acc, b.vf("mulf", wv, dv))]
-                    acc = b.vfor(j1, i, inner, [(zv, b.v)])[0]
-                    se(b.f("addf", g, b.vsum(acc)), j)
-
-                def col_group(j0):   # col of ROWS rows at once: each vector of u and e loaded once for all
-                    rows = [b.i("addi", j0, b.c(r)) for r in range(ROWS)]
+                def col(j0, count):   # e = A u on rows j0 .. j0 + count: each vector of u and e loaded once for them
+                    rows = [b.i("addi", j0, b.c(r)) for r in range(count)]
                     fs = [d_(row) for row in rows]
                     for f, row in zip(fs, rows):
                         sw(f, i, row)
-                    corner = [zero] * ROWS
-                    for r in range(ROWS):          # the group's own triangle, scalar
-                        for q in range(r + 1, ROWS):
+                    corner = [None] * count
+                    for r in range(count):          # the group's own triangle, scalar
+                        for q in range(r + 1, count):
                             x = w_(rows[r], rows[q])
-                            corner[r] = b.f("addf", corner[r], b.f("mulf", x, d_(rows[q])))
+                            term = b.f("mulf", x, d_(rows[q]))
+                            corner[r] = term if corner[r] is None else b.f("addf", corner[r], term)
                             se(b.f("addf", e_(rows[q]), b.f("mulf", x, fs[r])), rows[q])
                     fvs = [b.splat(f) for f in fs]
                     def inner(k, m, *accs):
@@ -132,35 +119,27 @@ class _Eigh:
                             out.append(b.vf("addf", acc, b.vf("mulf", wv, dv)))
                         b.vwrite(ev, Em, [k], et, m)
                         return out
-                    accs = b.vfor(b.i("addi", j0, rows_c), i, inner, [(zv, b.v)] * ROWS)
+                    accs = b.vfor(b.i("addi", j0, b.c(count)), i, inner, [(zv, b.v)] * count)
                     for row, f, own, acc in zip(rows, fs, corner, accs):
                         g = b.f("addf", e_(row), b.f("mulf", w_(row, row), f))
-                        se(b.f("addf", b.f("addf", g, own), b.vsum(acc)), row)
+                        if own is not None:
+                            g = b.f("addf", g, own)
+                        se(b.f("addf", g, b.vsum(acc)), row)
                 rows_c = b.c(ROWS)
                 grouped = b.i("muli", b.op(f"arith.divui {i}, {rows_c} : index"), rows_c)
-                b.for_(c0, grouped, rows_c, col_group)
-                b.for_(grouped, i, c1, col)
+                b.for_(c0, grouped, rows_c, lambda j0: col(j0, ROWS))
+                b.for_(grouped, i, c1, lambda j: col(j, 1))
                 def ediv(j, fa):
                     ej = b.f("divf", e_(j), h); se(ej, j)
                     return [b.f("addf", fa, b.f("mulf", ej, d_(j)))]
                 f = b.for_(c0, i, c1, ediv, [(zero, E)])[0]
                 hh = b.f("divf", f, b.f("addf", h, h))
                 b.for_(c0, i, c1, lambda j: se(b.f("subf", e_(j), b.f("mulf", hh, d_(j))), j))
-                def upd(j):
-                    fv, gv = b.splat(d_(j)), b.splat(e_(j))
-                    def inner(k, m):
-                        wv = b.vread(W, [bi, j, k], t, m)
-                        ev = b.vread(Em, [k], et, m); dv = b.vread(D, [bi, k], dt, m)
-                        change = b.vf("addf", b.vf("mulf", fv, ev), b.vf("mulf", gv, dv))
-                        b.vwrite(b.vf("subf", wv, change), W, [bi, j, k], t, m)
-                    b.vfor(j, i, inner)
-                    sd(w_(j, im1), j); sw(zero, j, i)
-
-                def upd_group(j0):   # upd of ROWS rows at once, sharing each vector of e and u
-                    rows = [b.i("addi", j0, b.c(r)) for r in range(ROWS)]
+                def upd(j0, count):   # the rank-2 update of rows j0 .. j0 + count, sharing each vector of e and u
+                    rows = [b.i("addi", j0, b.c(r)) for r in range(count)]
                     fs, gs = [d_(row) for row in rows], [e_(row) for row in rows]
-                    for r in range(ROWS):          # the group's own triangle, scalar
-                        for q in range(r, ROWS):
+                    for r in range(count):          # the group's own triangle, scalar
+                        for q in range(r, count):
                             change = b.f("addf", b.f("mulf", fs[r], e_(rows[q])), b.f("mulf", gs[r], d_(rows[q])))
                             sw(b.f("subf", w_(rows[r], rows[q]), change), rows[r], rows[q])
                     fvs, gvs = [b.splat(f) for f in fs], [b.splat(g) for g in gs]
@@ -170,11 +149,11 @@ class _Eigh:
                             wv = b.vread(W, [bi, row, k], t, m)
                             change = b.vf("addf", b.vf("mulf", fv, ev), b.vf("mulf", gv, dv))
                             b.vwrite(b.vf("subf", wv, change), W, [bi, row, k], t, m)
-                    b.vfor(b.i("addi", j0, rows_c), i, inner)
+                    b.vfor(b.i("addi", j0, b.c(count)), i, inner)
                     for row in rows:
                         sd(w_(row, im1), row); sw(zero, row, i)
-                b.for_(c0, grouped, rows_c, upd_group)
-                b.for_(grouped, i, c1, upd)
+                b.for_(c0, grouped, rows_c, lambda j0: upd(j0, ROWS))
+                b.for_(grouped, i, c1, lambda j: upd(j, 1))
                 return [h]
             h = b.if_(is0, zero_branch, main_branch, types=[E])
             sd(h, i)
