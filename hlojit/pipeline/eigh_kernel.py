@@ -25,14 +25,17 @@ ROWS = 4       # W's rows the reduction's two passes take at once (each vector o
 
 
 class _Eigh:
-    """The pieces of the eigh kernels, on one KernelText: W (n x n, binding `w_binding`: V^T, every inner loop
-    along a contiguous row), d (the diagonal, binding `d_binding`) and e (the off-diagonal, on the stack)."""
+    """The pieces of the eigh kernels, on one KernelText: W (V^T, every inner loop along a contiguous row; n x n,
+    or its rows padded: padded_w), D (the diagonal), each a binding the body subspans, and Em (the off-diagonal,
+    on the stack)."""
 
     def __init__(self, batch: int, n: int, element: str, lanes: int, chunks: int = 1):
         self.batch, self.n, self.element = batch, n, element
         self.eps = float(2.0 ** -23 if element == "f32" else 2.0 ** -52)
         self.t = f"memref<{batch}x{n}x{n}x{element}>"
-        self.wt = self.t    # W's type (ql_body pads its rows)
+        self.wt = self.t    # W's type (ql_body and rotations_body pad its rows)
+        self.padded_w = f"memref<{batch}x{n}x{padded_row(n, element)}x{element}>"
+        self.pt = f"memref<{batch}x{n}xi32>"   # the eigenvalues' order
         self.dt = f"memref<{batch}x{n}x{element}>"
         self.et = f"memref<{n}x{element}>"
         b = self.b = KernelText(element, lanes)
@@ -304,7 +307,7 @@ class _Eigh:
             sd(b.f("addf", d_(l), fnew), l); se(zero, l)
             return [fnew, tst1]
         b.for_(c0, N, c1, ql_value, [(zero, E), (zero, E)])
-        pt = f"memref<{self.batch}x{n}xi32>"
+        pt = self.pt
         if vectors:
             b.for_(c0, N, c1, lambda j: b.store(b.op(f"arith.index_cast {j} : index to i32"), self.P, [bi, j], pt))
         # sort ascending (selection), the order of W's rows with it
@@ -416,10 +419,10 @@ def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     d_in = k.binding(1, k.dt, "d")
     e_in = k.binding(2, k.dt, "ein")
     k.D = k.binding(3, k.dt, "w")
-    k.wt = f"memref<{batch}x{n}x{padded_row(n, element)}x{element}>"
+    k.wt = k.padded_w
     k.W = k.binding(4, k.wt, "work")
     k.sweeps(5, slots(batch, n, element))
-    k.P = k.binding(8, f"memref<{batch}x{n}xi32>", "order")
+    k.P = k.binding(8, k.pt, "order")
 
     def inputs(j):
         k.sd(b.load(d_in, [bi, j], k.dt), j)
@@ -442,10 +445,10 @@ def rotations_body(batch: int, n: int, element: str, lanes: int) -> str:
     chunks = -(-n // CHUNK)
     k = _Eigh(batch, n, element, lanes, chunks)
     b, c0, c1, N, bi = k.b, k.c0, k.c1, k.N, k.bi
-    k.wt = f"memref<{batch}x{n}x{padded_row(n, element)}x{element}>"
+    k.wt = k.padded_w
     W = k.binding(0, k.wt, "w")
     k.sweeps(1, slots(batch, n, element))
-    pt = f"memref<{batch}x{n}xi32>"
+    pt = k.pt
     P = k.binding(4, pt, "order")
     V = k.binding(5, k.t, "v")
     k.W = k.binding(6, k.wt, "work")
