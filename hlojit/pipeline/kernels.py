@@ -291,7 +291,7 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     bidiagonal_results = [flat((n,)), flat((n,)), flat((m, ku)), flat((1, ku)), flat((n - 1, kv)), flat((1, kv)),
                           flat((n, m)), flat((m,)), flat((n, n))]
     steps_operands = [flat((n,)), flat((n,)), flat((m, columns)), flat((n - 1, n - 1))]
-    steps_results = [flat((m, columns)), flat((n,)), flat((n, n)), flat((columns, m)), flat((n,)), flat((m,))]
+    steps_results = [flat((m, columns)), flat((n,)), flat((n, n)), flat((columns, m)), flat((n,))]
     aliases, inners = _form_q_parts(form_u, [(batch, m, ku), (batch, 1, ku)], dtype, {"columns": columns})
     more = _form_q_parts(form_v, [(batch, n - 1, kv), (batch, 1, kv)], dtype, {"columns": n - 1})
     aliases += more[0]

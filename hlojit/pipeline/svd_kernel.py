@@ -4,7 +4,8 @@ on the bidiagonal, their rotations accumulated), where the decomposition in Stab
 decomposition, then eigh) is a loop of matmul dispatches (256 x 256 f32: ~23 ms). Singular values alone: one
 dispatch. With vectors four: the bidiagonalization, orgqr (the QR kernels' form_q) forming U and V from its
 reflections, the QR steps (svd_body's parts; exported f32, local-sync, the 2-vCPU Xeon, 2026-12-06: 256² 9.9-10.2
--> 8.1-8.2 ms, 1024² 687-747 -> 576-588 against dsvdc's accumulation one reflection at a time).
+-> 8.1-8.2 ms, 1024² 687-747 -> 576-588 against dsvdc's accumulation one reflection at a time; 7.4-7.6 and 541-571
+with the bidiagonalization ROWS rows at a time).
 
 Every array lives transposed, as eigh_kernel's W does: a's columns, U's and V's columns are rows of `ut` and
 `vt`, so every inner loop (dot products, reflections, rotations, swaps) runs along a contiguous row as vectors
@@ -34,7 +35,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
     on coordinates 1..n-1) and taus, in orgqr's form (reflector_counts); scratch ut (n x m: a^T, reduced in
     place), work (m), vh (n x n: the row reflections as they are made).
     "steps": s, e, U (m x columns, orgqr's) and V's trailing block (n-1 x n-1) -> u (m x columns: columns n or m,
-    an orthonormal completion past n), s, vh (n x n); scratch ut (columns x m: U^T), e (n), work (m)."""
+    an orthonormal completion past n), s, vh (n x n); scratch ut (columns x m: U^T), e (n)."""
     eps, tiny = (2.0 ** -23, 2.0 ** -120) if element == "f32" else (2.0 ** -52, 2.0 ** -966)
     E = element
     vectors = part != "values"
@@ -44,7 +45,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
              "vv": (n - 1, kv), "vtau": (1, kv), "qu": (m, columns), "qv": (n - 1, n - 1)}
     names = {"values": ["a", "s", "ut", "e", "work"],
              "bidiagonal": ["a", "s", "e", "uv", "utau", "vv", "vtau", "ut", "work", "vh"],
-             "steps": ["s_in", "e_in", "qu", "qv", "u", "s", "vh", "ut", "e", "work"]}[part]
+             "steps": ["s_in", "e_in", "qu", "qv", "u", "s", "vh", "ut", "e"]}[part]
     b = KernelText(E, lanes)
     c0, c1 = b.c(0), b.c(1)
     M, N = b.c(m), b.c(n)
@@ -84,21 +85,6 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
 
     def wr(x, r, k, mask):
         b.vwrite(x, r[0], r[1] + [k], r[2], mask)
-
-    def dot(x, y, lo, hi):
-        def step(k, mask, acc):
-            return [b.vf("addf", acc, b.vf("mulf", rd(x, k, mask), rd(y, k, mask)))]
-        return b.vsum(b.vfor(lo, hi, step, [(zv, b.v)])[0])
-
-    def axpy(alpha, x, y, lo, hi):
-        """y += alpha x"""
-        av = b.splat(alpha)
-        b.vfor(lo, hi, lambda k, mask: wr(b.vf("addf", rd(y, k, mask), b.vf("mulf", av, rd(x, k, mask))),
-                                         y, k, mask))
-
-    def reflect(reflector, x, diagonal, lo, hi):
-        """x -= (reflector . x / diagonal) reflector over [lo, hi): LINPACK's Householder step."""
-        axpy(b.f("negf", b.f("divf", dot(reflector, x, lo, hi), diagonal)), reflector, x, lo, hi)
 
     def divide(x, by, lo, hi):
         bv = b.splat(by)
