@@ -503,6 +503,26 @@ def test_svd_kernel_on_zero_repeated_rank_deficient_and_nan_matrices():
     assert np.isnan(s).all() and np.isnan(u).all() and np.isnan(vh).all()   # as JAX's LAPACK failure
 
 
+def test_svd_kernel_flushes_a_full_rotation_buffer(monkeypatch):
+    """A buffer that holds one chain's rotations (BUFFER_BYTES 0: rotation_buffer.sizes' least) makes the QR steps'
+    dispatch apply it each time it fills, rotations_body the rest, three chains at once (GROUP 3, or one where
+    their rows span fewer); a rank-deficient matrix (its deflations apply the buffer too) and NaN in the batch."""
+    from hlojit.pipeline import rotation_buffer
+    monkeypatch.setattr(rotation_buffer, "BUFFER_BYTES", 0)
+    monkeypatch.setattr(rotation_buffer, "GROUP", 3)
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")           # the patched text compiles in this process
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    rng = np.random.default_rng(23)
+    a = rng.standard_normal((3, 90, 70))
+    a[1] = a[1, :, :5] @ rng.standard_normal((5, 70))          # rank 5
+    a[2, 4, 6] = np.nan
+    u, s, vh = (np.asarray(x) for x in hj.jit(lambda x: ops.linalg.svd(x, full_matrices=True),
+                                               backend="iree:cpu")(a))
+    for i in range(2):
+        assert max(svd_errors(a[i], u[i], s[i], vh[i])) < 1e-12
+    assert np.isnan(s[2]).all() and np.isnan(u[2]).all() and np.isnan(vh[2]).all()
+
+
 def test_svd_rewrites_to_the_kernel_on_cpu_and_its_gradient_and_vmap_match_the_reference():
     a = np.random.default_rng(21).standard_normal((3, 6, 4))
     text = str(hj.jit(ops.linalg.svd).lower(a[0]).program.module)
@@ -512,8 +532,9 @@ def test_svd_rewrites_to_the_kernel_on_cpu_and_its_gradient_and_vmap_match_the_r
         module = ir.Module.parse(text)
         counts = quirks.apply(module, targets.get("cpu"))
         assert counts.get("kernel_dispatches") == 1 and "hlojit_svd_kernel" in str(module)
-        # the bidiagonalization, orgqr forming U and V from its reflections, the QR steps
-        assert all(f"_{part}_executable::" in str(module) for part in ("bidiagonal", "form_u", "form_v", "steps"))
+        # the bidiagonalization, orgqr forming U and V from its reflections, the QR steps, their rotations
+        assert all(f"_{part}_executable::" in str(module)
+                   for part in ("bidiagonal", "form_u", "form_v", "steps", "rotations"))
 
     def loss(x):
         u, s, vh = ops.linalg.svd(x, full_matrices=False)

@@ -35,7 +35,8 @@ from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, householder_body
 from .register_tiles import padded_row
-from .svd_kernel import reflector_counts, svd_body
+from .rotation_buffer import record_length, sizes as rotation_sizes
+from .svd_kernel import reflector_counts, rotation_chunks, rotations_body as svd_rotations_body, svd_body
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
 MAX_WORKGROUPS = 65535   # one workgroup per matrix
@@ -275,8 +276,9 @@ def _svd_claims(op) -> bool:
 
 def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     """`func.func private @symbol(a) -> (u, s, vh)` (s alone without `vectors`) as spectral's svd of a tall a.
-    Singular values alone: one dispatch. With vectors, four: the bidiagonalization, orgqr (the QR kernels' form_q)
-    forming U and V from its reflections, then the QR steps (svd_kernel.py)."""
+    Singular values alone: one dispatch. With vectors, five: the bidiagonalization, orgqr (the QR kernels' form_q)
+    forming U and V from its reflections, the QR steps buffering their rotations, the rotations applied by a
+    workgroup per chunk of U^T's and V^T's columns (svd_kernel.py, rotation_buffer.py)."""
     element, lanes, nan = _ELEMENT[dtype]
     (*lead, m, n), vectors, columns = shapes[0], bool(attributes["vectors"]), attributes["columns"]
     batch, lead = math.prod(lead), tuple(lead)
@@ -287,19 +289,30 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
         return _module(symbol, batch, [a], [s] + scratch, body, returned=1)
     flat = lambda dims: _types((batch,), dims, element)[0]   # noqa: E731
     ku, kv = reflector_counts(m, n)
-    bidiagonal, steps, form_u, form_v = (f"{symbol}_{part}" for part in ("bidiagonal", "steps", "form_u", "form_v"))
+    bidiagonal, steps, form_u, form_v, rotations = (f"{symbol}_{part}" for part in
+                                                    ("bidiagonal", "steps", "form_u", "form_v", "rotations"))
     bidiagonal_results = [flat((n,)), flat((n,)), flat((m, ku)), flat((1, ku)), flat((n - 1, kv)), flat((1, kv)),
                           flat((n, m)), flat((m,)), flat((n, n))]
     steps_operands = [flat((n,)), flat((n,)), flat((m, columns)), flat((n - 1, n - 1))]
-    steps_results = [flat((m, columns)), flat((n,)), flat((n, n)), flat((columns, m)), flat((n,))]
+    buffer = [flat((rotation_sizes(batch, n, element)[1], 4)),
+              _types((batch,), (record_length(batch, n, element),), "i32")[0]]
+    steps_results = [flat((n,)), flat((columns, m)), flat((n, n)), flat((n,)), *buffer]
+    rotations_operands = [flat((columns, m)), flat((n, n)), *buffer]
+    rotations_results = [flat((m, columns)), flat((n, n)), flat((n, padded_row(m, element))),
+                         flat((n, padded_row(n, element)))]
     aliases, inners = _form_q_parts(form_u, [(batch, m, ku), (batch, 1, ku)], dtype, {"columns": columns})
     more = _form_q_parts(form_v, [(batch, n - 1, kv), (batch, 1, kv)], dtype, {"columns": n - 1})
     aliases += more[0]
     inners += more[1]
-    for name, part, operand_count, result_count in ((bidiagonal, "bidiagonal", 1, len(bidiagonal_results)),
-                                                    (steps, "steps", len(steps_operands), len(steps_results))):
-        alias, executable = _executable(name, batch, operand_count, result_count,
-                                        svd_body(batch, m, n, columns, element, lanes, nan, part))
+    chunks = sum(rotation_chunks(m, n, lanes))
+    for name, workgroups, operand_count, result_count, body in (
+            (bidiagonal, batch, 1, len(bidiagonal_results),
+             svd_body(batch, m, n, columns, element, lanes, nan, "bidiagonal")),
+            (steps, batch, len(steps_operands), len(steps_results),
+             svd_body(batch, m, n, columns, element, lanes, nan, "steps")),
+            (rotations, batch * chunks, len(rotations_operands), len(rotations_results),
+             svd_rotations_body(batch, m, n, columns, element, lanes))):
+        alias, executable = _executable(name, workgroups, operand_count, result_count, body)
         aliases.append(alias)
         inners.append(executable)
     u, vh = _types(lead, (m, columns), element), _types(lead, (n, n), element)
@@ -309,9 +322,10 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     %qu = func.call @{form_u}(%t#2, %t#3) : ({bidiagonal_results[2]}, {bidiagonal_results[3]}) -> {steps_operands[2]}
     %qv = func.call @{form_v}(%t#4, %t#5) : ({bidiagonal_results[4]}, {bidiagonal_results[5]}) -> {steps_operands[3]}
 {_dispatch(steps, ["%t#0", "%t#1", "%qu", "%qv"], steps_operands, steps_results, "k")}
-    %u = stablehlo.reshape %k#0 : ({u[0]}) -> {u[1]}
-    %s = stablehlo.reshape %k#1 : ({s[0]}) -> {s[1]}
-    %vh = stablehlo.reshape %k#2 : ({vh[0]}) -> {vh[1]}
+{_dispatch(rotations, ["%k#1", "%k#2", "%k#4", "%k#5"], rotations_operands, rotations_results, "r")}
+    %u = stablehlo.reshape %r#0 : ({u[0]}) -> {u[1]}
+    %s = stablehlo.reshape %k#0 : ({s[0]}) -> {s[1]}
+    %vh = stablehlo.reshape %r#1 : ({vh[0]}) -> {vh[1]}
     return %u, %s, %vh : {u[1]}, {s[1]}, {vh[1]}
   }}""")
     return _assembled(aliases, inners)

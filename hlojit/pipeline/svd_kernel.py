@@ -15,6 +15,8 @@ The text is built by kernel_text.KernelText.
 from __future__ import annotations
 
 from .kernel_text import KernelText
+from .register_tiles import padded_row
+from .rotation_buffer import U_PAIR, V_PAIR, RotationBuffer, chunk_columns
 
 ITERATIONS_PER_VALUE = 75   # QR steps allowed per singular value; past it (NaN input) everything is NaN
 ROWS = 4                    # rows of ut the bidiagonalization's passes take at once (each shared vector loaded once)
@@ -34,8 +36,10 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
     "bidiagonal": a -> s, e (n: the superdiagonal), U's reflections (m x nct) and taus (1 x nct), V's (n-1 x nrt:
     on coordinates 1..n-1) and taus, in orgqr's form (reflector_counts); scratch ut (n x m: a^T, reduced in
     place), work (m), vh (n x n: the row reflections as they are made).
-    "steps": s, e, U (m x columns, orgqr's) and V's trailing block (n-1 x n-1) -> u (m x columns: columns n or m,
-    an orthonormal completion past n), s, vh (n x n); scratch ut (columns x m: U^T), e (n)."""
+    "steps": s, e, U (m x columns, orgqr's: columns n or m, an orthonormal completion past n) and V's trailing
+    block (n-1 x n-1) -> s, ut (columns x m: U^T), vh (n x n: V^T), each as far as the rotations applied here
+    went (rotations_body applies the rest, the buffer's chains, and the rows' order and signs), e (n: scratch),
+    then the buffer and record of rotation_buffer at bindings 8 and 9."""
     eps, tiny = (2.0 ** -23, 2.0 ** -120) if element == "f32" else (2.0 ** -52, 2.0 ** -966)
     E = element
     vectors = part != "values"
@@ -45,7 +49,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
              "vv": (n - 1, kv), "vtau": (1, kv), "qu": (m, columns), "qv": (n - 1, n - 1)}
     names = {"values": ["a", "s", "ut", "e", "work"],
              "bidiagonal": ["a", "s", "e", "uv", "utau", "vv", "vtau", "ut", "work", "vh"],
-             "steps": ["s_in", "e_in", "qu", "qv", "u", "s", "vh", "ut", "e"]}[part]
+             "steps": ["s_in", "e_in", "qu", "qv", "s", "ut", "vh", "e"]}[part]
     b = KernelText(E, lanes)
     c0, c1 = b.c(0), b.c(1)
     M, N = b.c(m), b.c(n)
@@ -58,6 +62,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         value = b.op(f"hal.interface.binding.subspan layout(#layout) binding({binding}) alignment(64) "
                      f"offset({c0}) : {type_}", name)
         memref[name] = (value, type_)
+    buffered = RotationBuffer(b, bi, batch, n, len(names)) if part == "steps" else None
 
     def row(name, *index):
         """A contiguous row: (memref, leading indices, type); vector helpers append the column index."""
@@ -94,9 +99,6 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         v = b.splat(value)
         b.vfor(lo, hi, lambda k, mask: wr(v, x, k, mask))
 
-    def negate(x, lo, hi):
-        b.vfor(lo, hi, lambda k, mask: wr(b.op(f"arith.negf {rd(x, k, mask)} : {b.v}"), x, k, mask))
-
     def rotate(x, y, cs, sn, lo, hi):
         """(x, y) <- (cs x + sn y, cs y - sn x)"""
         cv, sv = b.splat(cs), b.splat(sn)
@@ -105,13 +107,6 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
             xv, yv = rd(x, k, mask), rd(y, k, mask)
             wr(b.vf("addf", b.vf("mulf", cv, xv), b.vf("mulf", sv, yv)), x, k, mask)
             wr(b.vf("subf", b.vf("mulf", cv, yv), b.vf("mulf", sv, xv)), y, k, mask)
-        b.vfor(lo, hi, step)
-
-    def swap(x, y, lo, hi):
-        def step(k, mask):
-            xv, yv = rd(x, k, mask), rd(y, k, mask)
-            wr(yv, x, k, mask)
-            wr(xv, y, k, mask)
         b.vfor(lo, hi, step)
 
     def norm(x, lo, hi):
@@ -146,6 +141,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         b.for_(c0, N, c1, first_row_and_column)
         put(one, "vh", c0, c0)
         b.tiles(b.c(n - 1), b.c(n - 1), lambda j, i: put(get("qv", i, j), "vh", b.i("addi", j, c1), b.i("addi", i, c1)))
+        buffered.start()
     else:
         # --- a^T into ut ---
         def copy_column(i):
@@ -290,6 +286,15 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
             return [b.select(both(hit, negated(found)), q, found_at, "index"), either(found, hit)]
         return b.for_(c0, count, c1, step, [(c0, "index"), (b.op("arith.constant false"), "i1")])
 
+    def flush():
+        """The buffered chains applied here, on this core (the buffer is full, or a deflation is to rotate rows
+        out of chain order), and the buffer emptied."""
+        for matrix, pair, width in (("vh", V_PAIR, N), ("ut", U_PAIR, M)):
+            value, type_ = memref[matrix]
+            b.for_(c0, width, b.c(chunk_columns(lanes)), lambda k0: buffered.apply(value, type_, pair, k0, width))
+        buffered.close(c0)
+        buffered.set(c0, "rotations")
+
     def iteration(p, iterations):
         p1 = b.i("subi", p, c1)
         # k + 1: past the last negligible e[k] below p - 1 (e[k] set to 0), or 0
@@ -304,8 +309,8 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
 
             def flip():
                 put(b.select(b.cmpf("olt", sk, zero), b.f("negf", sk), zero), "s", k)
-                if vectors:
-                    negate(row("vh", k), c0, N)
+                if vectors:   # V's row k negated as it is written out (rotation_buffer's flip)
+                    buffered.set(c1, "flip", k)
             b.if_(b.cmpf("ole", sk, zero), flip)
 
             def out_of_order(at):
@@ -317,9 +322,10 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 at1 = b.i("addi", at, c1)
                 x, y = get("s", at), get("s", at1)
                 put(y, "s", at); put(x, "s", at1)
-                if vectors:
-                    swap(row("vh", at), row("vh", at1), c0, N)
-                    swap(row("ut", at), row("ut", at1), c0, M)
+                if vectors:   # the rows change places as they are written out (rotation_buffer's order)
+                    x, y = buffered.get("order", at), buffered.get("order", at1)
+                    buffered.set(y, "order", at)
+                    buffered.set(x, "order", at1)
                 return [at1]
             b.while_([(k, "index")], out_of_order, sink)
             return [p1, c0]
@@ -355,6 +361,9 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 f0 = b.f("addf", b.f("mulf", b.f("addf", sk, sp), b.f("subf", sk, sp)), shift)
                 g0 = b.f("mulf", sk, ek)
 
+                if vectors:   # the chain's rotations are buffered: rotations_body applies them
+                    offset, used = buffered.chain(k, p1, flush)
+
                 def chase(j, f, g):
                     j1 = b.i("addi", j, c1)
                     cs, sn, r = rotation(f, g)
@@ -365,7 +374,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                     g = b.f("mulf", sn, sj1)
                     sj1 = b.f("mulf", cs, sj1)
                     if vectors:
-                        rotate(row("vh", j), row("vh", j1), cs, sn, c0, N)
+                        buffered.store(b.i("addi", offset, b.i("subi", j, k)), V_PAIR, cs, sn)
                     cs, sn, r = rotation(f, g)
                     put(r, "s", j)
                     f = b.f("addf", b.f("mulf", cs, ej), b.f("mulf", sn, sj1))
@@ -374,15 +383,19 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                     g = b.f("mulf", sn, ej1)
                     put(b.f("mulf", cs, ej1), "e", j1)
                     if vectors:
-                        rotate(row("ut", j), row("ut", j1), cs, sn, c0, M)
+                        buffered.store(b.i("addi", offset, b.i("subi", j, k)), U_PAIR, cs, sn)
                     return [f, g]
                 f, _ = b.for_(k, p1, c1, chase, [(f0, E), (g0, E)])
+                if vectors:
+                    buffered.close(used)
                 put(f, "e", p2)
                 return [p, b.i("addi", iterations, c1)]
 
             def deflate_bottom():
                 # s[p - 1] negligible: chase e[p - 2] up the columns with rotations of V
                 p2 = b.i("subi", p, b.c(2))
+                if vectors:
+                    flush()
 
                 def step(q, f):
                     j = b.i("subi", p2, q)
@@ -403,6 +416,8 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
 
             def split():
                 # s[ks] negligible, ks > k: chase e[ks] along the rows with rotations of U
+                if vectors:
+                    flush()
                 def step(j, f):
                     cs, sn, r = rotation(get("s", j), f)
                     put(r, "s", j)
@@ -430,10 +445,78 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         if vectors:
             b.for_(c0, b.c(columns), c1, lambda j: fill(row("ut", j), nanc, c0, M))
             b.for_(c0, N, c1, lambda j: fill(row("vh", j), nanc, c0, N))
+            buffered.close(c0)
     b.if_(b.cmpi("ugt", p, c0), failed)
-    if vectors:   # u = ut^T
-        def transpose_row(i):
-            b.for_(c0, b.c(columns), c1, lambda j: put(get("ut", j, i), "u", i, j))
-        b.for_(c0, M, c1, transpose_row)
+    b.emit("return")
+    return "\n".join(b.lines)
+
+
+def rotation_chunks(m: int, n: int, lanes: int) -> tuple[int, int]:
+    """rotations_body's workgroups a matrix: (chunks of U^T's m columns, of V^T's n)."""
+    return -(-m // chunk_columns(lanes)), -(-n // chunk_columns(lanes))
+
+
+def rotations_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int) -> str:
+    """The last of svd's five dispatches, a workgroup per chunk_columns of U^T (m of them) and of V^T (n) of each
+    matrix (every core on one matrix): the QR steps' buffered chains applied to its columns of a copy of ut or vh
+    (rows padded: register_tiles.padded_row), then its part of u (its rows: u[r, c] = ut[order[c], r] for c < n,
+    the orthonormal completion's columns as the steps left them) or of vh (its columns: row r is the copy's row
+    order[r], negated where flipped). Bindings: ut (columns x m), vh (n x n), the buffer and its record; u (m x
+    columns), vh, the two copies."""
+    chunks_u, chunks_v = rotation_chunks(m, n, lanes)
+    b = KernelText(element, lanes)
+    c0, c1, M, N = b.c(0), b.c(1), b.c(m), b.c(n)
+    chunk_size = b.c(chunk_columns(lanes))
+    workgroup = b.op("hal.interface.workgroup.id[0] : index", "w")
+    per_matrix = b.c(chunks_u + chunks_v)
+    bi = b.op(f"arith.divui {workgroup}, {per_matrix} : index", "b")
+    chunk = b.op(f"arith.remui {workgroup}, {per_matrix} : index", "chunk")
+
+    def binding(index, dims, name):
+        type_ = f"memref<{batch}x{'x'.join(map(str, dims))}x{element}>"
+        return b.op(f"hal.interface.binding.subspan layout(#layout) binding({index}) alignment(64) offset({c0}) "
+                    f": {type_}", name), type_
+    ut, ut_t = binding(0, (columns, m), "ut")
+    vh_in, vh_in_t = binding(1, (n, n), "vh_in")
+    buffered = RotationBuffer(b, bi, batch, n, 2)
+    u, u_t = binding(4, (m, columns), "u")
+    vh, vh_t = binding(5, (n, n), "vh")
+    ut_copy, ut_copy_t = binding(6, (n, padded_row(m, element)), "ut_copy")
+    vh_copy, vh_copy_t = binding(7, (n, padded_row(n, element)), "vh_copy")
+
+    def through_chains(source, source_t, copy, copy_t, pair, k0, width):
+        """Columns k0 .. k0 + chunk_size of source's first n rows into copy, the chains applied there; their end."""
+        end = b.op(f"arith.minui {b.i('addi', k0, chunk_size)}, {width} : index")
+        def copy_row(r):
+            b.vfor(k0, end, lambda q, mask: b.vwrite(b.vread(source, [bi, r, q], source_t, mask),
+                                                     copy, [bi, r, q], copy_t, mask))
+        b.for_(c0, N, c1, copy_row)
+        buffered.apply(copy, copy_t, pair, k0, width)
+        return end
+
+    def u_part():
+        k0 = b.i("muli", chunk, chunk_size)
+        end = through_chains(ut, ut_t, ut_copy, ut_copy_t, U_PAIR, k0, M)
+        tile = b.c(16)
+        def columns_of_u(lo, hi, value):   # u[r, c] for r in k0 .. end, 16 of u's columns c at a time
+            def row_tile(j0):
+                last = b.op(f"arith.minui {b.i('addi', j0, tile)}, {hi} : index")
+                b.for_(k0, end, c1, lambda r: b.for_(j0, last, c1, lambda c: b.store(value(r, c), u, [bi, r, c], u_t)))
+            b.for_(lo, hi, tile, row_tile)
+        columns_of_u(c0, N, lambda r, c: b.load(ut_copy, [bi, buffered.get("order", c), r], ut_copy_t))
+        if columns > n:
+            columns_of_u(N, b.c(columns), lambda r, c: b.load(ut, [bi, c, r], ut_t))
+
+    def v_part():
+        k0 = b.i("muli", b.i("subi", chunk, b.c(chunks_u)), chunk_size)
+        end = through_chains(vh_in, vh_in_t, vh_copy, vh_copy_t, V_PAIR, k0, N)
+        def row(r):
+            source = buffered.get("order", r)
+            flipped = b.cmpi("ne", buffered.get("flip", source), c0)
+            sign = b.splat(b.select(flipped, b.c("-1.0", element), b.c("1.0", element)))
+            b.vfor(k0, end, lambda q, mask: b.vwrite(
+                b.vf("mulf", sign, b.vread(vh_copy, [bi, source, q], vh_copy_t, mask)), vh, [bi, r, q], vh_t, mask))
+        b.for_(c0, N, c1, row)
+    b.if_(b.cmpi("ult", chunk, b.c(chunks_u)), u_part, v_part)
     b.emit("return")
     return "\n".join(b.lines)
