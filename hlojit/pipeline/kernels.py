@@ -284,7 +284,7 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     batch, lead = math.prod(lead), tuple(lead)
     a, s = _types(lead, (m, n), element), _types(lead, (n,), element)
     if not vectors:
-        scratch = [_types(lead, (n, m), element), s, _types(lead, (m,), element)]
+        scratch = [_types(lead, (n, m), element), s, _types(lead, (2, m), element)]
         body = svd_body(batch, m, n, columns, element, lanes, nan, "values")
         return _module(symbol, batch, [a], [s] + scratch, body, returned=1)
     flat = lambda dims: _types((batch,), dims, element)[0]   # noqa: E731
@@ -292,7 +292,7 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     bidiagonal, steps, form_u, form_v, rotations = (f"{symbol}_{part}" for part in
                                                     ("bidiagonal", "steps", "form_u", "form_v", "rotations"))
     bidiagonal_results = [flat((n,)), flat((n,)), flat((m, ku)), flat((1, ku)), flat((n - 1, kv)), flat((1, kv)),
-                          flat((n, m)), flat((m,)), flat((n, n))]
+                          flat((n, m)), flat((2, m)), flat((n, n))]
     steps_operands = [flat((n,)), flat((n,)), flat((m, columns)), flat((n - 1, n - 1))]
     buffer = [flat((rotation_sizes(batch, n, element)[1], 4)),
               _types((batch,), (record_length(batch, n, element),), "i32")[0]]

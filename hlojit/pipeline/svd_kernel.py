@@ -35,7 +35,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
     of 9.6 ms at 256², 150-185 of ~720 at 1024²):
     "bidiagonal": a -> s, e (n: the superdiagonal), U's reflections (m x nct) and taus (1 x nct), V's (n-1 x nrt:
     on coordinates 1..n-1) and taus, in orgqr's form (reflector_counts); scratch ut (n x m: a^T, reduced in
-    place), work (m), vh (n x n: the row reflections as they are made).
+    place), work (2 x m: the work vectors of two steps), vh (n x n: the row reflections as they are made).
     "steps": s, e, U (m x columns, orgqr's: columns n or m, an orthonormal completion past n) and V's trailing
     block (n-1 x n-1) -> s, ut (columns x m: U^T), vh (n x n: V^T), each as far as the rotations applied here
     went (rotations_body applies the rest, the buffer's chains, and the rows' order and signs), e (n: scratch),
@@ -45,7 +45,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
     vectors = part != "values"
     ku, kv = reflector_counts(m, n)
     types = {"a": (m, n), "s": (n,), "u": (m, columns), "vh": (n, n), "ut": (columns if part == "steps" else n, m),
-             "e": (n,), "work": (m,), "s_in": (n,), "e_in": (n,), "uv": (m, ku), "utau": (1, ku),
+             "e": (n,), "work": (2, m), "s_in": (n,), "e_in": (n,), "uv": (m, ku), "utau": (1, ku),
              "vv": (n - 1, kv), "vtau": (1, kv), "qu": (m, columns), "qv": (n - 1, n - 1)}
     names = {"values": ["a", "s", "ut", "e", "work"],
              "bidiagonal": ["a", "s", "e", "uv", "utau", "vv", "vtau", "ut", "work", "vh"],
@@ -152,10 +152,26 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         nct, nrt = min(m - 1, n), max(0, min(n - 2, m))
         NCT, NRT = b.c(nct), b.c(nrt)
 
-        def bidiagonal_step(k):
+        assert nct > nrt or nct == 0   # m >= n: the last step reflects no row, none is left pending after the loop
+        for parity in (c0, c1):   # finite: a step without a pending reflection multiplies its work vector by 0
+            fill(row("work", parity), zero, c0, M)
+
+        def bidiagonal_step(k, pending):
+            """Step k: row k finished, its column reflection; one pass over rows k+1 .. n-1, ROWS at a time, that
+            applies step k-1's row reflection (`pending`: its work vector and pivot), step k's column reflection,
+            and sums step k's work vector (the rows loaded once from memory for all three: the passes of the
+            trailing matrix are what the bidiagonalization spends its time on); then step k's row reflection,
+            pending for step k+1. With e' the normalized e, e'_j1 its pivot (1 + e_j1 / ek):
+            work = sum_j e'_j ut[j] = (sum_j e_j ut[j]) / ek + ut[j1], each row then ut[j] -= e'_j / e'_j1 work."""
             k1 = b.i("addi", k, c1)
+            parity = b.op(f"arith.remui {k}, {b.c(2)} : index")
+            previous = row("work", parity)                       # step k-1's work vector
+            current = row("work", b.i("subi", c1, parity))       # step k's
+            e1 = get("e", k)                                     # step k-1's pivot e'_k
             in_nct = b.cmpi("ult", k, NCT)
             uk = row("ut", k)
+            b.if_(pending, lambda: b.vfor(k, M, lambda q, mask: wr(
+                b.vf("subf", rd(uk, q, mask), rd(previous, q, mask)), uk, q, mask)))
 
             def column_reflector():
                 size = norm(uk, k, M)
@@ -169,29 +185,41 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 put(b.f("negf", sk), "s", k)
             b.if_(in_nct, column_reflector)
             reflect_columns = both(in_nct, b.cmpf("une", get("s", k), zero))
+            fill(current, zero, k, M)
 
-            def columns_in_groups(j0, count):   # reflect rows j0 .. j0 + count of ut, uk loaded once for them
-                rows = [row("ut", b.i("addi", j0, b.c(r))) for r in range(count)]
-                def reflected():
-                    ukk = get("ut", k, k)
-                    def dots(q, mask, *accs):
-                        x = rd(uk, q, mask)
-                        return [b.vf("addf", acc, b.vf("mulf", x, rd(y, q, mask))) for acc, y in zip(accs, rows)]
-                    sums = b.vfor(k, M, dots, [(zv, b.v)] * count)
-                    alphas = [b.splat(b.f("negf", b.f("divf", b.vsum(total), ukk))) for total in sums]
-                    def updates(q, mask):
-                        x = rd(uk, q, mask)
-                        for alpha, y in zip(alphas, rows):
-                            wr(b.vf("addf", rd(y, q, mask), b.vf("mulf", alpha, x)), y, q, mask)
-                    b.vfor(k, M, updates)
-                b.if_(reflect_columns, reflected)
-                for r in range(count):
-                    j = b.i("addi", j0, b.c(r))
-                    put(get("ut", j, k), "e", j)
+            def rows_in_groups(j0, count):   # rows j0 .. j0 + count of ut; uk and the work vectors loaded once for them
+                js = [b.i("addi", j0, b.c(r)) for r in range(count)]
+                rows = [row("ut", j) for j in js]
+                ukk = get("ut", k, k)
+                betas = [b.splat(b.select(pending, b.f("negf", b.f("divf", get("e", j), e1)), zero)) for j in js]
+                def finish_and_dot(q, mask, *accs):   # step k-1's row reflection, then the dot products with uk
+                    x, w = rd(uk, q, mask), rd(previous, q, mask)
+                    out = []
+                    for acc, beta, y in zip(accs, betas, rows):
+                        v = b.vf("addf", rd(y, q, mask), b.vf("mulf", beta, w))
+                        wr(v, y, q, mask)
+                        out.append(b.vf("addf", acc, b.vf("mulf", x, v)))
+                    return out
+                sums = b.vfor(k, M, finish_and_dot, [(zv, b.v)] * count)
+                alphas = [b.select(reflect_columns, b.f("negf", b.f("divf", b.vsum(total), ukk)), zero) for total in sums]
+                es = []
+                for j, alpha in zip(js, alphas):   # e_j: ut[j, k] after the column reflection
+                    e_j = b.f("addf", get("ut", j, k), b.f("mulf", alpha, ukk))
+                    put(e_j, "e", j)
+                    es.append(b.splat(e_j))
+                alphas = [b.splat(alpha) for alpha in alphas]
+                def reflect_and_sum(q, mask):   # the rows are in L1 now
+                    x, total = rd(uk, q, mask), rd(current, q, mask)
+                    for alpha, e_j, y in zip(alphas, es, rows):
+                        v = b.vf("addf", rd(y, q, mask), b.vf("mulf", alpha, x))
+                        wr(v, y, q, mask)
+                        total = b.vf("addf", total, b.vf("mulf", e_j, v))
+                    wr(total, current, q, mask)
+                b.vfor(k, M, reflect_and_sum)
             grouped = b.i("addi", k1, b.i("muli", b.op(f"arith.divui {b.i('subi', N, k1)}, {b.c(ROWS)} : index"),
                                             b.c(ROWS)))
-            b.for_(k1, grouped, b.c(ROWS), lambda j0: columns_in_groups(j0, ROWS))
-            b.for_(grouped, N, c1, lambda j: columns_in_groups(j, 1))
+            b.for_(k1, grouped, b.c(ROWS), lambda j0: rows_in_groups(j0, ROWS))
+            b.for_(grouped, N, c1, lambda j: rows_in_groups(j, 1))
 
             def row_reflector():
                 e = row("e")
@@ -202,40 +230,20 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                     divide(e, ek, k1, N)
                     put(b.f("addf", get("e", k1), one), "e", k1)
                     return [ek]
-                ek = b.f("negf", b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E]))
-                put(ek, "e", k)
-
-                def apply():   # work = sum e_j ut[j], then ut[j] -= e_j / e1 work, ROWS rows of ut at a time
-                    work = row("work")
-                    fill(work, zero, k1, M)
-                    e1 = get("e", k1)
-                    def gathered(j0, count):
-                        rows = [row("ut", b.i("addi", j0, b.c(r))) for r in range(count)]
-                        es = [b.splat(get("e", b.i("addi", j0, b.c(r)))) for r in range(count)]
-                        def step(q, mask):
-                            total = rd(work, q, mask)
-                            for e_j, y in zip(es, rows):
-                                total = b.vf("addf", total, b.vf("mulf", e_j, rd(y, q, mask)))
-                            wr(total, work, q, mask)
-                        b.vfor(k1, M, step)
-                    def scattered(j0, count):
-                        rows = [row("ut", b.i("addi", j0, b.c(r))) for r in range(count)]
-                        alphas = [b.splat(b.f("negf", b.f("divf", get("e", b.i("addi", j0, b.c(r))), e1)))
-                                  for r in range(count)]
-                        def step(q, mask):
-                            x = rd(work, q, mask)
-                            for alpha, y in zip(alphas, rows):
-                                wr(b.vf("addf", rd(y, q, mask), b.vf("mulf", alpha, x)), y, q, mask)
-                        b.vfor(k1, M, step)
-                    for part_of in (gathered, scattered):
-                        b.for_(k1, grouped, b.c(ROWS), lambda j0: part_of(j0, ROWS))
-                        b.for_(grouped, N, c1, lambda j: part_of(j, 1))
-                b.if_(b.cmpf("une", ek, zero), apply)
+                ek = b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E])
+                put(b.f("negf", ek), "e", k)
+                reflects = b.cmpf("une", ek, zero)
+                def work():   # sum_j e_j ut[j] / ek + ut[k1]
+                    inverse, after = b.splat(b.f("divf", one, ek)), row("ut", k1)
+                    b.vfor(k1, M, lambda q, mask: wr(b.vf("addf", b.vf("mulf", rd(current, q, mask), inverse),
+                                                          rd(after, q, mask)), current, q, mask))
+                b.if_(reflects, work)
                 if vectors:
                     vk = row("vh", k)
                     b.vfor(k1, N, lambda i, mask: wr(rd(e, i, mask), vk, i, mask))
-            b.if_(b.cmpi("ult", k, NRT), row_reflector)
-        b.for_(c0, b.c(max(nct, nrt)), c1, bidiagonal_step)
+                return [reflects]
+            return [b.if_(b.cmpi("ult", k, NRT), row_reflector, lambda: [b.op("arith.constant false")], types=["i1"])]
+        b.for_(c0, b.c(max(nct, nrt)), c1, bidiagonal_step, [(b.op("arith.constant false"), "i1")])
         if nct < n:
             put(get("ut", NCT, NCT), "s", NCT)
         if nrt + 1 < n:
