@@ -386,12 +386,12 @@ def test_eigh_accumulates_its_reflections_through_the_qr_kernels_orgqr(dtype):
 
 def test_eigh_rotations_that_fill_the_buffer_are_applied_by_the_ql_dispatch(monkeypatch):
     """The QL dispatch applies a full buffer of sweeps itself and goes on (rotations_body applies the rest): a
-    buffer of 4 sweeps fills many times over on a batch of 70 x 70 matrices (~2 sweeps a value; two workgroups
-    a matrix in rotations_body), and NaN input runs every value to its iteration limit (NaN everywhere, as
-    LAPACK's failure in JAX)."""
-    from hlojit.pipeline import eigh_kernel
-    monkeypatch.setattr(eigh_kernel, "SWEEPS", 4)
-    monkeypatch.setattr(eigh_kernel, "BUFFER_BYTES", 0)        # slots(): SWEEPS
+    buffer of one sweep's rotations (rotation_buffer.sizes' least) fills many times over on a batch of 70 x 70
+    matrices (~1.5 sweeps a value), three sweeps applied at once (GROUP 3), and NaN input runs every value to
+    its iteration limit (NaN everywhere, as LAPACK's failure in JAX)."""
+    from hlojit.pipeline import rotation_buffer
+    monkeypatch.setattr(rotation_buffer, "BUFFER_BYTES", 0)
+    monkeypatch.setattr(rotation_buffer, "GROUP", 3)
     monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")           # the patched text compiles in this process
     monkeypatch.setenv("HLOJIT_CACHE", "0")
     x = np.random.default_rng(18).standard_normal((3, 70, 70))

@@ -5,10 +5,11 @@ along a contiguous row, a vector of `lanes` masked at the ends).
 
 Eigenvalues alone: one dispatch (eigenvalues_body). With vectors four: tridiagonal_body (the reduction), the QR
 kernels' orgqr of its reflections (compact WY panels, where tred2 applied them one at a time), ql_body (tql2, its
-rotations buffered), rotations_body (the buffered rotations applied to W's columns, a workgroup per CHUNK of
-them: every core on one matrix). Measured (f32, exported, the 2-vCPU Xeon, 2026-12-06), 1024²: one dispatch 349
-ms; orgqr 271; W's rows padded 195-203; the reduction four rows at a time 182-195 (local-sync); the rotations on
-both cores 145-156 on local-task (181-184 before). 256²: 5.1 -> 3.5 ms (local-sync; local-task 4.3-5.5).
+rotations buffered: rotation_buffer.py), rotations_body (the buffered rotations applied to W's columns, a
+workgroup per chunk of them: every core on one matrix). Measured (f32, exported, the 2-vCPU Xeon, 2026-12-06),
+1024²: one dispatch 349 ms; orgqr 271; W's rows padded 195-203; the reduction four rows at a time 182-195
+(local-sync); the rotations on both cores 145-156 on local-task (181-184 before), 121-125 an hour later; two
+sweeps at once (rotation_buffer's chains) 105. 256²: 5.1 -> 3.5 ms (local-sync; local-task 4.3-5.5); 2.7.
 
 The text is built by kernel_text.KernelText.
 """
@@ -16,11 +17,8 @@ from __future__ import annotations
 
 from .kernel_text import KernelText
 from .register_tiles import padded_row
+from .rotation_buffer import RotationBuffer, chunk_columns
 
-
-SWEEPS = 32    # QL sweeps buffered at least (slots)
-BUFFER_BYTES = 64 << 20   # the buffered sweeps' cosines and sines of a batch at most
-CHUNK = 64     # W's columns a workgroup takes through the buffered sweeps at once
 ROWS = 4       # W's rows the reduction's two passes take at once (each vector of u and e loaded once for them)
 
 
@@ -35,7 +33,6 @@ class _Eigh:
         self.t = f"memref<{batch}x{n}x{n}x{element}>"
         self.wt = self.t    # W's type (ql_body and rotations_body pad its rows)
         self.padded_w = f"memref<{batch}x{n}x{padded_row(n, element)}x{element}>"
-        self.pt = f"memref<{batch}x{n}xi32>"   # the eigenvalues' order
         self.dt = f"memref<{batch}x{n}x{element}>"
         self.et = f"memref<{n}x{element}>"
         b = self.b = KernelText(element, lanes)
@@ -46,7 +43,7 @@ class _Eigh:
         workgroup = b.op("hal.interface.workgroup.id[0] : index", "b")
         if chunks == 1:     # a workgroup per matrix
             self.bi, self.chunk = workgroup, self.c0
-        else:               # a workgroup per CHUNK columns of a matrix
+        else:               # a workgroup per chunk_columns of a matrix
             self.bi = b.op(f"arith.divui {workgroup}, {b.c(chunks)} : index", "b")
             self.chunk = b.op(f"arith.remui {workgroup}, {b.c(chunks)} : index", "chunk")
         self.Em = b.op(f"memref.alloca() : {self.et}", "e")
@@ -165,74 +162,22 @@ class _Eigh:
     def diagonal_to_d(self):
         self.b.for_(self.c0, self.N, self.c1, lambda j: self.sd(self.w_(j, j), j))
 
-    def sweeps(self, first_binding: int, slots: int):
-        """The buffer of QL sweeps at bindings first_binding..+2: cosines and sines (slots x n, by the rotations'
-        rows) and an i32 record (count, each slot's first row l, each slot's last row m: i32, as IREE 3.13's
-        stack-size check crashed on an alloca of index)."""
-        self.slots = slots
-        self.rt = f"memref<{self.batch}x{slots}x{self.n}x{self.element}>"
-        self.st = f"memref<{self.batch}x{2 * slots + 1}xi32>"
-        self.Rc = self.binding(first_binding, self.rt, "rc")
-        self.Rs = self.binding(first_binding + 1, self.rt, "rs")
-        self.Sw = self.binding(first_binding + 2, self.st, "sweeps")
-
-    def _get(self, at):
-        return self.b.op(f"arith.index_cast {self.b.load(self.Sw, [self.bi, at], self.st)} : i32 to index")
-
-    def _set(self, value, at):
-        self.b.store(self.b.op(f"arith.index_cast {value} : index to i32"), self.Sw, [self.bi, at], self.st)
-
-    def count(self): return self._get(self.c0)
-    def set_count(self, value): self._set(value, self.c0)
-
-    def sweep_rows(self, slot):
-        b = self.b
-        return self._get(b.i("addi", slot, self.c1)), self._get(b.i("addi", slot, b.c(self.slots + 1)))
-
-    def set_sweep_rows(self, slot, l, m):
-        b = self.b
-        self._set(l, b.i("addi", slot, self.c1)); self._set(m, b.i("addi", slot, b.c(self.slots + 1)))
-
-    def rotate_columns(self, k0, count):
-        """The first `count` buffered sweeps applied to W's rows at columns k0 .. k0 + CHUNK: that chunk of the rows
-        stays in cache through all of them, and each sweep carries the row it rotates next in registers (one load
-        and one store a row and sweep, not two of each a rotation)."""
-        b, c0, c1, N, bi, W, t, rt = self.b, self.c0, self.c1, self.N, self.bi, self.W, self.wt, self.rt
-        ks = [b.i("addi", k0, b.c(j * b.lanes)) for j in range(CHUNK // b.lanes)]
-        masks = [b.op(f"vector.create_mask {b.i('subi', N, k)} : {b.mask_type}") for k in ks]
-        def sweep(slot):
-            l, m = self.sweep_rows(slot)
-            first = [b.vread(W, [bi, m, k], t, mask) for k, mask in zip(ks, masks)]
-            def rotation(q, *carried):
-                i = b.i("subi", b.i("subi", m, c1), q)
-                i1 = b.i("addi", i, c1)
-                cv, sv = b.splat(b.load(self.Rc, [bi, slot, i], rt)), b.splat(b.load(self.Rs, [bi, slot, i], rt))
-                out = []
-                for x1, k, mask in zip(carried, ks, masks):
-                    x0 = b.vread(W, [bi, i, k], t, mask)
-                    b.vwrite(b.vf("addf", b.vf("mulf", sv, x0), b.vf("mulf", cv, x1)), W, [bi, i1, k], t, mask)
-                    out.append(b.vf("subf", b.vf("mulf", cv, x0), b.vf("mulf", sv, x1)))
-                return out
-            last = b.for_(c0, b.i("subi", m, l), c1, rotation, [(x, b.v) for x in first])
-            for x, k, mask in zip(last, ks, masks):
-                b.vwrite(x, W, [bi, l, k], t, mask)
-        b.for_(c0, count, c1, sweep)
-
     def ql(self, vectors: bool):
-        """tql2 on (D, Em) (Em as reduce left it); with `vectors` its rotations buffered by sweeps (self.sweeps),
-        applied to W's rows here only when the buffer is full (rotations_body applies the rest on every core);
-        then the eigenvalues sorted ascending, with `vectors` their order in self.P (i32: the rows of W)."""
+        """tql2 on (D, Em) (Em as reduce left it); with `vectors` its rotations buffered (self.buffered, a
+        rotation_buffer.RotationBuffer: each sweep a chain of W's rows in reverse order, W stored so), applied to W
+        here only when the buffer is full (rotations_body applies the rest on every core); then the eigenvalues
+        sorted ascending, with `vectors` their order in the record's order (W's rows, not reversed)."""
         b, E, n = self.b, self.element, self.n
         c0, c1, N, N1, zero, one, two = self.c0, self.c1, self.N, self.N1, self.zero, self.one, self.two
         d_, sd, e_, se = self.d_, self.sd, self.e_, self.se
         bi = self.bi
         epsc = b.c(f"{self.eps:.17e}", E)
         if vectors:
-            self.set_count(c0)
+            buffered = self.buffered
+            buffered.start()
 
-        def flush(count):
-            b.for_(c0, N, b.c(CHUNK), lambda k0: self.rotate_columns(k0, count))
-            self.set_count(c0)
+        def flush():
+            buffered.flush([(self.W, self.wt, 0, N)])
 
         b.for_(c1, N, c1, lambda i: se(e_(i), b.i("subi", i, c1)))
         se(zero, N1)
@@ -274,7 +219,8 @@ class _Eigh:
                 fn = b.f("addf", fa, h)
                 el1 = e_(l1)
                 ml = b.i("subi", m, l)
-                slot = self.count() if vectors else None
+                if vectors:   # the sweep i = m-1 .. l, on the reversed rows n-1-m .. n-1-l (rotation_buffer's chain)
+                    offset, used = buffered.chain(b.i("subi", N1, m), b.i("subi", N1, l), flush)
                 def rot(q, p, c, c2, s, s2):
                     i = b.i("subi", b.i("subi", m, c1), q)   # i = m-1-q
                     c3 = c2; c2n = c; s2n = s
@@ -288,17 +234,14 @@ class _Eigh:
                     pn = b.f("subf", b.f("mulf", cn, di), b.f("mulf", sn, g))
                     sd(b.f("addf", hh, b.f("mulf", sn, b.f("addf", b.f("mulf", cn, g), b.f("mulf", sn, di)))), i1)
                     if vectors:
-                        b.store(cn, self.Rc, [bi, slot, i], self.rt); b.store(sn, self.Rs, [bi, slot, i], self.rt)
+                        buffered.store(b.i("addi", offset, q), 0, cn, sn)
                     return [pn, cn, c2n, c3, sn, s2n]
                 # carry: p, c, c2, c3, s, s2
                 outs = b.for_(c0, ml, c1, lambda q, p_, c_, c2_, c3_, s_, s2_: rot(q, p_, c_, c2_, s_, s2_),
                               [(d_(m), E), (one, E), (one, E), (one, E), (zero, E), (zero, E)])
                 p, c, c2, c3, s, s2 = outs
-                if vectors:   # the sweep's rotations wait in the buffer (flushed here only when it is full)
-                    self.set_sweep_rows(slot, l, m)
-                    filled = b.i("addi", slot, c1)
-                    self.set_count(filled)
-                    b.if_(b.cmpi("eq", filled, b.c(self.slots)), lambda: flush(filled))
+                if vectors:
+                    buffered.close(used)
                 pp = b.f("mulf", b.f("mulf", b.f("negf", s), s2), c3)
                 pp = b.f("divf", b.f("mulf", b.f("mulf", pp, el1), e_(l)), dl1)
                 se(b.f("mulf", s, pp), l); sd(b.f("mulf", c, pp), l)
@@ -307,9 +250,6 @@ class _Eigh:
             sd(b.f("addf", d_(l), fnew), l); se(zero, l)
             return [fnew, tst1]
         b.for_(c0, N, c1, ql_value, [(zero, E), (zero, E)])
-        pt = self.pt
-        if vectors:
-            b.for_(c0, N, c1, lambda j: b.store(b.op(f"arith.index_cast {j} : index to i32"), self.P, [bi, j], pt))
         # sort ascending (selection), the order of W's rows with it
         def sel(i):
             i1 = b.i("addi", i, c1)
@@ -321,8 +261,9 @@ class _Eigh:
             def swap():
                 di = d_(i); sd(bv, i); sd(di, bk)
                 if vectors:
-                    pi, pk = b.load(self.P, [bi, i], pt), b.load(self.P, [bi, bk], pt)
-                    b.store(pk, self.P, [bi, i], pt); b.store(pi, self.P, [bi, bk], pt)
+                    oi, ok = buffered.get("order", i), buffered.get("order", bk)
+                    buffered.set(ok, "order", i)
+                    buffered.set(oi, "order", bk)
             b.if_(moved, swap)
         b.for_(c0, N, c1, sel)
 
@@ -398,20 +339,14 @@ def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
     return k.text()
 
 
-def slots(batch: int, n: int, element: str) -> int:
-    """QL sweeps buffered for rotations_body: ~2 a value are typical (3 n), at most BUFFER_BYTES for the batch
-    (the QL dispatch applies a full buffer itself and goes on), at least SWEEPS."""
-    size = 4 if element == "f32" else 8
-    return max(SWEEPS, min(3 * n, BUFFER_BYTES // (batch * n * 2 * size)))
-
-
 def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     """The third of eigh's four dispatches: W = Q^T from orgqr's q (n-1 x n-1, the reversed coordinates of
-    tridiagonal_body), tql2 with its rotations buffered (rotations_body applies them), the eigenvalues sorted
-    ascending and their order. W's rows are padded (register_tiles.padded_row: rows 4 KiB apart made the rotations'
-    loads wait on stores to other rows). Bindings: q, d (n), e (n); w (n), W (n x padded), the sweeps' cosines,
-    sines and record (`slots`), the order (i32 n). NaN everywhere (input NaN/inf) where tql2 stops at 30 n + 30
-    iterations a value."""
+    tridiagonal_body), its rows stored in reverse order (tql2's sweeps run up the rows: reversed, they are
+    rotation_buffer's chains), tql2 with its rotations buffered (rotations_body applies them), the eigenvalues
+    sorted ascending and their order. W's rows are padded (register_tiles.padded_row: rows 4 KiB apart made the
+    rotations' loads wait on stores to other rows). Bindings: q, d (n), e (n); w (n), W (n x padded), the
+    rotation buffer and its record. NaN everywhere (input NaN/inf) where tql2 stops at 30 n + 30 iterations a
+    value."""
     k = _Eigh(batch, n, element, lanes)
     b, c0, c1, N, N1, zero, one, bi = k.b, k.c0, k.c1, k.N, k.N1, k.zero, k.one, k.bi
     qt = f"memref<{batch}x{n - 1}x{n - 1}x{element}>"
@@ -421,51 +356,46 @@ def ql_body(batch: int, n: int, element: str, lanes: int) -> str:
     k.D = k.binding(3, k.dt, "w")
     k.wt = k.padded_w
     k.W = k.binding(4, k.wt, "work")
-    k.sweeps(5, slots(batch, n, element))
-    k.P = k.binding(8, k.pt, "order")
+    k.buffered = RotationBuffer(b, bi, batch, n, 5, pairs=1, chunk=chunk_columns(lanes, (n,)))
 
     def inputs(j):
         k.sd(b.load(d_in, [bi, j], k.dt), j)
         k.se(b.load(e_in, [bi, j], k.dt), j)
-        k.sw(zero, N1, j); k.sw(zero, j, N1)
+        k.sw(zero, c0, j); k.sw(zero, j, N1)
     b.for_(c0, N, c1, inputs)
-    k.sw(one, N1, N1)
+    k.sw(one, c0, N1)   # reversed row 0: W's row n-1, the identity's
     last = b.i("subi", N1, c1)
-    # W[j, i] = Q[i, j] = q[n-2-i, n-2-j]
-    b.tiles(N1, N1, lambda j, i: k.sw(b.load(Q, [bi, b.i("subi", last, i), b.i("subi", last, j)], qt), j, i))
+    # reversed row r + 1 is W's row n-2-r: W[n-2-r, i] = Q[i, n-2-r] = q[n-2-i, r]
+    b.tiles(N1, N1, lambda r, i: k.sw(b.load(Q, [bi, b.i("subi", last, i), r], qt), b.i("addi", r, c1), i))
     k.ql(vectors=True)
     return k.text()
 
 
 def rotations_body(batch: int, n: int, element: str, lanes: int) -> str:
-    """The last of eigh's four dispatches, a workgroup per CHUNK columns of each matrix (both cores on one
-    matrix): the buffered sweeps applied to its columns of a copy of W, then its rows of v = W^T with W's rows
-    in the eigenvalues' order. Bindings: W, the sweeps' cosines, sines and record, the order; v (n x n), the
-    copy of W."""
-    chunks = -(-n // CHUNK)
-    k = _Eigh(batch, n, element, lanes, chunks)
-    b, c0, c1, N, bi = k.b, k.c0, k.c1, k.N, k.bi
+    """The last of eigh's four dispatches, a workgroup per chunk_columns of each matrix (every core on one
+    matrix): the buffered chains applied to its columns of a copy of W (rows reversed), then its rows of v = W^T
+    with W's rows in the eigenvalues' order. Bindings: W, the rotation buffer and its record; v (n x n), the copy
+    of W."""
+    chunk = chunk_columns(lanes, (n,))
+    k = _Eigh(batch, n, element, lanes, -(-n // chunk))
+    b, c0, c1, N, N1, bi = k.b, k.c0, k.c1, k.N, k.N1, k.bi
     k.wt = k.padded_w
     W = k.binding(0, k.wt, "w")
-    k.sweeps(1, slots(batch, n, element))
-    pt = k.pt
-    P = k.binding(4, pt, "order")
-    V = k.binding(5, k.t, "v")
-    k.W = k.binding(6, k.wt, "work")
-    k0 = b.i("muli", k.chunk, b.c(CHUNK))
-    end = b.op(f"arith.minui {b.i('addi', k0, b.c(CHUNK))}, {N} : index")
+    buffered = RotationBuffer(b, bi, batch, n, 1, pairs=1, chunk=chunk)
+    V = k.binding(3, k.t, "v")
+    k.W = k.binding(4, k.wt, "work")
+    k0 = b.i("muli", k.chunk, b.c(chunk))
+    end = b.op(f"arith.minui {b.i('addi', k0, b.c(chunk))}, {N} : index")
     def copy_row(r):
         b.vfor(k0, end, lambda q, m: b.vwrite(b.vread(W, [bi, r, q], k.wt, m), k.W, [bi, r, q], k.wt, m))
     b.for_(c0, N, c1, copy_row)
-    k.rotate_columns(k0, k.count())
+    buffered.apply(k.W, k.wt, 0, k0, N)
     tile = b.c(16)
-    def rows_of_v(j0):   # v[q, j] = W[order[j], q], 16 of v's columns at a time
+    def rows_of_v(j0):   # v[q, j] = W[order[j], q] (reversed row n-1-order[j]), 16 of v's columns at a time
         last = b.op(f"arith.minui {b.i('addi', j0, tile)}, {N} : index")
         def row(q):
-            def column(j):
-                source = b.op(f"arith.index_cast {b.load(P, [bi, j], pt)} : i32 to index")
-                b.store(k.w_(source, q), V, [bi, q, j], k.t)
-            b.for_(j0, last, c1, column)
+            b.for_(j0, last, c1, lambda j: b.store(k.w_(b.i("subi", N1, buffered.get("order", j)), q), V,
+                                                   [bi, q, j], k.t))
         b.for_(k0, end, c1, row)
     b.for_(c0, N, tile, rows_of_v)
     return k.text()

@@ -30,12 +30,12 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import composite_attributes, dtype_of, shape_of
-from .eigh_kernel import CHUNK, eigenvalues_body, ql_body, rotations_body, slots, tridiagonal_body
+from .eigh_kernel import eigenvalues_body, ql_body, rotations_body, tridiagonal_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, householder_body
 from .register_tiles import padded_row
-from .rotation_buffer import record_length, sizes as rotation_sizes
+from .rotation_buffer import buffer_shapes, chunk_columns
 from .svd_kernel import reflector_counts, rotation_chunks, rotations_body as svd_rotations_body, svd_body
 
 _ELEMENT = {np.dtype(np.float32): ("f32", 16, "0x7FC00000"), np.dtype(np.float64): ("f64", 8, "0x7FF8000000000000")}
@@ -229,7 +229,7 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     """`func.func private @symbol(a) -> (w, v)` (w alone without `vectors`) as spectral.symmetric_eigen's.
     Eigenvalues alone: one dispatch (eigenvalues_body). With vectors, four: tred2's reduction, its reflections
     accumulated by the QR kernels' orgqr (compact WY panels), tql2 buffering its rotations, the rotations applied
-    by a workgroup per CHUNK columns (eigh_kernel.py)."""
+    by a workgroup per chunk of columns (eigh_kernel.py, rotation_buffer.py)."""
     element, lanes, _ = _ELEMENT[dtype]
     (*lead, n, _), vectors = shapes[0], bool(attributes["vectors"])
     batch, lead = math.prod(lead), tuple(lead)
@@ -241,16 +241,15 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     tri, ql, form_q, rotations = (f"{symbol}_{part}" for part in ("tridiagonal", "ql", "form_q", "rotations"))
     tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n))]
     ql_operands = [flat((n - 1, n - 1)), flat((n,)), flat((n,))]
-    count = slots(batch, n, element)
     work = flat((n, padded_row(n, element)))
-    sweeps = [flat((count, n)), flat((count, n)), flat((2 * count + 1,), "i32")]
-    ql_results = [flat((n,)), work, *sweeps, flat((n,), "i32")]
+    buffer_dims, record_dims = buffer_shapes(batch, n, element, pairs=1)
+    ql_results = [flat((n,)), work, flat(buffer_dims[1:]), flat(record_dims[1:], "i32")]
     rotations_results = [matrix[0], work]
     aliases, inners = _form_q_parts(form_q, [(batch, n - 1, n - 1), (batch, 1, n - 1)], dtype, {"columns": n - 1})
     for name, body, workgroups, operand_count, result_count in (
             (tri, tridiagonal_body(batch, n, element, lanes), batch, 1, len(tri_results)),
             (ql, ql_body(batch, n, element, lanes), batch, len(ql_operands), len(ql_results)),
-            (rotations, rotations_body(batch, n, element, lanes), batch * -(-n // CHUNK), 5, 2)):
+            (rotations, rotations_body(batch, n, element, lanes), batch * -(-n // chunk_columns(lanes, (n,))), 3, 2)):
         alias, executable = _executable(name, workgroups, operand_count, result_count, body)
         aliases.append(alias)
         inners.append(executable)
@@ -259,7 +258,7 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
 {_dispatch(tri, ["%f"], [matrix[0]], tri_results, "t")}
     %q = func.call @{form_q}(%t#2, %t#3) : ({tri_results[2]}, {tri_results[3]}) -> {ql_operands[0]}
 {_dispatch(ql, ["%q", "%t#0", "%t#1"], ql_operands, ql_results, "k")}
-{_dispatch(rotations, ["%k#1", "%k#2", "%k#3", "%k#4", "%k#5"], ql_results[1:], rotations_results, "r")}
+{_dispatch(rotations, ["%k#1", "%k#2", "%k#3"], ql_results[1:], rotations_results, "r")}
     %w = stablehlo.reshape %k#0 : ({w[0]}) -> {w[1]}
     %v = stablehlo.reshape %r#0 : ({matrix[0]}) -> {matrix[1]}
     return %w, %v : {w[1]}, {matrix[1]}
@@ -294,8 +293,8 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     bidiagonal_results = [flat((n,)), flat((n,)), flat((m, ku)), flat((1, ku)), flat((n - 1, kv)), flat((1, kv)),
                           flat((n, m)), flat((2, m)), flat((n, n))]
     steps_operands = [flat((n,)), flat((n,)), flat((m, columns)), flat((n - 1, n - 1))]
-    buffer = [flat((rotation_sizes(batch, n, element)[1], 4)),
-              _types((batch,), (record_length(batch, n, element),), "i32")[0]]
+    buffer_dims, record_dims = buffer_shapes(batch, n, element, pairs=2)
+    buffer = [flat(buffer_dims[1:]), _types((batch,), record_dims[1:], "i32")[0]]
     steps_results = [flat((n,)), flat((columns, m)), flat((n, n)), flat((n,)), *buffer]
     rotations_operands = [flat((columns, m)), flat((n, n)), *buffer]
     rotations_results = [flat((m, columns)), flat((n, n)), flat((n, padded_row(m, element))),

@@ -1,11 +1,13 @@
 """Plane rotations of a matrix's rows recorded by one kernel dispatch and applied by the next on every core, as
-MLIR text on a kernel_text.KernelText (svd_kernel.py's QR steps).
+MLIR text on a kernel_text.KernelText (svd_kernel.py's QR steps, eigh_kernel.py's QL sweeps).
 
 An implicitly shifted QR step on a bidiagonal computes its rotations from two vectors (one core's work, scalar
 and sequential) and applies each to two adjacent rows of U^T and of V^T (n x m and n x n: the bulk of the
 flops). Applying them as they come streams both matrices through the cache once a step; recorded, they are
 applied later a chunk of columns at a time, that chunk of every row staying in cache through all of them, with a
-workgroup per chunk (every core on one matrix). eigh_kernel.py's sweeps are the same idea for tql2.
+workgroup per chunk (every core on one matrix), GROUP chains at once so that each row is loaded and stored once
+for them (svd 1024² f32, the 2-vCPU Xeon, 2026-12-06: the rotations 150 ms on one core one chain at a time, 99
+two at a time; three or four no faster). tql2's sweeps are chains of W's rows in reverse order.
 
 A step's rotations form a chain: rotation j of rows (j, j+1) for j = l .. m-1 in turn, (x, y) <- (c x + s y,
 c y - s x), each of the two matrices with its own (c, s). The buffer holds a batch's rotations, four values each
@@ -22,29 +24,32 @@ from __future__ import annotations
 from .kernel_text import KernelText
 
 CHUNK_VECTORS = 8         # vectors of a row a workgroup takes through the buffered chains at once (chunk_columns)
+MIN_WORKGROUPS = 16       # a matrix's workgroups at least, where it is big enough for every core (SPREAD_FROM)
+SPREAD_FROM = 512         # rows this long or longer: the rotations run on local-task's workers
 BUFFER_BYTES = 64 << 20   # a batch's buffered rotations at most
 HEADER = 2                # the record's chains used, rotations used
 V_PAIR, U_PAIR = 0, 1     # where a rotation's (c, s) of V^T and of U^T lie among its four values
 GROUP = 2                 # chains applied at once (each row loaded and stored once for them)
 
 
-def sizes(batch: int, n: int, element: str) -> tuple[int, int]:
+def sizes(batch: int, n: int, element: str, pairs: int) -> tuple[int, int]:
     """(chains, rotations) a buffer holds: QR on the bidiagonal of a random n x n f32 matrix took ~1.5 steps a
     value, 0.75-0.76 n^2 rotations of each matrix in all (n = 256, 1024; 2026-12-06), so 5/4 n^2 leaves room; at
     most BUFFER_BYTES for the batch, at least one longest chain (n - 1)."""
     size = 4 if element == "f32" else 8
-    rotations = max(n, min(5 * n * n // 4, BUFFER_BYTES // (batch * 4 * size)))
+    rotations = max(n, min(5 * n * n // 4, BUFFER_BYTES // (batch * 2 * pairs * size)))
     return max(32, min(4 * n, rotations)), rotations
 
 
 class RotationBuffer:
-    """The buffer and record of a batch at two bindings of the kernel `b` (workgroup's matrix `bi`)."""
+    """The buffer and record of a batch at two bindings of the kernel `b` (workgroup's matrix `bi`), rotations of
+    `pairs` matrices (each its own (c, s))."""
 
-    def __init__(self, b: KernelText, bi: str, batch: int, n: int, first_binding: int):
-        self.b, self.bi, self.n = b, bi, n
-        self.chains, self.capacity = sizes(batch, n, b.element)
-        self.buffer_type = f"memref<{batch}x{self.capacity}x4x{b.element}>"
-        self.record_type = f"memref<{batch}x{record_length(batch, n, b.element)}xi32>"
+    def __init__(self, b: KernelText, bi: str, batch: int, n: int, first_binding: int, pairs: int, chunk: int):
+        self.b, self.bi, self.n, self.chunk = b, bi, n, chunk
+        self.chains, self.capacity = sizes(batch, n, b.element, pairs)
+        self.buffer_type = f"memref<{batch}x{self.capacity}x{2 * pairs}x{b.element}>"
+        self.record_type = f"memref<{batch}x{HEADER + 2 * self.chains + 2 * n}xi32>"
         self.buffer = self._binding(first_binding, self.buffer_type, "rotations")
         self.record = self._binding(first_binding + 1, self.record_type, "record")
 
@@ -103,12 +108,21 @@ class RotationBuffer:
         b.store(c, self.buffer, [self.bi, at, b.c(2 * pair)], self.buffer_type)
         b.store(s, self.buffer, [self.bi, at, b.c(2 * pair + 1)], self.buffer_type)
 
+    def flush(self, matrices: list):
+        """The buffered chains applied here to every column of `matrices` [(memref, type, pair, row width as an
+        index value)], and the buffer emptied."""
+        b, c0 = self.b, self.b.c(0)
+        for matrix, type_, pair, width in matrices:
+            b.for_(c0, width, b.c(self.chunk), lambda k0: self.apply(matrix, type_, pair, k0, width))
+        self.close(c0)
+        self.set(c0, "rotations")
+
     # --- applying ---
     def apply(self, matrix: str, type_: str, pair: int, k0: str, width: str):
-        """The buffered chains applied to `matrix`'s rows (of `width`) at columns k0 .. k0 + chunk_columns, GROUP chains
+        """The buffered chains applied to `matrix`'s rows (of `width`) at columns k0 .. k0 + self.chunk, GROUP chains
         at a time (a chain alone where fewer are left or their rows span fewer than GROUP)."""
         b, c0, c1 = self.b, self.b.c(0), self.b.c(1)
-        ks = [b.i("addi", k0, b.c(j * b.lanes)) for j in range(CHUNK_VECTORS)]
+        ks = [b.i("addi", k0, b.c(j * b.lanes)) for j in range(self.chunk // b.lanes)]
         masks = [b.op(f"vector.create_mask {b.i('subi', width, k)} : {b.mask_type}") for k in ks]
         rows = _Rows(b, self.bi, matrix, type_, ks, masks)
         used = self.get("chains")
@@ -204,9 +218,19 @@ class _Rows:
             self.b.vwrite(x, self.matrix, [self.bi, r, k], self.type_, mask)
 
 
-def chunk_columns(lanes: int) -> int:
-    return CHUNK_VECTORS * lanes
+def chunk_columns(lanes: int, widths: tuple[int, ...]) -> int:
+    """The columns of the rotated matrices (rows of `widths`) a workgroup takes: CHUNK_VECTORS vectors, or half as
+    many where that leaves a matrix fewer than MIN_WORKGROUPS and its rows are SPREAD_FROM or longer. f32 on the
+    2-vCPU Xeon (2026-12-06): eigh 1024² (8 chunks of 8 vectors) 120 -> 105 ms on local-task with 4 vectors,
+    where 8 vectors ran 1.6x the CPU time on two cores as on one; 256² (local-sync) 2.88 -> 2.69 ms with 8; svd
+    1024² (16 chunks) about the same with either."""
+    wide = CHUNK_VECTORS * lanes
+    if max(widths) >= SPREAD_FROM and sum(-(-width // wide) for width in widths) < MIN_WORKGROUPS:
+        return wide // 2
+    return wide
 
 
-def record_length(batch: int, n: int, element: str) -> int:
-    return HEADER + 2 * sizes(batch, n, element)[0] + 2 * n
+def buffer_shapes(batch: int, n: int, element: str, pairs: int) -> tuple[tuple, tuple]:
+    """The dimensions of a batch's buffer and record (batch first)."""
+    chains, capacity = sizes(batch, n, element, pairs)
+    return (batch, capacity, 2 * pairs), (batch, HEADER + 2 * chains + 2 * n)

@@ -62,7 +62,8 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         value = b.op(f"hal.interface.binding.subspan layout(#layout) binding({binding}) alignment(64) "
                      f"offset({c0}) : {type_}", name)
         memref[name] = (value, type_)
-    buffered = RotationBuffer(b, bi, batch, n, len(names)) if part == "steps" else None
+    buffered = (RotationBuffer(b, bi, batch, n, len(names), pairs=2, chunk=chunk_columns(lanes, (m, n)))
+                if part == "steps" else None)
 
     def row(name, *index):
         """A contiguous row: (memref, leading indices, type); vector helpers append the column index."""
@@ -297,11 +298,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
     def flush():
         """The buffered chains applied here, on this core (the buffer is full, or a deflation is to rotate rows
         out of chain order), and the buffer emptied."""
-        for matrix, pair, width in (("vh", V_PAIR, N), ("ut", U_PAIR, M)):
-            value, type_ = memref[matrix]
-            b.for_(c0, width, b.c(chunk_columns(lanes)), lambda k0: buffered.apply(value, type_, pair, k0, width))
-        buffered.close(c0)
-        buffered.set(c0, "rotations")
+        buffered.flush([(*memref["vh"], V_PAIR, N), (*memref["ut"], U_PAIR, M)])
 
     def iteration(p, iterations):
         p1 = b.i("subi", p, c1)
@@ -461,7 +458,8 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
 
 def rotation_chunks(m: int, n: int, lanes: int) -> tuple[int, int]:
     """rotations_body's workgroups a matrix: (chunks of U^T's m columns, of V^T's n)."""
-    return -(-m // chunk_columns(lanes)), -(-n // chunk_columns(lanes))
+    chunk = chunk_columns(lanes, (m, n))
+    return -(-m // chunk), -(-n // chunk)
 
 
 def rotations_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int) -> str:
@@ -474,7 +472,7 @@ def rotations_body(batch: int, m: int, n: int, columns: int, element: str, lanes
     chunks_u, chunks_v = rotation_chunks(m, n, lanes)
     b = KernelText(element, lanes)
     c0, c1, M, N = b.c(0), b.c(1), b.c(m), b.c(n)
-    chunk_size = b.c(chunk_columns(lanes))
+    chunk_size = b.c(chunk_columns(lanes, (m, n)))
     workgroup = b.op("hal.interface.workgroup.id[0] : index", "w")
     per_matrix = b.c(chunks_u + chunks_v)
     bi = b.op(f"arith.divui {workgroup}, {per_matrix} : index", "b")
@@ -486,7 +484,7 @@ def rotations_body(batch: int, m: int, n: int, columns: int, element: str, lanes
                     f": {type_}", name), type_
     ut, ut_t = binding(0, (columns, m), "ut")
     vh_in, vh_in_t = binding(1, (n, n), "vh_in")
-    buffered = RotationBuffer(b, bi, batch, n, 2)
+    buffered = RotationBuffer(b, bi, batch, n, 2, pairs=2, chunk=chunk_columns(lanes, (m, n)))
     u, u_t = binding(4, (m, columns), "u")
     vh, vh_t = binding(5, (n, n), "vh")
     ut_copy, ut_copy_t = binding(6, (n, padded_row(m, element)), "ut_copy")
