@@ -9,7 +9,8 @@ rotations buffered: rotation_buffer.py), rotations_body (the buffered rotations 
 workgroup per chunk of them: every core on one matrix). Measured (f32, exported, the 2-vCPU Xeon, 2026-12-06),
 1024²: one dispatch 349 ms; orgqr 271; W's rows padded 195-203; the reduction four rows at a time 182-195
 (local-sync); the rotations on both cores 145-156 on local-task (181-184 before), 121-125 an hour later; two
-sweeps at once (rotation_buffer's chains) 105. 256²: 5.1 -> 3.5 ms (local-sync; local-task 4.3-5.5); 2.7.
+sweeps at once (rotation_buffer's chains) 105; the reduction's update and next product in one pass 96 (the
+reduction 50 -> 36). 256²: 5.1 -> 3.5 ms (local-sync; local-task 4.3-5.5); 2.7.
 
 The text is built by kernel_text.KernelText.
 """
@@ -61,103 +62,140 @@ class _Eigh:
 
     def reduce(self, A: str):
         """tred2's Householder reduction of W = A to tridiagonal: afterwards W's diagonal is d, Em[1:] is e, W's row
-        i holds step i's reflector u (its first i entries) and D[i] its h (0: no reflection)."""
+        i holds step i's reflector u (its first i entries) and D[i] its h (0: no reflection).
+
+        Step i (n-1 down to 1) takes u from column i of the leading i x i block (kept in its upper triangle),
+        p = A u / h, then the rank-2 update A -= u q^T + q u^T. Its update and step i-1's product A u' go through
+        the block's rows in one pass (`rows_pass`: each row loaded and stored once for both, where tred2 reads
+        the block twice a step), u' taken beforehand from column i-1 as the update will leave it."""
         b, E = self.b, self.element
         c0, c1, N, N1, zero = self.c0, self.c1, self.N, self.N1, self.zero
-        d_, sd, e_, se, w_, sw = self.d_, self.sd, self.e_, self.se, self.w_, self.sw
-        t, dt, et, bi, W, D, Em, zv = self.wt, self.dt, self.et, self.bi, self.W, self.D, self.Em, self.zv
+        d_, sd, se, w_, sw = self.d_, self.sd, self.se, self.w_, self.sw
+        t, dt, bi, W, D, zv = self.wt, self.dt, self.bi, self.W, self.D, self.zv
+        n = self.n
+        at = f"memref<2x{n}x{E}>"
+        Acc = b.op(f"memref.alloca() : {at}", "acc")       # A u of two steps (p, then q in place)
+        Un = b.op(f"memref.alloca() : {self.et}", "un")    # the next step's u
+        acc_ = lambda p, k: b.load(Acc, [p, k], at)                    # noqa: E731
+        sacc = lambda v, p, k: b.store(v, Acc, [p, k], at)             # noqa: E731
 
         def copy_row(r):
             b.vfor(c0, N, lambda k, m: b.vwrite(b.vread(A, [bi, r, k], self.t, m), W, [bi, r, k], t, m))
         b.for_(c0, N, c1, lambda r: copy_row(r))   # W = A (symmetric: W = A^T = A)
+        if n < 2:
+            return
         b.for_(c0, N, c1, lambda j: sd(w_(j, N1), j))
 
-        def tred_step(ii):   # i = n-1 .. 1
-            i = b.i("subi", N1, ii)
+        def prepare(i, get, put):
+            """Step i's u from column i (its first i entries, by get/put): scaled, h, Em[i]. (h, whether it
+            reflects: a zero column does not)."""
             im1 = b.i("subi", i, c1)
-            scale = b.for_(c0, i, c1, lambda k, s: [b.f("addf", s, b.op(f"math.absf {d_(k)} : {E}"))], [(zero, E)])[0]
-            is0 = b.cmpf("oeq", scale, zero)
-            def zero_branch():
-                se(d_(im1), i)
-                def body(j):
-                    sd(w_(j, im1), j); sw(zero, j, i); sw(zero, i, j)
-                b.for_(c0, i, c1, body)
-                return [zero]
-            def main_branch():
+            scale = b.for_(c0, i, c1, lambda k, s: [b.f("addf", s, b.op(f"math.absf {get(k)} : {E}"))], [(zero, E)])[0]
+            def reflects():
                 def sc(k, h):
-                    dk = b.f("divf", d_(k), scale); sd(dk, k)
+                    dk = b.f("divf", get(k), scale); put(dk, k)
                     return [b.f("addf", h, b.f("mulf", dk, dk))]
                 h = b.for_(c0, i, c1, sc, [(zero, E)])[0]
-                f = d_(im1)
+                f = get(im1)
                 g = b.op(f"math.sqrt {h} : {E}")
-                fpos = b.cmpf("ogt", f, zero)
-                g = b.select(fpos, b.f("negf", g), g)
+                g = b.select(b.cmpf("ogt", f, zero), b.f("negf", g), g)
                 se(b.f("mulf", scale, g), i)
-                h = b.f("subf", h, b.f("mulf", f, g))
-                sd(b.f("subf", f, g), im1)
-                b.vfor(c0, i, lambda k, m: b.vwrite(zv, Em, [k], et, m))
-                def col(j0, count):   # e = A u on rows j0 .. j0 + count: each vector of u and e loaded once for them
-                    rows = [b.i("addi", j0, b.c(r)) for r in range(count)]
-                    fs = [d_(row) for row in rows]
-                    for f, row in zip(fs, rows):
-                        sw(f, i, row)
-                    corner = [None] * count
+                put(b.f("subf", f, g), im1)
+                return [b.f("subf", h, b.f("mulf", f, g))]
+            def zero_column():
+                se(get(im1), i)
+                return [zero]
+            h = b.if_(b.cmpf("oeq", scale, zero), zero_column, reflects, types=[E])
+            return h, b.cmpf("une", h, zero)
+
+        def rows_pass(R, update, u_get, u, target, p, q):
+            """Rows j < R of the block, columns j .. R-1: with `update`, step R's rank-2 update (u = D, its A u /
+            h less its correction in Acc[p]) and W[j, R] = 0; then Acc[q] += A u' (u' by u_get / the memref u,
+            0 from index target on) and W[target, j] = u'[j] for j < target."""
+            def group(j0, count):
+                rows = [b.i("addi", j0, b.c(r)) for r in range(count)]
+                if update:
+                    fs, gs = [d_(row) for row in rows], [acc_(p, row) for row in rows]
                     for r in range(count):          # the group's own triangle, scalar
-                        for q in range(r + 1, count):
-                            x = w_(rows[r], rows[q])
-                            term = b.f("mulf", x, d_(rows[q]))
-                            corner[r] = term if corner[r] is None else b.f("addf", corner[r], term)
-                            se(b.f("addf", e_(rows[q]), b.f("mulf", x, fs[r])), rows[q])
-                    fvs = [b.splat(f) for f in fs]
-                    def inner(k, m, *accs):
-                        dv = b.vread(D, [bi, k], dt, m)
-                        ev = b.vread(Em, [k], et, m)
-                        out = []
-                        for row, fv, acc in zip(rows, fvs, accs):
-                            wv = b.vread(W, [bi, row, k], t, m)
-                            ev = b.vf("addf", ev, b.vf("mulf", wv, fv))
-                            out.append(b.vf("addf", acc, b.vf("mulf", wv, dv)))
-                        b.vwrite(ev, Em, [k], et, m)
-                        return out
-                    accs = b.vfor(b.i("addi", j0, b.c(count)), i, inner, [(zv, b.v)] * count)
-                    for row, f, own, acc in zip(rows, fs, corner, accs):
-                        g = b.f("addf", e_(row), b.f("mulf", w_(row, row), f))
-                        if own is not None:
-                            g = b.f("addf", g, own)
-                        se(b.f("addf", g, b.vsum(acc)), row)
-                rows_c = b.c(ROWS)
-                grouped = b.i("muli", b.op(f"arith.divui {i}, {rows_c} : index"), rows_c)
-                b.for_(c0, grouped, rows_c, lambda j0: col(j0, ROWS))
-                b.for_(grouped, i, c1, lambda j: col(j, 1))
+                        for s_ in range(r, count):
+                            change = b.f("addf", b.f("mulf", fs[r], acc_(p, rows[s_])),
+                                         b.f("mulf", gs[r], d_(rows[s_])))
+                            sw(b.f("subf", w_(rows[r], rows[s_]), change), rows[r], rows[s_])
+                    fvs, gvs = [b.splat(f) for f in fs], [b.splat(g) for g in gs]
+                us = [u_get(row) for row in rows]
+                corner = [None] * count
+                for r in range(count):              # the product's own triangle, with the updated entries
+                    for s_ in range(r + 1, count):
+                        x = w_(rows[r], rows[s_])
+                        term = b.f("mulf", x, us[s_])
+                        corner[r] = term if corner[r] is None else b.f("addf", corner[r], term)
+                        sacc(b.f("addf", acc_(q, rows[s_]), b.f("mulf", x, us[r])), q, rows[s_])
+                uvs = [b.splat(x) for x in us]
+                def inner(k, m, *accs):
+                    if update:
+                        ev, dv = b.vread(Acc, [p, k], at, m), b.vread(D, [bi, k], dt, m)
+                    uv = b.vread(u[0], u[1](k), u[2], m)
+                    total = b.vread(Acc, [q, k], at, m)
+                    out = []
+                    for r, (row, acc) in enumerate(zip(rows, accs)):
+                        wv = b.vread(W, [bi, row, k], t, m)
+                        if update:
+                            wv = b.vf("subf", wv, b.vf("addf", b.vf("mulf", fvs[r], ev), b.vf("mulf", gvs[r], dv)))
+                            b.vwrite(wv, W, [bi, row, k], t, m)
+                        total = b.vf("addf", total, b.vf("mulf", wv, uvs[r]))
+                        out.append(b.vf("addf", acc, b.vf("mulf", wv, uv)))
+                    b.vwrite(total, Acc, [q, k], at, m)
+                    return out
+                accs = b.vfor(b.i("addi", j0, b.c(count)), R, inner, [(zv, b.v)] * count)
+                for r, row in enumerate(rows):
+                    g = b.f("addf", acc_(q, row), b.f("mulf", w_(row, row), us[r]))
+                    if corner[r] is not None:
+                        g = b.f("addf", g, corner[r])
+                    sacc(b.f("addf", g, b.vsum(accs[r])), q, row)
+                    if update:
+                        sw(zero, row, R)
+                    b.if_(b.cmpi("ult", row, target), lambda: sw(us[r], target, row))
+            rows_c = b.c(ROWS)
+            grouped = b.i("muli", b.op(f"arith.divui {R}, {rows_c} : index"), rows_c)
+            b.for_(c0, grouped, rows_c, lambda j0: group(j0, ROWS))
+            b.for_(grouped, R, c1, lambda j: group(j, 1))
+
+        def zero_acc(p, length):
+            b.vfor(c0, length, lambda k, m: b.vwrite(zv, Acc, [p, k], at, m))
+
+        # step n-1's u and A u (its product alone)
+        h, reflecting = prepare(N1, d_, sd)
+        zero_acc(c0, N1)
+        rows_pass(N1, False, d_, (D, lambda k: [bi, k], dt), N1, None, c0)
+
+        def tred_step(ii, h, reflecting):   # i = n-1 .. 1; Acc[p] holds step i's A u
+            i = b.i("subi", N1, ii)
+            im1 = b.i("subi", i, c1)
+            p = b.op(f"arith.remui {ii}, {b.c(2)} : index")
+            q = b.i("subi", c1, p)
+            def correction():   # Acc[p] = A u / h - (u^T A u / 2h^2) u
                 def ediv(j, fa):
-                    ej = b.f("divf", e_(j), h); se(ej, j)
+                    ej = b.f("divf", acc_(p, j), h); sacc(ej, p, j)
                     return [b.f("addf", fa, b.f("mulf", ej, d_(j)))]
                 f = b.for_(c0, i, c1, ediv, [(zero, E)])[0]
                 hh = b.f("divf", f, b.f("addf", h, h))
-                b.for_(c0, i, c1, lambda j: se(b.f("subf", e_(j), b.f("mulf", hh, d_(j))), j))
-                def upd(j0, count):   # the rank-2 update of rows j0 .. j0 + count, sharing each vector of e and u
-                    rows = [b.i("addi", j0, b.c(r)) for r in range(count)]
-                    fs, gs = [d_(row) for row in rows], [e_(row) for row in rows]
-                    for r in range(count):          # the group's own triangle, scalar
-                        for q in range(r, count):
-                            change = b.f("addf", b.f("mulf", fs[r], e_(rows[q])), b.f("mulf", gs[r], d_(rows[q])))
-                            sw(b.f("subf", w_(rows[r], rows[q]), change), rows[r], rows[q])
-                    fvs, gvs = [b.splat(f) for f in fs], [b.splat(g) for g in gs]
-                    def inner(k, m):
-                        ev = b.vread(Em, [k], et, m); dv = b.vread(D, [bi, k], dt, m)
-                        for row, fv, gv in zip(rows, fvs, gvs):
-                            wv = b.vread(W, [bi, row, k], t, m)
-                            change = b.vf("addf", b.vf("mulf", fv, ev), b.vf("mulf", gv, dv))
-                            b.vwrite(b.vf("subf", wv, change), W, [bi, row, k], t, m)
-                    b.vfor(b.i("addi", j0, b.c(count)), i, inner)
-                    for row in rows:
-                        sd(w_(row, im1), row); sw(zero, row, i)
-                b.for_(c0, grouped, rows_c, lambda j0: upd(j0, ROWS))
-                b.for_(grouped, i, c1, lambda j: upd(j, 1))
-                return [h]
-            h = b.if_(is0, zero_branch, main_branch, types=[E])
+                b.for_(c0, i, c1, lambda j: sacc(b.f("subf", acc_(p, j), b.f("mulf", hh, d_(j))), p, j))
+            b.if_(reflecting, correction, lambda: zero_acc(p, i))   # no reflection: an update by zeros
+            # u' = column i-1 as the update leaves it (its entries below i-1), 0 at i-1
+            e_last, d_last = acc_(p, im1), d_(im1)
+            b.for_(c0, im1, c1, lambda j: b.store(b.f("subf", w_(j, im1), b.f(
+                "addf", b.f("mulf", d_(j), e_last), b.f("mulf", acc_(p, j), d_last))), Un, [j], self.et))
+            un_ = lambda k: b.load(Un, [k], self.et)                        # noqa: E731
+            put_un = lambda v, k: b.store(v, Un, [k], self.et)              # noqa: E731
+            h2, reflecting2 = b.if_(b.cmpi("ugt", i, c1), lambda: list(prepare(im1, un_, put_un)),
+                                    lambda: [zero, b.op("arith.constant false")], types=[E, "i1"])
+            put_un(zero, im1)
+            zero_acc(q, im1)
+            rows_pass(i, True, un_, (Un, lambda k: [k], self.et), im1, p, q)
+            b.for_(c0, im1, c1, lambda j: sd(un_(j), j))
             sd(h, i)
-        b.for_(c0, N1, c1, tred_step)
+            return [h2, reflecting2]
+        b.for_(c0, N1, c1, tred_step, [(h, E), (reflecting, "i1")])
 
     def diagonal_to_d(self):
         self.b.for_(self.c0, self.N, self.c1, lambda j: self.sd(self.w_(j, j), j))
