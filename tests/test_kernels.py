@@ -269,7 +269,7 @@ def test_qr_kernels_match_lapack_signs_and_the_reference(dtype, mode):
 
 
 @pytest.mark.parametrize("dtype, cases", [
-    (np.float32, [((2, 260, 260), "complete")]),                         # a batch, reflectors after the panels
+    (np.float32, [((2, 530, 520), "complete")]),   # a batch, reflectors after the panels, Q's columns in parts
     (np.float64, [((300, 256), "reduced"), ((256, 300), "complete")])])   # tall and wide
 def test_big_qr_kernels_match_lapack_signs(dtype, cases):
     """The QR kernels' panels of `lanes` reflectors reach the rest of the matrix in compact WY form by register
@@ -283,6 +283,21 @@ def test_big_qr_kernels_match_lapack_signs(dtype, cases):
             got = np.asarray(got)
             assert got.shape == lapack.shape and got.dtype == dtype
             np.testing.assert_allclose(got, lapack, atol=tolerance * max(1, np.abs(lapack).max()))
+
+
+def test_orgqr_parts_share_the_work_from_tile_bounds():
+    """qr_kernels.form_q_bounds: from SPLIT_FROM columns a matrix's Q is formed by PARTS workgroups, each from a
+    register tile's bound (the tiles write whole tiles past a range's end) with about equal work."""
+    from hlojit.pipeline import qr_kernels
+    from hlojit.pipeline.register_tiles import TILE_VECTORS
+    assert qr_kernels.form_q_bounds(300, 300, 300, 16) == [0, 300]
+    for m, k, columns, lanes in ((1024, 1023, 1023, 16), (530, 520, 530, 16), (2048, 2048, 2048, 8), (600, 40, 600, 8)):
+        bounds = qr_kernels.form_q_bounds(m, k, columns, lanes)
+        assert bounds[0] == 0 and bounds[-1] == columns and bounds == sorted(set(bounds))
+        assert len(bounds) - 1 <= qr_kernels.PARTS and all(b % (TILE_VECTORS * lanes) == 0 for b in bounds[1:-1])
+        work = np.cumsum([sum(m - i for i in range(min(j, k - 1) + 1)) for j in range(columns)])
+        shares = np.diff([0] + [work[b - 1] for b in bounds[1:]]) / work[-1]
+        assert len(bounds) - 1 == 1 or shares.max() < 1.5 / (len(bounds) - 1), shares
 
 
 def test_qr_kernels_of_zero_and_rank_deficient_matrices():

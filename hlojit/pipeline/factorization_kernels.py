@@ -202,16 +202,23 @@ def lu_body(batch: int, n: int, element: str, lanes: int) -> str:
         return"""
 
 
-def prologue(element: str, lanes: int, bindings: list[tuple[str, str]]) -> str:
+def prologue(element: str, lanes: int, bindings: list[tuple[str, str]], parts: int = 1) -> str:
     """The lines every kernel body starts with: %c0, %c1, %lanes, %zero, %one, %zv (a zero vector), %b (the
-    workgroup's matrix of the batch) and a subspan per binding [(name, memref type)], in binding order."""
+    workgroup's matrix of the batch; with `parts` workgroups a matrix, %wg the workgroup and %part its part of
+    the matrix) and a subspan per binding [(name, memref type)], in binding order."""
     lines = [f"""        %c0 = arith.constant 0 : index
         %c1 = arith.constant 1 : index
         %lanes = arith.constant {lanes} : index
         %zero = arith.constant 0.0 : {element}
         %one = arith.constant 1.0 : {element}
-        %zv = arith.constant dense<0.0> : vector<{lanes}x{element}>
-        %b = hal.interface.workgroup.id[0] : index"""]
+        %zv = arith.constant dense<0.0> : vector<{lanes}x{element}>"""]
+    if parts == 1:
+        lines.append("        %b = hal.interface.workgroup.id[0] : index")
+    else:
+        lines.append(f"""        %wg = hal.interface.workgroup.id[0] : index
+        %parts = arith.constant {parts} : index
+        %b = arith.divui %wg, %parts : index
+        %part = arith.remui %wg, %parts : index""")
     lines += [f"        {name} = hal.interface.binding.subspan layout(#layout) binding({i}) alignment(64) offset(%c0) : "
               f"{type_}" for i, (name, type_) in enumerate(bindings)]
     return "\n".join(lines)

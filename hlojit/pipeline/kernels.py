@@ -33,7 +33,7 @@ from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import eigenvalues_body, ql_body, rotations_body, tridiagonal_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
-from .qr_kernels import form_q_body, householder_body
+from .qr_kernels import form_q_body, form_q_bounds, householder_body
 from .register_tiles import padded_row
 from .rotation_buffer import buffer_shapes, chunk_columns
 from .svd_kernel import reflector_counts, rotation_chunks, rotations_body as svd_rotations_body, svd_body
@@ -88,12 +88,13 @@ def _assembled(aliases: list[str], inners: list[str]) -> str:
 
 
 def _parts(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
-           body: str, returned: int | None = None) -> tuple[list[str], list[str]]:
-    """(aliases, inner texts) of a kernel's executable and `func.func private @symbol(operands) -> results` that
-    dispatches it (its first `returned` results only, where the rest are the kernel's scratch).
-    `operands`, `results`: [(the dispatch's type, its batch flattened; the function's type)]."""
+           body: str, returned: int | None = None, parts: int = 1) -> tuple[list[str], list[str]]:
+    """(aliases, inner texts) of a kernel's executable (`parts` workgroups a matrix of the batch) and
+    `func.func private @symbol(operands) -> results` that dispatches it (its first `returned` results only, where
+    the rest are the kernel's scratch). `operands`, `results`: [(the dispatch's type, its batch flattened; the
+    function's type)]."""
     kept = results[:returned]
-    alias, executable = _executable(symbol, batch, len(operands), len(results), body)
+    alias, executable = _executable(symbol, batch * parts, len(operands), len(results), body)
     arguments = ", ".join(f"%a{i}: {outer}" for i, (_, outer) in enumerate(operands))
     flatten = "\n".join(f"    %f{i} = stablehlo.reshape %a{i} : ({outer}) -> {flat}"
                          for i, (flat, outer) in enumerate(operands))
@@ -173,10 +174,12 @@ def _form_q_parts(symbol: str, shapes: list, dtype, attributes: dict) -> tuple[l
     (*lead, m, k), columns = shapes[0], attributes["columns"]
     batch = math.prod(lead)
     operands = [_types(tuple(lead), (m, k), element), _types(tuple(lead), (1, k), element)]
+    parts = len(form_q_bounds(m, k, columns, lanes)) - 1
     results = [_types(tuple(lead), (m, columns), element), _types(tuple(lead), (lanes, columns), element),
-               _types(tuple(lead), (m, lanes), element),
+               _types(tuple(lead), (parts * m, lanes), element),    # a panel's reflectors, a copy a workgroup
                _types(tuple(lead), (m, padded_row(columns, element)), element)]
-    return _parts(symbol, batch, operands, results, form_q_body(batch, m, k, columns, element, lanes), returned=1)
+    return _parts(symbol, batch, operands, results, form_q_body(batch, m, k, columns, element, lanes), returned=1,
+                  parts=parts)
 
 
 def _form_q_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:

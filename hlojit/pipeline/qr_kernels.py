@@ -15,7 +15,10 @@ before the padded copy, 1024² 65.9: rows 4 KiB apart), 2048² 458 (blocked, a 3
 from __future__ import annotations
 
 from .factorization_kernels import prologue
-from .register_tiles import Operand, copied_out, padded_work, tiled_transposed_product, tiled_update
+from .register_tiles import TILE_VECTORS, Operand, copied_out, padded_work, tiled_transposed_product, tiled_update
+
+SPLIT_FROM = 512   # orgqr of this many columns or more takes PARTS workgroups a matrix
+PARTS = 4
 
 
 def _reflector_pass(t: str, v: str, vt: str, scratch: str, element: str, rows: str, column: str, start: str,
@@ -183,14 +186,24 @@ def _block_update(t: str, vt: str, wt: str, pt: str, taus: str, element: str, la
                      lanes, "%gu", indent=12)])
 
 
-def _scratch(batch: int, m: int, columns: int, element: str, lanes: int, first_binding: int) -> tuple[str, str, str]:
+def _scratch(batch: int, m: int, columns: int, element: str, lanes: int, first_binding: int,
+             parts: int = 1) -> tuple[str, str, str]:
     """(the lines, W's type, V's type): the scratch bindings %wsc (lanes x columns: W) and %vp (m x lanes: the
-    panel's reflectors), the stack's %w (a reflector's w), %tt (T) and %zs (larft's dots)."""
+    panel's reflectors; with `parts`, one a workgroup: %vp[%b] is %wg's), the stack's %w (a reflector's w), %tt
+    (T) and %zs (larft's dots)."""
     wt = f"memref<{batch}x{lanes}x{columns}x{element}>"
     pt = f"memref<{batch}x{m}x{lanes}x{element}>"
     npad = -(-columns // lanes) * lanes
+    if parts == 1:
+        vp = f"%vp = hal.interface.binding.subspan layout(#layout) binding({first_binding + 1}) alignment(64) offset(%c0) : {pt}"
+    else:
+        every = f"memref<{batch * parts}x{m}x{lanes}x{element}>"
+        pt = f"memref<{batch}x{m}x{lanes}x{element}, strided<[{m * lanes}, {lanes}, 1], offset: ?>>"
+        vp = (f"""%vp_all = hal.interface.binding.subspan layout(#layout) binding({first_binding + 1}) alignment(64) offset(%c0) : {every}
+        %vp_at = arith.subi %wg, %b : index
+        %vp = memref.subview %vp_all[%vp_at, 0, 0] [{batch}, {m}, {lanes}] [1, 1, 1] : {every} to {pt}""")
     return (f"""        %wsc = hal.interface.binding.subspan layout(#layout) binding({first_binding}) alignment(64) offset(%c0) : {wt}
-        %vp = hal.interface.binding.subspan layout(#layout) binding({first_binding + 1}) alignment(64) offset(%c0) : {pt}
+        {vp}
         %w = memref.alloca() : memref<{npad}x{element}>
         %tt = memref.alloca() : memref<{lanes}x{lanes}x{element}>
         %zs = memref.alloca() : memref<{lanes}x{element}>
@@ -246,22 +259,69 @@ def householder_body(batch: int, m: int, n: int, element: str, lanes: int) -> st
         return"""
 
 
+def form_q_bounds(m: int, k: int, columns: int, lanes: int) -> list[int]:
+    """The first column of each of orgqr's workgroups on a matrix, then `columns`: one below SPLIT_FROM columns,
+    else PARTS with equal shares of the work (column j takes reflectors i <= j, each on rows i .. m-1), each
+    bound a multiple of a register tile's width (tiled_update writes whole tiles past a range's end)."""
+    if columns < SPLIT_FROM:
+        return [0, columns]
+    align, reflectors = TILE_VECTORS * lanes, min(k, m, columns)
+    cost, total = [], 0
+    for j in range(columns):
+        i = min(j, reflectors - 1)
+        total += (i + 1) * m - i * (i + 1) // 2
+        cost.append(total)
+    bounds = [0]
+    for part in range(1, PARTS):
+        share = total * part / PARTS
+        j = next(j for j, c in enumerate(cost) if c >= share)
+        bound = round(j / align) * align
+        if bounds[-1] < bound < columns:
+            bounds.append(bound)
+    return bounds + [columns]
+
+
 def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: int) -> str:
     """The first `columns` columns of Q = H_0 ... H_{k-1} (orgqr): the identity's columns take the reflectors
     left after the whole panels one at a time from the last, then each panel's product from the last, on the
-    rows and columns from the panel's first index on; then the scratch W (lanes x columns), V (m x lanes) and the
-    padded working copy of Q."""
+    rows and columns from the panel's first index on; then the scratch W (lanes x columns), V (m x lanes, one a
+    workgroup) and the padded working copy of Q. Past SPLIT_FROM columns a matrix takes a workgroup per part of
+    its columns (form_q_bounds): a column of Q needs only the reflectors up to its index (eigh's 1024² f32 on
+    the 2-vCPU Xeon, 2026-12-06: 19 -> ~10 ms on local-task), a part's range beginning at a tile's bound (the
+    columns below a panel take its reflections exactly unchanged: their rows from the panel's on are 0)."""
     reflectors = min(k, m, columns)
     whole = reflectors // lanes * lanes
     npad = -(-columns // lanes) * lanes
+    bounds = form_q_bounds(m, k, columns, lanes)
+    parts = len(bounds) - 1
     io = f"memref<{batch}x{m}x{columns}x{element}>"
     work, t = padded_work(batch, m, columns, element, 5, "%q")
     vt = f"memref<{batch}x{m}x{k}x{element}>"
     v = f"vector<{lanes}x{element}>"
-    update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", "%j", "%cols", "%tau")
     taus = f"memref<{batch}x1x{k}x{element}>"
-    scratch, wt, pt = _scratch(batch, m, columns, element, lanes, 3)
-    return f"""{prologue(element, lanes, [("%v", vt), ("%taus", taus), ("%out", io)])}
+    scratch, wt, pt = _scratch(batch, m, columns, element, lanes, 3, parts)
+    if parts == 1:
+        span = "        %lo = arith.constant 0 : index\n        %hi = arith.constant {columns} : index".format(columns=columns)
+        alone_start, panel_start = "%j", "%j0"
+    else:   # this part's columns lo .. hi
+        lines = []
+        for name, values in (("%lo", bounds[:-1]), ("%hi", bounds[1:])):
+            lines.append(f"        {name}0 = arith.constant {values[0]} : index")
+            for p, value in enumerate(values[1:], 1):
+                lines += [f"        {name}c{p} = arith.constant {value} : index",
+                          f"        {name}is{p} = arith.cmpi eq, %part, %c{p}_part : index",
+                          f"        {name}{p} = arith.select {name}is{p}, {name}c{p}, {name}{p - 1} : index"]
+            lines.append(f"        {name} = arith.addi {name}{parts - 1}, %c0 : index")
+        span = "\n".join([f"        %c{p}_part = arith.constant {p} : index" for p in range(1, parts)] + lines)
+        span += f"\n        %align = arith.constant {TILE_VECTORS * lanes} : index"
+        alone_start, panel_start = "%alone_start", "%panel_start"
+    update = _reflector_pass(t, v, vt, f"{npad}x{element}", element, "%j", "%j", alone_start, "%hi", "%tau")
+    panel = _block_update(t, vt, wt, pt, taus, element, lanes, False, (panel_start, "%hi"))
+    alone_start_line = "" if parts == 1 else "          %alone_start = arith.maxui %j, %lo : index"
+    panel_start_line = "" if parts == 1 else """          %j0_rem = arith.remui %j0, %align : index
+          %j0_tile = arith.subi %j0, %j0_rem : index
+          %panel_start = arith.maxui %j0_tile, %lo : index"""
+    return f"""{prologue(element, lanes, [("%v", vt), ("%taus", taus), ("%out", io)], parts)}
 {scratch}
 {work}
         %m = arith.constant {m} : index
@@ -269,24 +329,35 @@ def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: i
         %last = arith.constant {reflectors - 1} : index
         %alone = arith.constant {reflectors - whole} : index
         %whole = arith.constant {whole} : index
+{span}
         scf.for %i = %c0 to %m step %c1 {{
-          scf.for %k = %c0 to %cols step %lanes {{
+          scf.for %k = %lo to %hi step %lanes {{
             vector.transfer_write %zv, %q[%b, %i, %k] : {v}, {t}
           }}
-          %diag = arith.cmpi ult, %i, %cols : index
+          %on_or_past = arith.cmpi uge, %i, %lo : index
+          %before = arith.cmpi ult, %i, %hi : index
+          %diag = arith.andi %on_or_past, %before : i1
           scf.if %diag {{
             memref.store %one, %q[%b, %i, %i] : {t}
           }}
         }}
         scf.for %jj = %c0 to %alone step %c1 {{
           %j = arith.subi %last, %jj : index
+          %reaches = arith.cmpi ult, %j, %hi : index
+          scf.if %reaches {{
+{alone_start_line}
           %tau = memref.load %taus[%b, %c0, %j] : memref<{batch}x1x{k}x{element}>
 {update}
+          }}
         }}
         scf.for %jb = %c0 to %whole step %nb {{
           %jfrom = arith.subi %whole, %jb : index
           %j0 = arith.subi %jfrom, %nb : index
-{_block_update(t, vt, wt, pt, taus, element, lanes, False, ("%j0", "%cols"))}
+          %reaches = arith.cmpi ult, %j0, %hi : index
+          scf.if %reaches {{
+{panel_start_line}
+{panel}
+          }}
         }}
-{copied_out("%q", t, "%out", io, "%m", "%cols", v)}
+{copied_out("%q", t, "%out", io, "%m", "%hi", v, "%lo")}
         return"""

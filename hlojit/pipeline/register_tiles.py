@@ -48,11 +48,12 @@ def padded_work(batch: int, rows: int, columns: int, element: str, binding: int,
             strided)
 
 
-def copied_out(work: str, work_type: str, out: str, out_type: str, rows: str, columns: str, v: str) -> str:
+def copied_out(work: str, work_type: str, out: str, out_type: str, rows: str, columns: str, v: str,
+               first: str = "%c0") -> str:
     """The lines that copy the padded working copy `work` to the result binding `out` (rows x columns, given as
-    index values), row by row in vectors."""
+    index values; the columns from `first`), row by row in vectors."""
     return f"""        scf.for %i = %c0 to {rows} step %c1 {{
-          scf.for %k = %c0 to {columns} step %lanes {{
+          scf.for %k = {first} to {columns} step %lanes {{
             %r = vector.transfer_read {work}[%b, %i, %k], %zero : {work_type}, {v}
             vector.transfer_write %r, {out}[%b, %i, %k] : {v}, {out_type}
           }}
