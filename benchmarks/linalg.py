@@ -1,4 +1,5 @@
-"""cholesky, solve, qr, eigh, svd of n x n float32: hlojit (iree:cpu) against numpy (LAPACK) and jax.numpy.linalg.
+"""cholesky, solve, qr, eigh, svd of n x n float32 and a 4-operand einsum (a chain n x n, n x n, n x n/8, n/8 x n,
+whose best order does 3/10 of left to right's work): hlojit (iree:cpu) against numpy (LAPACK) and jax.numpy.
 
     python benchmarks/linalg.py [--sizes 256 1024] [--rounds 5] [--ops cholesky ...]
 
@@ -27,6 +28,9 @@ def problems(n: int):
     spd = (a @ a.T / n + np.eye(n)).astype(np.float32)
     b = rng.standard_normal((n, 4)).astype(np.float32)
     sym = (a + a.T).astype(np.float32)
+    # a chain of four whose order matters: left to right 5/4 n^3 multiply-adds, the best order (b c d first) 3/8 n^3
+    chain = [rng.standard_normal(shape).astype(np.float32) for shape in ((n, n), (n, n), (n, n // 8), (n // 8, n))]
+    spec = "ab,bc,cd,de->ae"
     return {  # name -> (inputs, numpy fn, hlojit fn, jax fn builder)
         "cholesky": ((spd,), np.linalg.cholesky, ops.linalg.cholesky, lambda jnp: jnp.linalg.cholesky),
         "solve": ((a, b), np.linalg.solve, ops.linalg.solve, lambda jnp: jnp.linalg.solve),
@@ -34,6 +38,8 @@ def problems(n: int):
         "eigh": ((sym,), np.linalg.eigh, ops.linalg.eigh, lambda jnp: jnp.linalg.eigh),
         "svd": ((a,), lambda x: np.linalg.svd(x, full_matrices=False), lambda x: ops.linalg.svd(x, full_matrices=False),
                 lambda jnp: lambda x: jnp.linalg.svd(x, full_matrices=False)),
+        "einsum": (tuple(chain), lambda *xs: np.einsum(spec, *xs, optimize=True), lambda *xs: ops.einsum(spec, *xs),
+                   lambda jnp: lambda *xs: jnp.einsum(spec, *xs)),
     }
 
 
@@ -82,7 +88,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[256, 1024])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--ops", nargs="+", default=["cholesky", "solve", "qr", "eigh", "svd"])
+    parser.add_argument("--ops", nargs="+", default=["cholesky", "solve", "qr", "eigh", "svd", "einsum"])
     args = parser.parse_args()
     import jax
     jax.config.update("jax_platforms", "cpu")
