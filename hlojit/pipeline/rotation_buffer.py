@@ -110,50 +110,55 @@ class RotationBuffer:
 
     def flush(self, matrices: list):
         """The buffered chains applied here to every column of `matrices` [(memref, type, pair, row width as an
-        index value)], and the buffer emptied."""
+        index value)], a chain at a time (rare: a full buffer or a deflation), and the buffer emptied."""
         b, c0 = self.b, self.b.c(0)
         for matrix, type_, pair, width in matrices:
-            b.for_(c0, width, b.c(self.chunk), lambda k0: self.apply(matrix, type_, pair, k0, width))
+            b.for_(c0, width, b.c(self.chunk), lambda k0: self.apply(matrix, type_, pair, k0, width, group=1))
         self.close(c0)
         self.set(c0, "rotations")
 
     # --- applying ---
-    def apply(self, matrix: str, type_: str, pair: int, k0: str, width: str):
-        """The buffered chains applied to `matrix`'s rows (of `width`) at columns k0 .. k0 + self.chunk, GROUP chains
-        at a time (a chain alone where fewer are left or their rows span fewer than GROUP)."""
+    def apply(self, matrix: str, type_: str, pair: int, k0: str, width: str, group: int | None = None):
+        """The buffered chains applied to `matrix`'s rows (of `width`) at columns k0 .. k0 + self.chunk, `group`
+        (GROUP) chains at a time, a chain alone where fewer are left or their rows span fewer than `group`: one
+        loop with two bodies (four, one for each case, took ~2x the compile)."""
         b, c0, c1 = self.b, self.b.c(0), self.b.c(1)
+        group = GROUP if group is None else group
         ks = [b.i("addi", k0, b.c(j * b.lanes)) for j in range(self.chunk // b.lanes)]
         masks = [b.op(f"vector.create_mask {b.i('subi', width, k)} : {b.mask_type}") for k in ks]
         rows = _Rows(b, self.bi, matrix, type_, ks, masks)
         used = self.get("chains")
-        grouped = b.i("muli", b.op(f"arith.divui {used}, {b.c(GROUP)} : index"), b.c(GROUP))
 
         def chains_from(index, offset, count):
-            """[(first row, last row, offset of its rotations)] of `count` chains from `index`, the offset past them."""
+            """[(first row, last row, offset of its rotations)] of `count` chains from `index`, the offset past
+            them, and the rows they span (lo, hi)."""
             out = []
             for g in range(count):
-                at = b.i("addi", index, b.c(g))
+                at = b.i("addi", index, b.c(g)) if g else index
                 l, m = self.get("first", at), self.get("last", at)
                 out.append((l, m, offset))
                 offset = b.i("addi", offset, b.i("subi", m, l))
-            return out, offset
-
-        def group(index, offset):
-            chains, past = chains_from(index, offset, GROUP)
-            lo, hi = chains[0][0], chains[0][1]
-            for l, m, _ in chains[1:]:
+            lo, hi = out[0][0], out[0][1]
+            for l, m, _ in out[1:]:
                 lo, hi = b.op(f"arith.minui {lo}, {l} : index"), b.op(f"arith.maxui {hi}, {m} : index")
-            long_enough = b.cmpi("uge", b.i("subi", hi, lo), b.c(GROUP - 1))
-            b.if_(long_enough, lambda: self._wavefront(rows, pair, chains, lo, hi),
-                  lambda: [self._wavefront(rows, pair, [chain], chain[0], chain[1]) for chain in chains] and None)
-            return [past]
-        offset = b.for_(c0, grouped, b.c(GROUP), group, [(c0, "index")])[0]
+            return out, offset, (lo, hi)
 
-        def alone(index, offset):
-            (chain,), past = chains_from(index, offset, 1)
-            self._wavefront(rows, pair, [chain], chain[0], chain[1])
-            return [past]
-        b.for_(grouped, used, c1, alone, [(offset, "index")])
+        def applied(index, offset, count):
+            chains, past, (lo, hi) = chains_from(index, offset, count)
+            self._wavefront(rows, pair, chains, lo, hi)
+            return [b.i("addi", index, b.c(count)), past]
+
+        def step(index, offset):
+            if group == 1:
+                return applied(index, offset, 1)
+            def spans():   # the next `group` chains exist and span `group` rows or more
+                _, _, (lo, hi) = chains_from(index, offset, group)
+                return [b.cmpi("uge", b.i("subi", hi, lo), b.c(group - 1))]
+            together = b.if_(b.cmpi("ule", b.i("addi", index, b.c(group)), used), spans,
+                             lambda: [b.op("arith.constant false")], types=["i1"])
+            return b.if_(together, lambda: applied(index, offset, group), lambda: applied(index, offset, 1),
+                         types=["index", "index"])
+        b.while_([(c0, "index"), (c0, "index")], lambda index, offset: b.cmpi("ult", index, used), step)
 
     def _rotation(self, pair: int, chain, j: str) -> tuple[str, str]:
         """Splats of (c, s) of `chain`'s rotation of rows (j, j + 1): the identity's (1, 0) outside its rows."""
