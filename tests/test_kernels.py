@@ -560,3 +560,25 @@ def test_svd_rewrites_to_the_kernel_on_cpu_and_its_gradient_and_vmap_match_the_r
     epsilon, direction = 1e-6, np.random.default_rng(22).standard_normal((6, 4))
     numeric = (float(hj.jit(loss)(a[0] + epsilon * direction)) - float(hj.jit(loss)(a[0] - epsilon * direction)))
     np.testing.assert_allclose(np.sum(got[0] * direction), numeric / (2 * epsilon), rtol=1e-6)
+
+
+# the kernels at their largest claimed size in f64: (name, operand shapes, composite attributes)
+LARGEST = [("hlojit.cholesky", [(2048, 2048)], {}), ("hlojit.lu", [(2048, 2048)], {}),
+           ("hlojit.lu_solve", [(2048, 2048), (2048,), (2048, 3)], {}),
+           ("hlojit.triangular_solve", [(2048, 2048), (2048, 3)], {"lower": 1, "unit": 0}),
+           ("hlojit.householder", [(2048, 2048)], {}), ("hlojit.form_q", [(2048, 2048), (1, 2048)], {"columns": 2048}),
+           ("hlojit.eigh", [(2048, 2048)], {"vectors": 0}), ("hlojit.eigh", [(2048, 2048)], {"vectors": 1}),
+           ("hlojit.svd", [(2048, 2048)], {"vectors": 0, "columns": 2048}),
+           ("hlojit.svd", [(2048, 2048)], {"vectors": 1, "columns": 2048})]
+
+
+@pytest.mark.parametrize("name, shapes, attributes", LARGEST)
+def test_every_kernel_stays_within_the_stack_at_its_largest_size(name, shapes, attributes):
+    """IREE's llvm-cpu refuses a workgroup more than 32 KiB of stack: eigh's reduction vectors on the stack (3 x n
+    more) failed at n = 2048 in f64 ('exceeded stack allocation limit of 32768 bytes'), which nothing compiled."""
+    import re
+    text = kernels.KERNELS[name].source("k", shapes, np.dtype(np.float64), attributes)
+    for body in re.split(r"func\.func @", text)[1:]:
+        sizes = [np.prod([int(d) for d in dims.split("x")[:-1]]) * 8
+                 for dims in re.findall(r"memref\.alloca\(\) : memref<([0-9x]+f64)>", body)]
+        assert sum(sizes) <= 32768, (body[:60], sizes)

@@ -60,24 +60,26 @@ class _Eigh:
     def w_(self, r, k): return self.b.load(self.W, [self.bi, r, k], self.wt)
     def sw(self, v, r, k): self.b.store(v, self.W, [self.bi, r, k], self.wt)
 
-    def reduce(self, A: str):
+    def reduce(self, A: str, vectors: str):
         """tred2's Householder reduction of W = A to tridiagonal: afterwards W's diagonal is d, Em[1:] is e, W's row
         i holds step i's reflector u (its first i entries) and D[i] its h (0: no reflection).
 
         Step i (n-1 down to 1) takes u from column i of the leading i x i block (kept in its upper triangle),
         p = A u / h, then the rank-2 update A -= u q^T + q u^T. Its update and step i-1's product A u' go through
         the block's rows in one pass (`rows_pass`: each row loaded and stored once for both, where tred2 reads
-        the block twice a step), u' taken beforehand from column i-1 as the update will leave it."""
+        the block twice a step), u' taken beforehand from column i-1 as the update will leave it. `vectors`: a
+        binding of 3 x n per matrix (A u of two steps, the next u; on the stack they would pass IREE's 32 KiB at
+        n = 2048 in f64)."""
         b, E = self.b, self.element
         c0, c1, N, N1, zero = self.c0, self.c1, self.N, self.N1, self.zero
         d_, sd, se, w_, sw = self.d_, self.sd, self.se, self.w_, self.sw
         t, dt, bi, W, D, zv = self.wt, self.dt, self.bi, self.W, self.D, self.zv
         n = self.n
-        at = f"memref<2x{n}x{E}>"
-        Acc = b.op(f"memref.alloca() : {at}", "acc")       # A u of two steps (p, then q in place)
-        Un = b.op(f"memref.alloca() : {self.et}", "un")    # the next step's u
-        acc_ = lambda p, k: b.load(Acc, [p, k], at)                    # noqa: E731
-        sacc = lambda v, p, k: b.store(v, Acc, [p, k], at)             # noqa: E731
+        at = vectors_type(self.batch, n, E)
+        Acc = vectors                                       # rows 0 and 1: A u of two steps (p, then q); 2: next u
+        c2 = b.c(2)
+        acc_ = lambda p, k: b.load(Acc, [bi, p, k], at)                # noqa: E731
+        sacc = lambda v, p, k: b.store(v, Acc, [bi, p, k], at)         # noqa: E731
 
         def copy_row(r):
             b.vfor(c0, N, lambda k, m: b.vwrite(b.vread(A, [bi, r, k], self.t, m), W, [bi, r, k], t, m))
@@ -133,9 +135,9 @@ class _Eigh:
                 uvs = [b.splat(x) for x in us]
                 def inner(k, m, *accs):
                     if update:
-                        ev, dv = b.vread(Acc, [p, k], at, m), b.vread(D, [bi, k], dt, m)
+                        ev, dv = b.vread(Acc, [bi, p, k], at, m), b.vread(D, [bi, k], dt, m)
                     uv = b.vread(u[0], u[1](k), u[2], m)
-                    total = b.vread(Acc, [q, k], at, m)
+                    total = b.vread(Acc, [bi, q, k], at, m)
                     out = []
                     for r, (row, acc) in enumerate(zip(rows, accs)):
                         wv = b.vread(W, [bi, row, k], t, m)
@@ -144,7 +146,7 @@ class _Eigh:
                             b.vwrite(wv, W, [bi, row, k], t, m)
                         total = b.vf("addf", total, b.vf("mulf", wv, uvs[r]))
                         out.append(b.vf("addf", acc, b.vf("mulf", wv, uv)))
-                    b.vwrite(total, Acc, [q, k], at, m)
+                    b.vwrite(total, Acc, [bi, q, k], at, m)
                     return out
                 accs = b.vfor(b.i("addi", j0, b.c(count)), R, inner, [(zv, b.v)] * count)
                 for r, row in enumerate(rows):
@@ -161,7 +163,7 @@ class _Eigh:
             b.for_(grouped, R, c1, lambda j: group(j, 1))
 
         def zero_acc(p, length):
-            b.vfor(c0, length, lambda k, m: b.vwrite(zv, Acc, [p, k], at, m))
+            b.vfor(c0, length, lambda k, m: b.vwrite(zv, Acc, [bi, p, k], at, m))
 
         # step n-1's u and A u (its product alone)
         h, reflecting = prepare(N1, d_, sd)
@@ -184,14 +186,14 @@ class _Eigh:
             # u' = column i-1 as the update leaves it (its entries below i-1), 0 at i-1
             e_last, d_last = acc_(p, im1), d_(im1)
             b.for_(c0, im1, c1, lambda j: b.store(b.f("subf", w_(j, im1), b.f(
-                "addf", b.f("mulf", d_(j), e_last), b.f("mulf", acc_(p, j), d_last))), Un, [j], self.et))
-            un_ = lambda k: b.load(Un, [k], self.et)                        # noqa: E731
-            put_un = lambda v, k: b.store(v, Un, [k], self.et)              # noqa: E731
+                "addf", b.f("mulf", d_(j), e_last), b.f("mulf", acc_(p, j), d_last))), Acc, [bi, c2, j], at))
+            un_ = lambda k: acc_(c2, k)                                     # noqa: E731
+            put_un = lambda v, k: sacc(v, c2, k)                            # noqa: E731
             h2, reflecting2 = b.if_(b.cmpi("ugt", i, c1), lambda: list(prepare(im1, un_, put_un)),
                                     lambda: [zero, b.op("arith.constant false")], types=[E, "i1"])
             put_un(zero, im1)
             zero_acc(q, im1)
-            rows_pass(i, True, un_, (Un, lambda k: [k], self.et), im1, p, q)
+            rows_pass(i, True, un_, (Acc, lambda k: [bi, c2, k], at), im1, p, q)
             b.for_(c0, im1, c1, lambda j: sd(un_(j), j))
             sd(h, i)
             return [h2, reflecting2]
@@ -310,24 +312,30 @@ class _Eigh:
         return "\n".join(self.b.lines)
 
 
+def vectors_type(batch: int, n: int, element: str) -> str:
+    """The reduction's work vectors (_Eigh.reduce): 3 x n a matrix."""
+    return f"memref<{batch}x3x{n}x{element}>"
+
+
 def eigenvalues_body(batch: int, n: int, element: str, lanes: int) -> str:
     """Eigenvalues alone, ascending, in one dispatch: tred2's reduction, then tql2 without vectors. Bindings:
-    a (n x n); w (n); W scratch (n x n)."""
+    a (n x n); w (n); W scratch (n x n), the reduction's vectors (3 x n)."""
     k = _Eigh(batch, n, element, lanes)
     A = k.binding(0, k.t, "in")
     k.D = k.binding(1, k.dt, "w")
     k.W = k.binding(2, k.t, "scratch")
-    k.reduce(A)
+    k.reduce(A, k.binding(3, vectors_type(batch, n, element), "vectors"))
     k.diagonal_to_d()
     k.ql(vectors=False)
     return k.text()
 
 
 def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
-    """The first of eigh's three dispatches: tred2's reduction; then its reflections in orgqr's form for the
+    """The first of eigh's four dispatches: tred2's reduction; then its reflections in orgqr's form for the
     second (qr_kernels.form_q_body), which accumulates them by compact WY panels where tred2 applied them one
     at a time (1024² f32: ~100 ms of eigh's ~340 on the 2-vCPU Xeon, 2026-12-06). Bindings: a (n x n); then d
-    (n), e (n: e[i] couples i-1 and i), reflectors (n-1 x n-1), taus (1 x n-1); W scratch (n x n).
+    (n), e (n: e[i] couples i-1 and i), reflectors (n-1 x n-1), taus (1 x n-1); W scratch (n x n), the
+    reduction's vectors (3 x n).
 
     tred2 accumulates Q = P_{n-2} ... P_0, P_i = I - u u^T / h on the leading i+1 coordinates (u: W's row i+1,
     h: D[i+1]), and Q's last row and column are the identity's. Reversing the first n-1 coordinates turns each
@@ -345,7 +353,7 @@ def tridiagonal_body(batch: int, n: int, element: str, lanes: int) -> str:
     taus = k.binding(4, taus_t, "taus")
     k.W = k.binding(5, k.t, "scratch")   # unpadded: padding measured no faster here (1024², 2026-12-06)
     k.D = d_out
-    k.reduce(A)
+    k.reduce(A, k.binding(6, vectors_type(batch, n, element), "vectors"))
     b.for_(c0, k.N, c1, lambda j: b.store(k.e_(j), e_out, [bi, j], k.dt))
 
     def reflector(i):   # u = W[i+1, :i+1] scaled by its last entry in place; tau[n-2-i]

@@ -238,11 +238,13 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     batch, lead = math.prod(lead), tuple(lead)
     matrix = _types(lead, (n, n), element)
     w = _types(lead, (n,), element)
-    if not vectors:   # W is scratch: a result nobody reads, dropped after the dispatch
-        return _module(symbol, batch, [matrix], [w, matrix], eigenvalues_body(batch, n, element, lanes), returned=1)
+    reduction_vectors = _types(lead, (3, n), element)
+    if not vectors:   # W and the reduction's vectors are scratch: results nobody reads, dropped after the dispatch
+        return _module(symbol, batch, [matrix], [w, matrix, reduction_vectors],
+                       eigenvalues_body(batch, n, element, lanes), returned=1)
     flat = lambda dims, element=element: _types((batch,), dims, element)[0]   # noqa: E731
     tri, ql, form_q, rotations = (f"{symbol}_{part}" for part in ("tridiagonal", "ql", "form_q", "rotations"))
-    tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n))]
+    tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n)), flat((3, n))]
     ql_operands = [flat((n - 1, n - 1)), flat((n,)), flat((n,))]
     work = flat((n, padded_row(n, element)))
     buffer_dims, record_dims = buffer_shapes(batch, n, element, pairs=1)

@@ -10,9 +10,9 @@ for them (svd 1024² f32, the 2-vCPU Xeon, 2026-12-06: the rotations 150 ms on o
 two at a time; three or four no faster). tql2's sweeps are chains of W's rows in reverse order.
 
 A step's rotations form a chain: rotation j of rows (j, j+1) for j = l .. m-1 in turn, (x, y) <- (c x + s y,
-c y - s x), each of the two matrices with its own (c, s). The buffer holds a batch's rotations, four values each
-(V's c and s, U's c and s), the record (i32) each chain's first and last rows in order; a chain's rotations
-start where the previous chain's end. Where the buffer fills, the recording dispatch applies it itself and
+c y - s x), each rotated matrix with its own (c, s). The buffer holds a batch's rotations, a (c, s) pair for each
+matrix (svd: V's, then U's; eigh: W's), the record (i32) each chain's first and last rows in order; a chain's
+rotations start where the previous chain's end. Where the buffer fills, the recording dispatch applies it itself and
 starts again (`flush`).
 
 The record also carries the permutation and the sign flips the QR steps decide for converged rows: those rows
@@ -48,8 +48,9 @@ class RotationBuffer:
     def __init__(self, b: KernelText, bi: str, batch: int, n: int, first_binding: int, pairs: int, chunk: int):
         self.b, self.bi, self.n, self.chunk = b, bi, n, chunk
         self.chains, self.capacity = sizes(batch, n, b.element, pairs)
-        self.buffer_type = f"memref<{batch}x{self.capacity}x{2 * pairs}x{b.element}>"
-        self.record_type = f"memref<{batch}x{HEADER + 2 * self.chains + 2 * n}xi32>"
+        buffer_dims, record_dims = buffer_shapes(batch, n, b.element, pairs)
+        self.buffer_type = f"memref<{'x'.join(map(str, buffer_dims))}x{b.element}>"
+        self.record_type = f"memref<{'x'.join(map(str, record_dims))}xi32>"
         self.buffer = self._binding(first_binding, self.buffer_type, "rotations")
         self.record = self._binding(first_binding + 1, self.record_type, "record")
 
@@ -122,7 +123,7 @@ class RotationBuffer:
         """The buffered chains applied to `matrix`'s rows (of `width`) at columns k0 .. k0 + self.chunk, `group`
         (GROUP) chains at a time, a chain alone where fewer are left or their rows span fewer than `group`: one
         loop with two bodies (four, one for each case, took ~2x the compile)."""
-        b, c0, c1 = self.b, self.b.c(0), self.b.c(1)
+        b, c0 = self.b, self.b.c(0)
         group = GROUP if group is None else group
         ks = [b.i("addi", k0, b.c(j * b.lanes)) for j in range(self.chunk // b.lanes)]
         masks = [b.op(f"vector.create_mask {b.i('subi', width, k)} : {b.mask_type}") for k in ks]

@@ -2,14 +2,16 @@
 Reinsch's algorithm as LINPACK's dsvdc writes it (Householder bidiagonalization, then implicitly shifted QR steps
 on the bidiagonal, their rotations accumulated), where the decomposition in StableHLO (QDWH's polar
 decomposition, then eigh) is a loop of matmul dispatches (256 x 256 f32: ~23 ms). Singular values alone: one
-dispatch. With vectors four: the bidiagonalization, orgqr (the QR kernels' form_q) forming U and V from its
-reflections, the QR steps (svd_body's parts; exported f32, local-sync, the 2-vCPU Xeon, 2026-12-06: 256² 9.9-10.2
--> 8.1-8.2 ms, 1024² 687-747 -> 576-588 against dsvdc's accumulation one reflection at a time; 7.4-7.6 and 541-571
-with the bidiagonalization ROWS rows at a time).
+dispatch. With vectors five: the bidiagonalization, orgqr (the QR kernels' form_q) forming U and V from its
+reflections, the QR steps (svd_body's parts), the steps' rotations applied on every core (rotations_body,
+rotation_buffer.py). Exported f32, the 2-vCPU Xeon, 2026-12-06, local-sync: 256² 9.9-10.2 -> 8.1-8.2 ms, 1024²
+687-747 -> 576-588 against dsvdc's accumulation one reflection at a time; 7.4-7.6 and 541-571 with the
+bidiagonalization ROWS rows at a time; then on local-task 1024² 446 -> 297 with the rotations buffered, 207 with
+the bidiagonalization one pass a step (256² 5.7 on local-sync).
 
 Every array lives transposed, as eigh_kernel's W does: a's columns, U's and V's columns are rows of `ut` and
-`vt`, so every inner loop (dot products, reflections, rotations, swaps) runs along a contiguous row as vectors
-of `lanes`, masked at the ends. vt is V^T, which is vh, the kernel's result; U is ut transposed at the end.
+`vh`, so every inner loop (dot products, reflections, rotations) runs along a contiguous row as vectors of
+`lanes`, masked at the ends. vh is V^T, the kernel's result; rotations_body writes U from ut transposed.
 The text is built by kernel_text.KernelText.
 """
 from __future__ import annotations
@@ -30,9 +32,9 @@ def reflector_counts(m: int, n: int) -> tuple[int, int]:
 
 def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int, nan: str, part: str) -> str:
     """a (batch, m, n) with m >= n >= 1: `part` "values": s (batch, n) descending, one dispatch. With vectors
-    (m >= n >= 2) the first and last of four dispatches, orgqr (qr_kernels.form_q_body) forming U and V between
+    (m >= n >= 2) the first and fourth of five dispatches, orgqr (qr_kernels.form_q_body) forming U and V between
     them from the reflections where dsvdc accumulated them one at a time (f32, the 2-vCPU Xeon, 2026-12-06: ~2.5
-    of 9.6 ms at 256², 150-185 of ~720 at 1024²):
+    of 9.6 ms at 256², 150-185 of ~720 at 1024²), rotations_body after them:
     "bidiagonal": a -> s, e (n: the superdiagonal), U's reflections (m x nct) and taus (1 x nct), V's (n-1 x nrt:
     on coordinates 1..n-1) and taus, in orgqr's form (reflector_counts); scratch ut (n x m: a^T, reduced in
     place), work (2 x m: the work vectors of two steps), vh (n x n: the row reflections as they are made).
