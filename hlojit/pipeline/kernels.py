@@ -23,6 +23,7 @@ went through every rewrite, svd's 4.7 against 5.7). No later rewrite touches a f
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable, NamedTuple
 
@@ -123,6 +124,11 @@ def _types(batch_shape: tuple, dims: tuple, element: str) -> tuple[str, str]:
     flat = "x".join(map(str, (math.prod(batch_shape), *dims)))
     outer = "x".join(map(str, (*batch_shape, *dims)))
     return f"tensor<{flat}x{element}>", f"tensor<{outer}{'x' if outer else ''}{element}>"
+
+
+def _flat(batch: int, dims: tuple, element: str) -> str:
+    """The flat tensor type of a batch of `dims`-shaped values (a dispatch's operand or result)."""
+    return _types((batch,), dims, element)[0]
 
 
 def _cholesky_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
@@ -242,13 +248,13 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
     if not vectors:   # W and the reduction's vectors are scratch: results nobody reads, dropped after the dispatch
         return _module(symbol, batch, [matrix], [w, matrix, reduction_vectors],
                        eigenvalues_body(batch, n, element, lanes), returned=1)
-    flat = lambda dims, element=element: _types((batch,), dims, element)[0]   # noqa: E731
+    flat = functools.partial(_flat, batch, element=element)
     tri, ql, form_q, rotations = (f"{symbol}_{part}" for part in ("tridiagonal", "ql", "form_q", "rotations"))
     tri_results = [flat((n,)), flat((n,)), flat((n - 1, n - 1)), flat((1, n - 1)), flat((n, n)), flat((3, n))]
     ql_operands = [flat((n - 1, n - 1)), flat((n,)), flat((n,))]
     work = flat((n, padded_row(n, element)))
     buffer_dims, record_dims = buffer_shapes(batch, n, element, pairs=1)
-    ql_results = [flat((n,)), work, flat(buffer_dims[1:]), flat(record_dims[1:], "i32")]
+    ql_results = [flat((n,)), work, flat(buffer_dims[1:]), _flat(batch, record_dims[1:], "i32")]
     rotations_results = [matrix[0], work]
     aliases, inners = _form_q_parts(form_q, [(batch, n - 1, n - 1), (batch, 1, n - 1)], dtype, {"columns": n - 1})
     for name, body, workgroups, operand_count, result_count in (
@@ -291,7 +297,7 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
         scratch = [_types(lead, (n, m), element), s, _types(lead, (2, m), element)]
         body = svd_body(batch, m, n, columns, element, lanes, nan, "values")
         return _module(symbol, batch, [a], [s] + scratch, body, returned=1)
-    flat = lambda dims: _types((batch,), dims, element)[0]   # noqa: E731
+    flat = functools.partial(_flat, batch, element=element)
     ku, kv = reflector_counts(m, n)
     bidiagonal, steps, form_u, form_v, rotations = (f"{symbol}_{part}" for part in
                                                     ("bidiagonal", "steps", "form_u", "form_v", "rotations"))
@@ -299,7 +305,7 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
                           flat((n, m)), flat((2, m)), flat((n, n))]
     steps_operands = [flat((n,)), flat((n,)), flat((m, columns)), flat((n - 1, n - 1))]
     buffer_dims, record_dims = buffer_shapes(batch, n, element, pairs=2)
-    buffer = [flat(buffer_dims[1:]), _types((batch,), record_dims[1:], "i32")[0]]
+    buffer = [flat(buffer_dims[1:]), _flat(batch, record_dims[1:], "i32")]
     steps_results = [flat((n,)), flat((columns, m)), flat((n, n)), flat((n,)), *buffer]
     rotations_operands = [flat((columns, m)), flat((n, n)), *buffer]
     rotations_results = [flat((m, columns)), flat((n, n)), flat((n, padded_row(m, element))),
