@@ -538,6 +538,34 @@ def test_svd_kernel_flushes_a_full_rotation_buffer(monkeypatch):
     assert np.isnan(s[2]).all() and np.isnan(u[2]).all() and np.isnan(vh[2]).all()
 
 
+@pytest.mark.parametrize("dtype, scale", [(np.float32, 1e30), (np.float64, 1e200)])
+def test_svd_and_eigh_kernels_of_matrices_far_from_one(dtype, scale):
+    """Matrices of `scale` and 1 / `scale`: the bidiagonalization's unnormalized work sums (the matrix's scale
+    squared) and tql2's p^2 + e^2 over- and underflowed (NaN, or 35% off), where LAPACK's answer is as good as at
+    scale 1; values relative to the largest."""
+    rng = np.random.default_rng(24)
+    x, y = rng.standard_normal((40, 30)), rng.standard_normal((40, 40))
+    a = np.stack([x * scale, x / scale]).astype(dtype)
+    sym = np.stack([(y + y.T) * scale, (y + y.T) / scale]).astype(dtype)
+    def decompositions(a, sym):
+        return ops.linalg.svd(a, full_matrices=False), ops.linalg.eigh(sym), ops.linalg.eigvalsh(sym)
+    (u, sv, vh), (w, v), w_alone = as_numpy(hj.jit(decompositions, backend="iree:cpu")(a, sym))
+    tolerance = 1e-5 if dtype == np.float32 else 1e-13
+    for i in range(2):
+        expected = np.linalg.svd(a[i].astype(np.float64), compute_uv=False)
+        largest = expected.max()
+        assert np.abs(sv[i] - expected).max() < tolerance * largest
+        assert np.abs((u[i] * sv[i]) @ vh[i] - a[i]).max() < tolerance * largest
+        expected = np.linalg.eigvalsh(sym[i].astype(np.float64))
+        largest = np.abs(expected).max()
+        assert np.abs(w[i] - expected).max() < tolerance * largest and np.abs(w_alone[i] - w[i]).max() < tolerance * largest
+        assert np.abs(sym[i] @ v[i] - v[i] * w[i]).max() < 4 * tolerance * largest
+
+
+def as_numpy(tree):
+    return tuple(as_numpy(x) for x in tree) if isinstance(tree, tuple) else np.asarray(tree)
+
+
 def test_svd_rewrites_to_the_kernel_on_cpu_and_its_gradient_and_vmap_match_the_reference():
     a = np.random.default_rng(21).standard_normal((3, 6, 4))
     text = str(hj.jit(ops.linalg.svd).lower(a[0]).program.module)

@@ -221,6 +221,7 @@ class _Eigh:
 
         b.for_(c1, N, c1, lambda i: se(e_(i), b.i("subi", i, c1)))
         se(zero, N1)
+        back = self._scaled_to_one()
         maxit = b.c(30 * n + 30)
         def ql_value(l, f, tst1):
             size = b.f("addf", b.op(f"math.absf {d_(l)} : {E}"), b.op(f"math.absf {e_(l)} : {E}"))
@@ -290,6 +291,7 @@ class _Eigh:
             sd(b.f("addf", d_(l), fnew), l); se(zero, l)
             return [fnew, tst1]
         b.for_(c0, N, c1, ql_value, [(zero, E), (zero, E)])
+        b.for_(c0, N, c1, lambda j: sd(b.f("mulf", d_(j), back), j))
         # sort ascending (selection), the order of W's rows with it
         def sel(i):
             i1 = b.i("addi", i, c1)
@@ -306,6 +308,32 @@ class _Eigh:
                     buffered.set(oi, "order", bk)
             b.if_(moved, swap)
         b.for_(c0, N, c1, sel)
+
+    def _scaled_to_one(self) -> str:
+        """D and Em multiplied by the power of two that brings their largest magnitude to [1, 2) (LAPACK's dsyev
+        scales likewise): tql2's p^2 + e^2 overflowed from ~1e19 in f32 and underflowed below ~1e-19 (eigh of a
+        matrix of 1e30 or 1e-30 was NaN). Exact, as is the power that scales the eigenvalues back (returned; 1
+        where the largest is 0, subnormal or not finite)."""
+        b, E, c0, c1, N = self.b, self.element, self.c0, self.c1, self.N
+        def largest(k, acc):
+            both = b.op(f"arith.maximumf {b.op(f'math.absf {self.d_(k)} : {E}')}, "
+                        f"{b.op(f'math.absf {self.e_(k)} : {E}')} : {E}")
+            return [b.op(f"arith.maximumf {acc}, {both} : {E}")]
+        big = b.for_(c0, N, c1, largest, [(self.zero, E)])[0]
+        integer, exponent_bits = ("i32", "0x7F800000") if E == "f32" else ("i64", "0x7FF0000000000000")
+        bits = b.op(f"arith.bitcast {big} : {E} to {integer}")
+        power = b.op(f"arith.bitcast {b.op(f'arith.andi {bits}, {b.c(exponent_bits, integer)} : {integer}')} : "
+                     f"{integer} to {E}")                  # 2^floor(log2 big), exactly
+        normal = b.c(f"{2.0 ** (-126 if E == 'f32' else -1022):.17e}", E)
+        scalable = b.op(f"arith.andi {b.cmpf('oge', big, normal)}, "
+                        f"{b.cmpf('olt', big, b.c('0x7F800000' if E == 'f32' else '0x7FF0000000000000', E))} : i1")
+        back = b.select(scalable, power, self.one)
+        factor = b.f("divf", self.one, back)
+        def scale(k):
+            self.sd(b.f("mulf", self.d_(k), factor), k)
+            self.se(b.f("mulf", self.e_(k), factor), k)
+        b.for_(c0, N, c1, scale)
+        return back
 
     def text(self) -> str:
         self.b.emit("return")

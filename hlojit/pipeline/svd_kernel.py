@@ -158,6 +158,23 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
         assert nct > nrt or nct == 0   # m >= n: the last step reflects no row, none is left pending after the loop
         for parity in (c0, c1):   # finite: a step without a pending reflection multiplies its work vector by 0
             fill(row("work", parity), zero, c0, M)
+        # The work vector's sum takes e_j / (largest |a| m n): sum_j e_j ut[j] is of the matrix's scale squared,
+        # which over- or underflows where the matrix is far from 1 (f32 entries ~1e30: NaN; ~1e-30: 35% off); so
+        # scaled it stays below the largest |a|, and what underflows is below rounding of the largest. By a
+        # reciprocal (not two divisions a row and step), kept normal: from largest |a| m n >=
+        # 2^126 (f32; 2^1022 f64) the scale stops there, so entries past ~1e33 / (m n) in f32 may still overflow.
+        def largest_in_row(j, acc):
+            def step(q, mask, acc):
+                magnitude = b.op(f"math.absf {rd(row('ut', j), q, mask)} : {b.v}")
+                return [b.op(f"arith.maximumf {acc}, {magnitude} : {b.v}")]
+            return b.vfor(c0, M, step, [(acc, b.v)])
+        largest = b.op(f"vector.reduction <maximumf>, {b.for_(c0, N, c1, largest_in_row, [(zv, b.v)])[0]} : {b.v} "
+                       f"into {E}")
+        largest = b.select(b.cmpf("ogt", largest, zero), largest, one)
+        ceiling = b.c(f"{2.0 ** (126 if E == 'f32' else 1022):.17e}", E)
+        denominator = b.f("mulf", largest, b.c(f"{float(m * n):.17e}", E))
+        denominator = b.select(b.cmpf("olt", denominator, ceiling), denominator, ceiling)
+        reciprocal = b.f("divf", one, denominator)
 
         def bidiagonal_step(k, pending):
             """Step k: row k finished, its column reflection; one pass over rows k+1 .. n-1, ROWS at a time, that
@@ -209,7 +226,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 for j, alpha in zip(js, alphas):   # e_j: ut[j, k] after the column reflection
                     e_j = b.f("addf", get("ut", j, k), b.f("mulf", alpha, ukk))
                     put(e_j, "e", j)
-                    es.append(b.splat(e_j))
+                    es.append(b.splat(b.f("mulf", e_j, reciprocal)))
                 alphas = [b.splat(alpha) for alpha in alphas]
                 def reflect_and_sum(q, mask):   # the rows are in L1 now
                     x, total = rd(uk, q, mask), rd(current, q, mask)
@@ -236,10 +253,13 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
                 ek = b.if_(b.cmpf("une", size, zero), nonzero, lambda: [size], types=[E])
                 put(b.f("negf", ek), "e", k)
                 reflects = b.cmpf("une", ek, zero)
-                def work():   # sum_j e_j ut[j] / ek + ut[k1]
-                    inverse, after = b.splat(b.f("divf", one, ek)), row("ut", k1)
-                    b.vfor(k1, M, lambda q, mask: wr(b.vf("addf", b.vf("mulf", rd(current, q, mask), inverse),
-                                                          rd(after, q, mask)), current, q, mask))
+                def work():   # sum_j e_j ut[j] / ek + ut[k1], the sum scaled back after the division
+                    ekv, after = b.splat(ek), row("ut", k1)
+                    denominator_v = b.splat(denominator)
+                    def unscaled(q, mask):
+                        x = b.vf("mulf", b.vf("divf", rd(current, q, mask), ekv), denominator_v)
+                        wr(b.vf("addf", x, rd(after, q, mask)), current, q, mask)
+                    b.vfor(k1, M, unscaled)
                 b.if_(reflects, work)
                 if vectors:
                     vk = row("vh", k)
