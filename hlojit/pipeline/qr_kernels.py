@@ -287,7 +287,7 @@ def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: i
     rows and columns from the panel's first index on; then the scratch W (lanes x columns), V (m x lanes, one a
     workgroup) and the padded working copy of Q. Past SPLIT_FROM columns a matrix takes a workgroup per part of
     its columns (form_q_bounds): a column of Q needs only the reflectors up to its index (eigh's 1024² f32 on
-    the 2-vCPU Xeon, 2026-12-06: 19 -> ~10 ms on local-task), a part's range beginning at a tile's bound (the
+    the 2-vCPU Xeon, 2026-12-06: 18 -> 12 ms on local-task), a part's range beginning at a tile's bound (the
     columns below a panel take its reflections exactly unchanged: their rows from the panel's on are 0)."""
     reflectors = min(k, m, columns)
     whole = reflectors // lanes * lanes
@@ -301,7 +301,7 @@ def form_q_body(batch: int, m: int, k: int, columns: int, element: str, lanes: i
     taus = f"memref<{batch}x1x{k}x{element}>"
     scratch, wt, pt = _scratch(batch, m, columns, element, lanes, 3, parts)
     if parts == 1:
-        span = "        %lo = arith.constant 0 : index\n        %hi = arith.constant {columns} : index".format(columns=columns)
+        span = f"        %lo = arith.constant 0 : index\n        %hi = arith.constant {columns} : index"
         alone_start, panel_start = "%j", "%j0"
     else:   # this part's columns lo .. hi
         lines = []
