@@ -50,8 +50,7 @@ class _Eigh:
         self.Em = b.op(f"memref.alloca() : {self.et}", "e")
 
     def binding(self, index: int, type_: str, name: str) -> str:
-        return self.b.op(f"hal.interface.binding.subspan layout(#layout) binding({index}) alignment(64) "
-                         f"offset({self.c0}) : {type_}", name)
+        return self.b.binding(index, type_, name)
 
     def d_(self, k): return self.b.load(self.D, [self.bi, k], self.dt)
     def sd(self, v, k): self.b.store(v, self.D, [self.bi, k], self.dt)

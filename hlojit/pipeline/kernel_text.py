@@ -41,6 +41,11 @@ class KernelText:
     def i(self, name: str, a: str, b: str) -> str:
         return self.op(f"arith.{name} {a}, {b} : index")
 
+    def binding(self, index: int, type_: str, name: str) -> str:
+        """The subspan of the executable's binding `index` as a memref of `type_` (kernels.py's layouts)."""
+        return self.op(f"hal.interface.binding.subspan layout(#layout) binding({index}) alignment(64) "
+                       f"offset({self.c(0)}) : {type_}", name)
+
     def load(self, memref: str, index: list, type_: str) -> str:
         return self.op(f"memref.load {memref}[{', '.join(index)}] : {type_}")
 

@@ -51,13 +51,8 @@ class RotationBuffer:
         buffer_dims, record_dims = buffer_shapes(batch, n, b.element, pairs)
         self.buffer_type = f"memref<{'x'.join(map(str, buffer_dims))}x{b.element}>"
         self.record_type = f"memref<{'x'.join(map(str, record_dims))}xi32>"
-        self.buffer = self._binding(first_binding, self.buffer_type, "rotations")
-        self.record = self._binding(first_binding + 1, self.record_type, "record")
-
-    def _binding(self, index: int, type_: str, name: str) -> str:
-        c0 = self.b.c(0)
-        return self.b.op(f"hal.interface.binding.subspan layout(#layout) binding({index}) alignment(64) "
-                         f"offset({c0}) : {type_}", name)
+        self.buffer = b.binding(first_binding, self.buffer_type, "rotations")
+        self.record = b.binding(first_binding + 1, self.record_type, "record")
 
     # --- the record: [chains used, rotations used, first rows (chains), last rows (chains), order (n), flip (n)]
     def _at(self, field: str, index: str | None = None) -> str:

@@ -61,9 +61,7 @@ def svd_body(batch: int, m: int, n: int, columns: int, element: str, lanes: int,
     memref = {}
     for binding, name in enumerate(names):
         type_ = f"memref<{batch}x{'x'.join(map(str, types[name]))}x{E}>"
-        value = b.op(f"hal.interface.binding.subspan layout(#layout) binding({binding}) alignment(64) "
-                     f"offset({c0}) : {type_}", name)
-        memref[name] = (value, type_)
+        memref[name] = (b.binding(binding, type_, name), type_)
     buffered = (RotationBuffer(b, bi, batch, n, len(names), pairs=2, chunk=chunk_columns(lanes, (m, n)))
                 if part == "steps" else None)
 
@@ -502,8 +500,7 @@ def rotations_body(batch: int, m: int, n: int, columns: int, element: str, lanes
 
     def binding(index, dims, name):
         type_ = f"memref<{batch}x{'x'.join(map(str, dims))}x{element}>"
-        return b.op(f"hal.interface.binding.subspan layout(#layout) binding({index}) alignment(64) offset({c0}) "
-                    f": {type_}", name), type_
+        return b.binding(index, type_, name), type_
     ut, ut_t = binding(0, (columns, m), "ut")
     vh_in, vh_in_t = binding(1, (n, n), "vh_in")
     buffered = RotationBuffer(b, bi, batch, n, 2, pairs=2, chunk=chunk_columns(lanes, (m, n)))
