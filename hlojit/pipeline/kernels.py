@@ -6,8 +6,9 @@ A Cholesky factorization written in StableHLO is n column steps of a few dispatc
 `hal.executable.source` may hold any MLIR the llvm-cpu backend lowers (scf loops, memref loads, vector ops), and
 `flow.dispatch` calls it like a fused dispatch of IREE's own. Each kernel is a text template of that MLIR
 (factorization_kernels.py, qr_kernels.py, eigh_kernel.py, svd_kernel.py), one workgroup per matrix of a batch (a
-batch spreads over local-task's workers; eigh's rotations take a workgroup per 64 columns of each matrix; eigh
-and svd with vectors are four dispatches, orgqr's among them); this module wraps each in its executable and
+batch spreads over local-task's workers; eigh's and svd's rotations take a workgroup per chunk of columns of each
+matrix, orgqr from 512 columns four; eigh with vectors is four dispatches, svd five, orgqr's among them,
+rotation_buffer.py's last); this module wraps each in its executable and
 claims a composite only for the dtypes and shapes its kernel was written and tested for; every other composite
 is inlined (legalize.calls_inlined),
 so the reference backend, vmvx and cuda run the decomposition, as do shapes a kernel does not take. The LU,
