@@ -106,10 +106,10 @@ def fingerprinted_modules() -> tuple:
     from ..dialects import build, regions, stablehlo, types
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs,
                    constant_folding, eigh_kernel, factorization_kernels, fft_rewrites, kernel_text, kernels, layout,
-                   legalize, linalg_rewrites, qr_kernels, quirks, register_tiles, rotation_buffer, scatter_rewrites,
+                   legalize, linalg_rewrites, matmul_kernel, qr_kernels, quirks, register_tiles, rotation_buffer, scatter_rewrites,
                    sessions, sort_networks, sort_rewrites, subnormal_compares, svd_kernel, values, vm_rewrites, vmvx_rewrites, winograd)
     return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, eigh_kernel,
-            factorization_kernels, fft_rewrites, kernel_text, kernels, qr_kernels, register_tiles, rotation_buffer, svd_kernel,
+            factorization_kernels, fft_rewrites, kernel_text, kernels, matmul_kernel, qr_kernels, register_tiles, rotation_buffer, svd_kernel,
             layout, legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_networks,
             sort_rewrites, stablehlo, regions, build, types, subnormal_compares, vm_rewrites, vmvx_rewrites, winograd,
             *constant_folding.EVALUATOR_MODULES)
@@ -158,7 +158,8 @@ def key_of(program_sha: str, target: Target) -> str:
     """The cache key of compiling the program whose program_hash is `program_sha` for `target`."""
     digest = hashlib.sha256()
     fallback = ("fallback", *target.fallback.flags) if target.fallback else ()
-    for part in (f"hlojit-cache {entry.FORMAT}", compiler_version(), pipeline_fingerprint(), target.name, *target.flags,
+    for part in (f"hlojit-cache {entry.FORMAT}", compiler_version(), pipeline_fingerprint(), target.name,
+                 f"flag set {target.flag_set}", *target.flags,
                  *fallback, f"winograd {winograd.mode()}"):
         digest.update(part.encode() + b"\0")
     if "--iree-llvmcpu-target-cpu=host" in target.flags:

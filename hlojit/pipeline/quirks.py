@@ -11,14 +11,14 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
-from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, scatter_rewrites,
-               sort_networks, sort_rewrites, vmvx_rewrites)
+from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
+               scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
 from .subnormal_compares import float_compares_by_bits
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends, complex_math_by_parts
-from .targets import Target, data_tiled
+from .targets import Target, data_tiled, uses_matmul_kernels
 from .winograd import requested_winograd
 
 
@@ -215,8 +215,8 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
           "cpu": _CPU_FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
                  + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
                                                                 complex_as_real_pairs_native_ends] + _CPU_SPEC + [
-              float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd]
-              + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
+              float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd,
+              matmul_kernel.matmuls_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
@@ -224,7 +224,8 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
 def apply(module: ir.Module, target: Target) -> dict:
     """Rewrite `module` for `target`; {rewrite name: ops rewritten} of those that changed something, in the
     order they ran (what `explain` lists and an artifact's manifest counts)."""
-    tiled = data_tiled(target)
+    tiled, own_matmuls = data_tiled(target), uses_matmul_kernels(target)
     with module.context:
         return {quirk.__name__: n for quirk in QUIRKS.get(target.name, ())
-                if (tiled or quirk not in compile_rewrites.CPU_DATA_TILING) and (n := quirk(module))}
+                if (tiled or quirk not in compile_rewrites.CPU_DATA_TILING)
+                and (own_matmuls or quirk is not matmul_kernel.matmuls_by_kernel) and (n := quirk(module))}

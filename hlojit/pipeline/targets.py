@@ -49,6 +49,8 @@ CPU_FLAG_SETS = {
     "data-tiling": PLAIN_DATA_TILING,
     "data-tiling+winograd": PLAIN_DATA_TILING + WINOGRAD,
     "inner-tiled": ("--iree-global-opt-data-tiling", "--iree-llvmcpu-enable-inner-tiled"),
+    # plain data tiling with large f32 products as hlojit's own dispatch (matmul_kernel.py, a target rewrite)
+    "data-tiling+matmul-kernels": PLAIN_DATA_TILING,
 }
 DEFAULT_CPU_FLAG_SET = "data-tiling"    # what IREE compiles every module with: the fallback of the others
 
@@ -92,6 +94,11 @@ def data_tiled(target: Target) -> bool:
     """Whether the target's flags turn on IREE's data tiling (every cpu flag set but the bare fallback and the
     quick build): some target rewrites work around its bugs only."""
     return any(f in ("--iree-opt-data-tiling", "--iree-global-opt-data-tiling") for f in target.flags)
+
+
+def uses_matmul_kernels(target: Target) -> bool:
+    """Whether the target's flag set has large f32 products compiled as matmul_kernel.py's dispatch."""
+    return target.flag_set.endswith("+matmul-kernels")
 
 
 def cpu_name_of(target: Target) -> str:

@@ -63,12 +63,14 @@ RECORD_FORMAT = 2    # 2: each record names its kind ("machine", "program", "win
 # name -> (input shapes, StableHLO body, output shape): f32, shaped like ResNet's and a transformer's work.
 _CONV = ("stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = "
          "[1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}")
-# a transformer's MLP (and autodiff's im2col kernel gradients), ResNet's 64-channel stage, a narrower one
+# a transformer's MLP (and autodiff's im2col kernel gradients), ResNet's 64-channel stage, a narrower one, a wider
+# one (where IREE's convolutions lose most: matmul_kernel.py)
 MICROBENCHMARKS = {
     "matmul 1024x256x1024": (((1024, 256), (256, 1024)),
                              "stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]", (1024, 1024)),
     "conv3x3 64ch 56x56 b1": (((1, 56, 56, 64), (3, 3, 64, 64)), _CONV, (1, 56, 56, 64)),
     "conv3x3 32ch 56x56 b2": (((2, 56, 56, 32), (3, 3, 32, 32)), _CONV, (2, 56, 56, 32)),
+    "conv3x3 256ch 14x14 b2": (((2, 14, 14, 256), (3, 3, 256, 256)), _CONV, (2, 14, 14, 256)),
 }
 ROUNDS = 40     # timed calls per microbenchmark and candidate, interleaved, after one warm-up: the fastest counts
 RACE_SECONDS = 3.0   # ... or fewer rounds, once timing has taken this long (a slow machine stays bounded)

@@ -20,6 +20,8 @@ for F(4,3) (measured on the test's cases): F(4,3)'s transform constants (up to 8
 """
 from __future__ import annotations
 
+import functools
+
 import os
 
 import numpy as np
@@ -78,7 +80,8 @@ def conv_dimensions(op) -> dict:
             for side, part in zip(("lhs", "rhs", "out"), labels)}
 
 
-def _ints(op, name, default):
+def conv_attribute_ints(op, name, default):
+    """A convolution's integer-array attribute (strides, padding, dilations) as ints; `default` where absent."""
     if name not in op.attributes:
         return default
     attr = op.attributes[name]
@@ -88,7 +91,8 @@ def _ints(op, name, default):
         return [int(v) for v in np.array(ir.DenseIntElementsAttr(attr)).reshape(-1)]
 
 
-def _int(op, name) -> int:
+def conv_attribute_int(op, name) -> int:
+    """A convolution's integer attribute (a group count); 1 where absent."""
     return int(ir.IntegerAttr(op.attributes[name]).value) if name in op.attributes else 1
 
 
@@ -103,10 +107,11 @@ def eligible(op) -> bool:
     kernel = shape_of(w.type)
     if [kernel[dims["rhs"][s]] for s in (0, 1)] != [3, 3]:
         return False
-    padding = _ints(op, "padding", [0, 0, 0, 0])
-    return (_ints(op, "window_strides", [1, 1]) == [1, 1] and _ints(op, "lhs_dilation", [1, 1]) == [1, 1]
-            and _ints(op, "rhs_dilation", [1, 1]) == [1, 1] and _int(op, "feature_group_count") == 1
-            and _int(op, "batch_group_count") == 1 and min(padding, default=0) >= 0
+    ints = functools.partial(conv_attribute_ints, op)
+    padding = ints("padding", [0, 0, 0, 0])
+    return (ints("window_strides", [1, 1]) == [1, 1] and ints("lhs_dilation", [1, 1]) == [1, 1]
+            and ints("rhs_dilation", [1, 1]) == [1, 1] and conv_attribute_int(op, "feature_group_count") == 1
+            and conv_attribute_int(op, "batch_group_count") == 1 and min(padding, default=0) >= 0
             and 0 not in shape_of(x.type) and 0 not in shape_of(op.results[0].type))
 
 
@@ -186,7 +191,7 @@ def winograd_conv(op, m: int = 2):
     x = _transpose(op.operands[0], [lhs["b"], lhs[0], lhs[1], lhs["f"]])
     w = _transpose(op.operands[1], [rhs[0], rhs[1], rhs["i"], rhs["o"]])
     n, h, wd, _ = shape_of(x.type)
-    (top, bottom), (left, right) = np.array(_ints(op, "padding", [0, 0, 0, 0])).reshape(2, 2).tolist()
+    (top, bottom), (left, right) = np.array(conv_attribute_ints(op, "padding", [0, 0, 0, 0])).reshape(2, 2).tolist()
     out_h, out_w = h + top + bottom - 2, wd + left + right - 2
     tiles_h, tiles_w = -(-out_h // m), -(-out_w // m)
     high_h, high_w = tiles_h * m + 2 - h - top, tiles_w * m + 2 - wd - left
@@ -210,7 +215,7 @@ def signature(op) -> tuple:
     dims = conv_dimensions(op)
     x, w = (shape_of(v.type) for v in op.operands)
     lhs, rhs = dims["lhs"], dims["rhs"]
-    return (x[lhs["b"]], x[lhs[0]], x[lhs[1]], x[lhs["f"]], w[rhs["o"]], *_ints(op, "padding", [0, 0, 0, 0]))
+    return (x[lhs["b"]], x[lhs[0]], x[lhs[1]], x[lhs["f"]], w[rhs["o"]], *conv_attribute_ints(op, "padding", [0, 0, 0, 0]))
 
 
 def describe(shape: tuple) -> str:

@@ -1,0 +1,469 @@
+"""Large f32 matrix products and convolutions as hand-written llvm-cpu dispatches: the target rewrite of the cpu
+flag set "data-tiling+matmul-kernels", which tuning.py chooses where it measures faster than IREE's own.
+
+Why: IREE 3.13's data-tiled f32 matmul is a 16 x 16 x 1 tile (16 accumulators; each step of K loads one vector
+of B and broadcasts 16 scalars of A: 17 loads for 16 multiply-adds), and its channels-last convolutions lose
+more the more channels they have. On the 2-vCPU AVX-512 Xeon (2026-12-06, one core): 2048² in 161-169 ms
+(inner-tiled 142-147, OpenBLAS ~113), and ResNet's 3x3 convolutions at batch 8 ran 137 GFLOP/s at 64 channels,
+59 at 256 (14 x 14) and 33 at 512 (7 x 7). The tile here is MR = 12 rows x 2 vectors (24 accumulators; a step of
+K loads 2 vectors and broadcasts 12 scalars: 14 loads for 24 multiply-adds, bound by the FMA ports), carried in
+registers through all of K: 162-176 GFLOP/s on products of 256 to 2048 on a side (OpenBLAS on one core 142-158).
+
+How: B (a product's right operand, a convolution's kernel as [taps x in-channels, out-channels]) is packed into
+panels of NR = 2 vectors of columns, [N/NR, K, NR] (pack_body's dispatch, or a StableHLO transpose where B is
+stored [N, K]); A is read where it is: a product's rows, or a convolution's zero-padded channels-last input at
+each tap (an implicit GEMM: no im2col copy). A workgroup per block of rows x columns of the result walks its
+tiles, each written out once (rows past M not written, columns past N masked). Products with batch dimensions,
+other dtypes, dilated or grouped convolutions, and small ones (below MIN_WORK multiply-adds) stay IREE's.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from iree.compiler import ir
+
+from ..dialects.types import dot_dimensions, dtype_of, shape_of
+from . import cache
+from .legalize import call_instead, inline_calls, walk
+from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
+
+MIN_WORK = 1 << 26          # multiply-adds: a 1024 x 256 x 256 product and up
+MIN_CHANNELS = 16           # a convolution's input channels (its innermost loop) at least
+VECTORS = 2                 # a tile's width in vectors
+K_UNROLL = 8                # steps of K a loop step takes (the rest one at a time): 4 ran 3-8% slower at 2048²
+BLOCK_BYTES = 1 << 20       # a workgroup's rows of A: at most this much of K, so that they stay in L2
+MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels of columns
+MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
+PACK_ROWS = 256             # rows of B a workgroup of the packing dispatch copies
+
+
+@functools.cache
+def tile() -> tuple[int, int]:
+    """(MR rows, lanes): 12 rows x 2 vectors of 16 floats where the CPU has 32 vector registers (AVX-512: 24
+    accumulators, 2 vectors of B, a broadcast); 6 x 2 of 8 elsewhere (16 registers)."""
+    return (12, 16) if "avx512f" in cache.host_cpu_features() else (6, 8)
+
+
+def _tensor(shape) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def _memref(shape) -> str:
+    return f"memref<{'x'.join(map(str, shape))}xf32>"
+
+
+class Plan:
+    """One kernel's shapes: the result M x N over K, the tile, B's panels and the workgroups' blocks."""
+
+    def __init__(self, symbol: str, m: int, k: int, n: int):
+        self.symbol, self.m, self.k, self.n = symbol, m, k, n
+        self.mr, self.lanes = tile()
+        self.nr = VECTORS * self.lanes
+        self.row_panels, self.column_panels = -(-m // self.mr), -(-n // self.nr)
+        self.b_type = _memref((self.column_panels, k, self.nr))
+        self.block_columns = min(self.column_panels, MAX_BLOCK_PANELS)
+        fit = max(1, BLOCK_BYTES // (k * 4 * self.mr))
+        self.block_rows = min(self.row_panels, MAX_BLOCK_PANELS, fit)
+        while self.block_rows > 1 and self.workgroups() < MIN_WORKGROUPS:
+            self.block_rows -= 1
+
+    def grid(self) -> tuple[int, int]:
+        return -(-self.row_panels // self.block_rows), -(-self.column_panels // self.block_columns)
+
+    def workgroups(self) -> int:
+        return math.prod(self.grid())
+
+
+class ProductRows:
+    """A product's A as the tile reads it: [m, k], or [k, m] (`transposed`), row r of the tile at %row{r}."""
+
+    def __init__(self, shape, transposed: bool):
+        self.type, self.transposed = _memref(shape), transposed
+
+    def tile_rows(self, plan: Plan) -> list[str]:
+        return []
+
+    def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
+        return _k_loops(plan, "%c0", plan.k, initial, self.load, "product")
+
+    def load(self, r: int, k: str) -> str:
+        index = f"{k}, %row{r}" if self.transposed else f"%row{r}, {k}"
+        return f"memref.load %a[{index}] : {self.type}"
+
+
+class ConvolutionRows:
+    """A channels-last convolution's zero-padded input [batch, height, width, channels] as the tile reads it:
+    row p of the result is output pixel p (batch, y, x in order), its k = (tap, channel)."""
+
+    def __init__(self, padded_shape, out_spatial, strides, window):
+        self.type, self.shape = _memref(padded_shape), padded_shape
+        self.out_spatial, self.strides, self.window = out_spatial, strides, window
+
+    def tile_rows(self, plan: Plan) -> list[str]:
+        (ho, wo), (sy, sx) = self.out_spatial, self.strides
+        lines = [f"%pixels = arith.constant {ho * wo} : index", f"%out_width = arith.constant {wo} : index",
+                 f"%stride_y = arith.constant {sy} : index", f"%stride_x = arith.constant {sx} : index"]
+        for r in range(plan.mr):
+            lines += [f"%image{r} = arith.divui %row{r}, %pixels : index",
+                      f"%pixel{r} = arith.remui %row{r}, %pixels : index",
+                      f"%oy{r} = arith.divui %pixel{r}, %out_width : index",
+                      f"%ox{r} = arith.remui %pixel{r}, %out_width : index",
+                      f"%y{r} = arith.muli %oy{r}, %stride_y : index",
+                      f"%x{r} = arith.muli %ox{r}, %stride_x : index"]
+        return lines
+
+    def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
+        """A loop over the window's taps carrying the tile, in it the loops over the input channels."""
+        channels, (kh, kw) = self.shape[-1], self.window
+        v = f"vector<{plan.lanes}xf32>"
+        vectors = ", ".join([v] * len(initial))
+        carried = ", ".join(f"%tap_acc{j} = {value}" for j, value in enumerate(initial))
+        lines = [f"%taps = arith.constant {kh * kw} : index", f"%window_width = arith.constant {kw} : index",
+                 f"%channels = arith.constant {channels} : index",
+                 f"%taps_done:{len(initial)} = scf.for %tap = %c0 to %taps step %c1 iter_args({carried}) -> ({vectors}) {{",
+                 "  %dy = arith.divui %tap, %window_width : index", "  %dx = arith.remui %tap, %window_width : index",
+                 "  %k_tap = arith.muli %tap, %channels : index"]
+        for r in range(plan.mr):
+            lines += [f"  %iy{r} = arith.addi %y{r}, %dy : index", f"  %ix{r} = arith.addi %x{r}, %dx : index"]
+        inner, result = _k_loops(plan, "%k_tap", channels, [f"%tap_acc{j}" for j in range(len(initial))],
+                                 self.load, "channel")
+        lines += ["  " + line for line in inner]
+        lines += [f"  scf.yield {', '.join(f'{result}#{j}' for j in range(len(initial)))} : {vectors}", "}"]
+        return lines, "%taps_done"
+
+    def load(self, r: int, channel: str) -> str:
+        return f"memref.load %a[%image{r}, %iy{r}, %ix{r}, {channel}] : {self.type}"
+
+
+def _k_loops(plan: Plan, k_first: str, count: int, initial: list[str], load, name: str) -> tuple[list[str], str]:
+    """(lines, the results' name) of loops over `count` steps of k from B's row `k_first` (K_UNROLL steps a loop
+    step, then the rest one at a time) carrying the tile's accumulators `initial` (mr x VECTORS), each step adding
+    A's scalars load(r, i) (i counting from 0) times the two vectors of B's packed row."""
+    whole = count - count % K_UNROLL
+    lines, result = _k_loop(plan, f"{name}_whole", 0, whole, K_UNROLL, k_first, initial, load)
+    if whole < count:
+        more, result = _k_loop(plan, f"{name}_rest", whole, count, 1, k_first,
+                               [f"{result}#{j}" for j in range(len(initial))], load)
+        lines += more
+    return lines, result
+
+
+def _k_loop(plan: Plan, name: str, start: int, stop: int, unroll: int, k_first: str, initial: list[str],
+            load) -> tuple[list[str], str]:
+    mr, lanes = plan.mr, plan.lanes
+    v = f"vector<{lanes}xf32>"
+    names = [(r, w) for r in range(mr) for w in range(VECTORS)]
+    vectors = ", ".join([v] * len(names))
+    p = f"%{name}_"
+    carried = ", ".join(f"{p}acc{j} = {value}" for j, value in enumerate(initial))
+    lines = [f"{p}start = arith.constant {start} : index",
+             f"{p}stop = arith.constant {stop} : index", f"{p}step = arith.constant {unroll} : index",
+             f"%{name}:{len(names)} = scf.for {p}i = {p}start to {p}stop step {p}step iter_args({carried}) -> ({vectors}) {{",
+             f"  {p}kb = arith.addi {k_first}, {p}i : index"]
+    acc = {name_: f"{p}acc{j}" for j, name_ in enumerate(names)}
+    for u in range(unroll):
+        i, k = f"{p}i{u}", f"{p}k{u}"
+        lines += [f"  {i} = arith.addi {p}i, %q{u} : index", f"  {k} = arith.addi {p}kb, %q{u} : index"]
+        lines += [f"  {p}b{u}_{w} = vector.transfer_read %b[%jp, {k}, %q{w * lanes}], %zero {{in_bounds = [true]}} : "
+                  f"{plan.b_type}, {v}" for w in range(VECTORS)]
+        for r in range(mr):
+            lines += [f"  {p}s{u}_{r} = {load(r, i)}", f"  {p}sb{u}_{r} = vector.broadcast {p}s{u}_{r} : f32 to {v}"]
+            for w in range(VECTORS):
+                lines.append(f"  {p}f{u}_{r}_{w} = vector.fma {p}sb{u}_{r}, {p}b{u}_{w}, {acc[r, w]} : {v}")
+                acc[r, w] = f"{p}f{u}_{r}_{w}"
+    lines += [f"  scf.yield {', '.join(acc[name_] for name_ in names)} : {vectors}", "}"]
+    return lines, f"%{name}"
+
+
+def _mask(name: str, column: str, n: int, lanes: int) -> list[str]:
+    """Lines making `name` the mask of a vector of `lanes` from `column` on that lies before column n (explicit
+    masked loads and stores: nothing past a buffer's end is touched)."""
+    return [f"{name}_n = arith.constant {n} : index", f"{name}_left = arith.subi {name}_n, {column} : index",
+            f"{name}_lanes = arith.constant {lanes} : index",
+            f"{name}_count = arith.minsi {name}_left, {name}_lanes : index",
+            f"{name} = vector.create_mask {name}_count : vector<{lanes}xi1>"]
+
+
+def kernel_body(plan: Plan, rows) -> str:
+    """The dispatch's body: bindings (A, read by `rows`; packed B; the result [m, n]); workgroup w takes row block
+    w / (column blocks) and column block w % (column blocks), and for each column panel of its block, each tile
+    of mr rows: mr x nr accumulators through all of k, then written out. Rows past m read row m - 1 and are not
+    written."""
+    mr, lanes = plan.mr, plan.lanes
+    v = f"vector<{lanes}xf32>"
+    names = [(r, w) for r in range(mr) for w in range(VECTORS)]
+    c = _memref((plan.m, plan.n))
+    whole_panels = plan.n % plan.nr == 0     # else every write is masked to the columns before n
+    head = [f"""%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%zero = arith.constant 0.0 : f32
+%zv = arith.constant dense<0.0> : {v}
+%wg = hal.interface.workgroup.id[0] : index
+%column_blocks = arith.constant {plan.grid()[1]} : index
+%bi = arith.divui %wg, %column_blocks : index
+%bj = arith.remui %wg, %column_blocks : index
+%a = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {rows.type}
+%b = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {plan.b_type}
+%c = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {c}
+%block_rows = arith.constant {plan.block_rows} : index
+%block_columns = arith.constant {plan.block_columns} : index
+%row_panels = arith.constant {plan.row_panels} : index
+%column_panels = arith.constant {plan.column_panels} : index
+%ip0 = arith.muli %bi, %block_rows : index
+%jp0 = arith.muli %bj, %block_columns : index
+%ip_end = arith.addi %ip0, %block_rows : index
+%jp_end = arith.addi %jp0, %block_columns : index
+%ip1 = arith.minui %ip_end, %row_panels : index
+%jp1 = arith.minui %jp_end, %column_panels : index
+%mr = arith.constant {mr} : index
+%nr = arith.constant {plan.nr} : index
+%m = arith.constant {plan.m} : index
+%last_row = arith.constant {plan.m - 1} : index"""]
+    head += [f"%q{q} = arith.constant {q} : index" for q in range(max(mr, K_UNROLL, plan.nr))]
+    tile = [f"%i0 = arith.muli %ip, %mr : index"]
+    for r in range(mr):
+        tile += [f"%tile_row{r} = arith.addi %i0, %q{r} : index", f"%row{r} = arith.minui %tile_row{r}, %last_row : index"]
+    tile += rows.tile_rows(plan)
+    loops, result = rows.loops(plan, ["%zv"] * len(names))
+    tile += loops
+    for r in range(mr):
+        writes = []
+        for w in range(VECTORS):
+            column = f"%column{r}_{w}"
+            value = f"{result}#{names.index((r, w))}"
+            writes.append(f"{column} = arith.addi %j0, %q{w * lanes} : index")
+            if whole_panels:
+                writes.append(f"vector.transfer_write {value}, %c[%row{r}, {column}] {{in_bounds = [true]}} : {v}, {c}")
+            else:
+                mask = f"%mask{r}_{w}"
+                writes += _mask(mask, column, plan.n, lanes)
+                writes.append(f"vector.maskedstore %c[%row{r}, {column}], {mask}, {value} : {c}, vector<{lanes}xi1>, {v}")
+        if plan.m % mr:
+            tile += [f"%in{r} = arith.cmpi ult, %tile_row{r}, %m : index", f"scf.if %in{r} {{"]
+            tile += ["  " + line for line in writes] + ["}"]
+        else:
+            tile += writes
+    body = head + ["scf.for %jp = %jp0 to %jp1 step %c1 {", "  %j0 = arith.muli %jp, %nr : index",
+                   "  scf.for %ip = %ip0 to %ip1 step %c1 {"] + ["    " + line for line in tile] + ["  }", "}", "return"]
+    return "\n".join("        " + line for line in body)
+
+
+def pack_body(plan: Plan) -> str:
+    """The packing dispatch of a B stored [k, n]: B_packed[jp, kk, :] = B[kk, jp * nr : (jp + 1) * nr], zeros past
+    n (a masked read); workgroup w copies column panel w / (row chunks), rows PACK_ROWS * (w % (row chunks)) on.
+    (IREE's transpose of it took 6.1 ms at 2048² on one core, this 5.2.)"""
+    k, n, lanes, nr = plan.k, plan.n, plan.lanes, plan.nr
+    v = f"vector<{lanes}xf32>"
+    b = _memref((k, n))
+    lines = [f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %zero = arith.constant 0.0 : f32
+        %zeros = arith.constant dense<0.0> : {v}
+        %wg = hal.interface.workgroup.id[0] : index
+        %chunks = arith.constant {-(-k // PACK_ROWS)} : index
+        %jp = arith.divui %wg, %chunks : index
+        %chunk = arith.remui %wg, %chunks : index
+        %b = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {b}
+        %packed = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {plan.b_type}
+        %rows = arith.constant {PACK_ROWS} : index
+        %k = arith.constant {k} : index
+        %nr = arith.constant {nr} : index
+        %k0 = arith.muli %chunk, %rows : index
+        %k_end = arith.addi %k0, %rows : index
+        %k1 = arith.minui %k_end, %k : index
+        %j0 = arith.muli %jp, %nr : index
+        scf.for %kk = %k0 to %k1 step %c1 {{"""]
+    for w in range(VECTORS):
+        lines += [f"          %o{w} = arith.constant {w * lanes} : index",
+                  f"          %column{w} = arith.addi %j0, %o{w} : index"]
+        if n % nr == 0:
+            lines.append(f"          %v{w} = vector.transfer_read %b[%kk, %column{w}], %zero {{in_bounds = [true]}} : {b}, {v}")
+        else:    # zeros past n, nothing read there
+            lines += ["          " + line for line in _mask(f"%mask{w}", f"%column{w}", n, lanes)]
+            lines.append(f"          %v{w} = vector.maskedload %b[%kk, %column{w}], %mask{w}, %zeros : {b}, "
+                         f"vector<{lanes}xi1>, {v} into {v}")
+        lines.append(f"          vector.transfer_write %v{w}, %packed[%jp, %kk, %o{w}] {{in_bounds = [true]}} : {v}, "
+                     f"{plan.b_type}")
+    lines += ["        }", "        return"]
+    return "\n".join(lines)
+
+
+def _executable(symbol: str, workgroups: int, operands: int, body: str) -> tuple[str, str]:
+    """(its layout's definition, the text) of `hal.executable.source @{symbol}_executable`: `workgroups` of them,
+    a read-only storage buffer per operand, then one for the result."""
+    alias = f"#{symbol}_layout"
+    bindings = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * operands
+                              + ["#hal.pipeline.binding<storage_buffer>"])
+    return f"""{alias} = #hal.pipeline.layout<bindings = [
+    {bindings}]>""", f"""  hal.executable.source private @{symbol}_executable {{
+    hal.executable.export public @{symbol} ordinal(0) layout({alias}) count(%device: !hal.device) -> (index, index, index) {{
+      %c1 = arith.constant 1 : index
+      %workgroups = arith.constant {workgroups} : index
+      hal.return %workgroups, %c1, %c1 : index, index, index
+    }}
+    builtin.module {{
+      func.func @{symbol}() {{
+{body.replace("layout(#layout)", f"layout({alias})")}
+      }}
+    }}
+  }}"""
+
+
+def _packed_b(plan: Plan, b: str, b_shape, stored_nk: bool) -> tuple[list[str], list[tuple[str, str]]]:
+    """(lines computing %bp [column panels, k, nr] from the SSA value `b`, the executables they dispatch): a B
+    stored [k, n] by pack_body's dispatch; one stored [n, k] (`stored_nk`) by a StableHLO pad and transpose."""
+    k, n, nr, panels = plan.k, plan.n, plan.nr, plan.column_panels
+    packed = _tensor((panels, k, nr))
+    if not stored_nk:
+        symbol = f"{plan.symbol}_pack"
+        return ([f"    %bp = flow.dispatch @{symbol}_executable::@{symbol}({b}) : ({_tensor(b_shape)}) -> {packed}"],
+                [_executable(symbol, panels * -(-k // PACK_ROWS), 1, pack_body(plan))])
+    return [f"    %bz = stablehlo.constant dense<0.0> : tensor<f32>",
+            f"    %bpad = stablehlo.pad {b}, %bz, low = [0, 0], high = [{panels * nr - n}, 0], interior = [0, 0] "
+            f": ({_tensor(b_shape)}, tensor<f32>) -> {_tensor((panels * nr, k))}",
+            f"    %b3 = stablehlo.reshape %bpad : ({_tensor((panels * nr, k))}) -> {_tensor((panels, nr, k))}",
+            f"    %bp = stablehlo.transpose %b3, dims = [0, 2, 1] : ({_tensor((panels, nr, k))}) -> {packed}"], []
+
+
+def _module(plan: Plan, rows, arguments: list[tuple[str, tuple]], prologue: list[str], a: str, a_shape,
+            b_lines: list[str], b_executables: list, result_shape) -> str:
+    """A module holding the executables and `func.func private @symbol(arguments) -> result`: the prologue's
+    lines, B packed, the kernel's dispatch on (a, %bp) and a reshape of its [m, n] to result_shape."""
+    aliases, executables = zip(_executable(plan.symbol, plan.workgroups(), 2, kernel_body(plan, rows)), *b_executables)
+    product = _tensor((plan.m, plan.n))
+    signature = ", ".join(f"{name}: {_tensor(shape)}" for name, shape in arguments)
+    return "\n".join(aliases) + f"""
+module {{
+{chr(10).join(executables)}
+  func.func private @{plan.symbol}({signature}) -> {_tensor(result_shape)} {{
+{chr(10).join(prologue + b_lines)}
+    %product = flow.dispatch @{plan.symbol}_executable::@{plan.symbol}({a}, %bp) : ({_tensor(a_shape)}, {_tensor((plan.column_panels, plan.k, plan.nr))}) -> {product}
+    %result = stablehlo.reshape %product : ({product}) -> {_tensor(result_shape)}
+    return %result : {_tensor(result_shape)}
+  }}
+}}"""
+
+
+# --- products ---
+
+def _product_sizes(op) -> tuple[int, int, int, int, int] | None:
+    """(m, k, n, lhs's contracted dimension, rhs's) of an f32 dot_general of two matrices with one contracted
+    dimension and no batch dimensions; else None."""
+    if op.name != "stablehlo.dot_general" or len(op.operands) != 2:
+        return None
+    lhs, rhs = op.operands
+    if any(dtype_of(v.type) != np.float32 for v in (lhs, rhs, op.results[0])):
+        return None
+    if len(shape_of(lhs.type)) != 2 or len(shape_of(rhs.type)) != 2:
+        return None
+    lhs_batch, rhs_batch, lhs_contract, rhs_contract = dot_dimensions(op)
+    if lhs_batch or rhs_batch or len(lhs_contract) != 1 or len(rhs_contract) != 1:
+        return None
+    (lc,), (rc,) = lhs_contract, rhs_contract
+    lhs_shape, rhs_shape = shape_of(lhs.type), shape_of(rhs.type)
+    return lhs_shape[1 - lc], lhs_shape[lc], rhs_shape[1 - rc], lc, rc
+
+
+def product_source(symbol: str, lhs_shape, rhs_shape, lhs_contracted: int, rhs_contracted: int) -> str:
+    m, k = lhs_shape[1 - lhs_contracted], lhs_shape[lhs_contracted]
+    n = rhs_shape[1 - rhs_contracted]
+    plan = Plan(symbol, m, k, n)
+    b_lines, b_executables = _packed_b(plan, "%rhs", rhs_shape, stored_nk=rhs_contracted == 1)
+    return _module(plan, ProductRows(lhs_shape, transposed=lhs_contracted == 0),
+                   [("%lhs", lhs_shape), ("%rhs", rhs_shape)], [], "%lhs", lhs_shape, b_lines, b_executables, (m, n))
+
+
+# --- convolutions ---
+
+def _convolution_geometry(op) -> dict | None:
+    """The shapes of an f32 2-D channels-last convolution ([b, 0, 1, f] x [0, 1, i, o] -> [b, 0, 1, f], layout.py's)
+    without dilation or groups, with padding >= 0 and at least MIN_CHANNELS input channels; else None."""
+    if op.name != "stablehlo.convolution":
+        return None
+    x, w = op.operands
+    out = op.results[0]
+    if len(shape_of(x.type)) != 4 or any(dtype_of(v.type) != np.float32 for v in (x, w, out)):
+        return None
+    dims = conv_dimensions(op)
+    canonical = {"b": 0, 0: 1, 1: 2, "f": 3}
+    if dims["lhs"] != canonical or dims["out"] != canonical or dims["rhs"] != {0: 0, 1: 1, "i": 2, "o": 3}:
+        return None
+    ints = functools.partial(conv_attribute_ints, op)
+    padding = ints("padding", [0, 0, 0, 0])
+    if (ints("lhs_dilation", [1, 1]) != [1, 1] or ints("rhs_dilation", [1, 1]) != [1, 1] or min(padding) < 0
+            or conv_attribute_int(op, "feature_group_count") != 1 or conv_attribute_int(op, "batch_group_count") != 1):
+        return None
+    x_shape, w_shape, out_shape = shape_of(x.type), shape_of(w.type), shape_of(out.type)
+    if x_shape[3] < MIN_CHANNELS or 0 in out_shape:
+        return None
+    (top, bottom, left, right) = padding
+    return {"x": x_shape, "w": w_shape, "out": out_shape, "strides": ints("window_strides", [1, 1]),
+            "padded": (x_shape[0], x_shape[1] + top + bottom, x_shape[2] + left + right, x_shape[3]),
+            "padding": padding}
+
+
+def convolution_source(symbol: str, geometry: dict) -> str:
+    x_shape, w_shape, out_shape, padded = geometry["x"], geometry["w"], geometry["out"], geometry["padded"]
+    kh, kw, channels, features = w_shape
+    batch, ho, wo, _ = out_shape
+    plan = Plan(symbol, batch * ho * wo, kh * kw * channels, features)
+    top, bottom, left, right = geometry["padding"]
+    prologue = [f"    %xz = stablehlo.constant dense<0.0> : tensor<f32>",
+                f"    %xpad = stablehlo.pad %x, %xz, low = [0, {top}, {left}, 0], high = [0, {bottom}, {right}, 0], "
+                f"interior = [0, 0, 0, 0] : ({_tensor(x_shape)}, tensor<f32>) -> {_tensor(padded)}",
+                f"    %w2 = stablehlo.reshape %w : ({_tensor(w_shape)}) -> {_tensor((plan.k, features))}"]
+    b_lines, b_executables = _packed_b(plan, "%w2", (plan.k, features), stored_nk=False)
+    rows = ConvolutionRows(padded, (ho, wo), geometry["strides"], (kh, kw))
+    return _module(plan, rows, [("%x", x_shape), ("%w", w_shape)], prologue, "%xpad", padded, b_lines, b_executables,
+                   out_shape)
+
+
+# --- the rewrite ---
+
+def _claim(op) -> tuple[str, callable] | None:
+    """(the symbol, a function of it giving the source) of the kernel that takes `op`, or None."""
+    sizes = _product_sizes(op)
+    if sizes is not None:
+        m, k, n, lc, rc = sizes
+        if m * n * k < MIN_WORK:
+            return None
+        lhs_shape, rhs_shape = (shape_of(v.type) for v in op.operands)
+        symbol = f"hlojit_matmul_kernel_{'x'.join(map(str, lhs_shape))}_{'x'.join(map(str, rhs_shape))}_c{lc}{rc}"
+        return symbol, lambda s: product_source(s, lhs_shape, rhs_shape, lc, rc)
+    geometry = _convolution_geometry(op)
+    if geometry is not None:
+        kh, kw, channels, features = geometry["w"]
+        if math.prod(geometry["out"][:3]) * features * kh * kw * channels < MIN_WORK:
+            return None
+        parts = [geometry["x"], geometry["w"], geometry["strides"], geometry["padding"]]
+        symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
+        return symbol, lambda s: convolution_source(s, geometry)
+    return None
+
+
+def claims(op) -> bool:
+    """Whether a kernel takes this op (an f32 product or convolution of at least MIN_WORK multiply-adds)."""
+    return _claim(op) is not None
+
+
+def matmuls_by_kernel(module: ir.Module) -> int:
+    """Each product and convolution a kernel claims as a call of the kernel's function (parsed into the module
+    once per shape), inlined."""
+    count = 0
+    for op in list(walk(module.operation)):
+        claim = _claim(op)
+        if claim is None:
+            continue
+        symbol, make = claim
+        if not any("sym_name" in o.attributes and ir.StringAttr(o.attributes["sym_name"]).value == symbol
+                   for o in module.body.operations):
+            parsed = ir.Module.parse(make(symbol), context=module.context)
+            for inner in list(parsed.body.operations):
+                inner.operation.move_before(module.body.operations[0].operation)
+        call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
+        count += 1
+    if count:
+        inline_calls(module)
+    return count

@@ -1,0 +1,138 @@
+"""pipeline/matmul_kernel.py: f32 products and channels-last convolutions as hand-written llvm-cpu dispatches (the
+cpu flag set "data-tiling+matmul-kernels"), against numpy and the reference backend, with every tail of the tile
+(rows past a multiple of MR, columns past a multiple of a vector, K past a multiple of the unroll)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+
+import hlojit as hj
+from hlojit import ops
+from hlojit.pipeline import cache, matmul_kernel, quirks, targets, tuning
+
+KERNELS = "data-tiling+matmul-kernels"
+
+
+@pytest.fixture
+def kernels_everywhere(monkeypatch):
+    """iree:cpu with the kernels' flag set, every product and convolution claimed however small (compiled in this
+    process, where MIN_WORK is patched; nothing cached)."""
+    monkeypatch.setattr(matmul_kernel, "MIN_WORK", 1)
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+    backend = hj.backends.get("iree:cpu")
+    monkeypatch.setattr(backend, "_target", targets.cpu(flag_set=KERNELS), raising=True)
+    monkeypatch.setattr(backend, "_tune_machine", False)
+
+
+def rewritten(fn, *args) -> tuple[dict, str]:
+    program = hj.jit(fn).lower(*args).program
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(str(program.module))
+        counts = quirks.apply(module, targets.cpu(flag_set=KERNELS))
+        return counts, str(module)
+
+
+# (m, k, n): rows of one tile and of a tile and a tail, one vector and a tail, K below, at and past the unroll
+PRODUCTS = [(1, 1, 1), (5, 3, 7), (12, 8, 32), (13, 9, 33), (25, 17, 16), (30, 300, 70), (97, 64, 130)]
+
+
+def test_products_in_every_layout_agree_with_numpy(kernels_everywhere):
+    """A stored [m, k] or [k, m], B [k, n] or [n, k]: the dot_general's contracted dimensions, as given."""
+    rng = np.random.default_rng(0)
+    layouts = [(1, 0), (0, 0), (1, 1), (0, 1)]          # (lhs's contracted dimension, rhs's)
+    args, wanted = [], []
+    for m, k, n in PRODUCTS:
+        a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+        for lc, rc in layouts:
+            args += [a if lc == 1 else a.T.copy(), b if rc == 0 else b.T.copy()]
+            wanted.append((a.astype(np.float64) @ b, k))
+
+    def products(*xs):
+        return tuple(ops.dot_general(x, y, (([lc], [rc])))
+                     for x, y, (lc, rc) in zip(xs[0::2], xs[1::2], layouts * len(PRODUCTS)))
+
+    counts, _ = rewritten(products, *args)
+    # a product with one free dimension of 1 is a reduction before this (quirks.vector_products_as_reductions)
+    assert counts["matmuls_by_kernel"] == len(layouts) * sum(m > 1 and n > 1 for m, _, n in PRODUCTS)
+    for got, (want, k) in zip(hj.jit(products)(*args), wanted):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
+
+
+def test_the_rewrite_dispatches_the_kernels_and_leaves_no_product():
+    a, b = np.ones((300, 256), np.float32), np.ones((256, 1024), np.float32)
+    counts, text = rewritten(lambda a, b: a @ b, a, b)
+    assert counts["matmuls_by_kernel"] == 1
+    assert "stablehlo.dot_general" not in text
+    assert text.count("flow.dispatch @hlojit_matmul_kernel_300x256_256x1024_c10") == 2    # the packing, the tile
+    x, w = np.ones((8, 14, 14, 256), np.float32), np.ones((3, 3, 256, 256), np.float32)
+    counts, text = rewritten(lambda x, w: ops.conv(x, w, padding=1, layout="NHWC"), x, w)
+    assert counts["matmuls_by_kernel"] == 1 and "stablehlo.convolution" not in text
+    assert "flow.dispatch @hlojit_conv_kernel_8x14x14x256_3x3x256x256_1x1_1x1x1x1" in text
+
+
+def test_what_the_kernels_leave_to_iree():
+    """Small, batched, f64, grouped and dilated ones stay IREE's (and the flag set's other targets get no kernel)."""
+    big = np.ones((512, 512), np.float32)
+    cases = [(lambda a, b: a @ b, (np.ones((64, 64), np.float32),) * 2),                       # below MIN_WORK
+             (lambda a, b: a @ b, (np.ones((4, 256, 256), np.float32),) * 2),                  # batched
+             (lambda a, b: a @ b, (big.astype(np.float64),) * 2),                                # f64
+             (lambda x, w: ops.conv(x, w, padding=1, groups=2, layout="NHWC"),
+              (np.ones((8, 28, 28, 256), np.float32), np.ones((3, 3, 128, 256), np.float32))),
+             (lambda x, w: ops.conv(x, w, padding=2, dilation=2, layout="NHWC"),
+              (np.ones((8, 28, 28, 256), np.float32), np.ones((3, 3, 256, 256), np.float32))),
+             (lambda x, w: ops.conv(x, w, padding=1, layout="NHWC"),                           # 3 channels in
+              (np.ones((8, 224, 224, 3), np.float32), np.ones((3, 3, 3, 256), np.float32)))]
+    for fn, args in cases:
+        counts, _ = rewritten(fn, *args)
+        assert "matmuls_by_kernel" not in counts, fn
+    counts, _ = rewritten(lambda a, b: a @ b, big, big)
+    assert counts["matmuls_by_kernel"] == 1
+    assert matmul_kernel.matmuls_by_kernel not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]
+
+
+CONVOLUTIONS = [  # (batch, height, width, in, out, window, stride, padding)
+    (2, 14, 14, 16, 40, (3, 3), 1, 1), (1, 15, 13, 32, 33, (3, 3), 2, 1), (1, 9, 9, 24, 70, (1, 1), 1, 0),
+    (3, 8, 8, 17, 96, (3, 3), 1, 0), (1, 20, 20, 16, 32, (5, 3), 2, 2), (1, 7, 7, 64, 16, (3, 3), 1, 1)]
+
+
+def test_convolutions_agree_with_the_reference_backend(kernels_everywhere):
+    rng = np.random.default_rng(1)
+    args = []
+    for b, h, w, c, o, window, _, _ in CONVOLUTIONS:
+        args += [rng.standard_normal((b, h, w, c), dtype=np.float32),
+                 (rng.standard_normal((*window, c, o)) * 0.2).astype(np.float32)]
+
+    def convolutions(*xs):
+        return tuple(ops.conv(x, k, stride=s, padding=p, layout="NHWC")
+                     for x, k, (*_, s, p) in zip(xs[0::2], xs[1::2], CONVOLUTIONS))
+
+    counts, _ = rewritten(convolutions, *args)
+    assert counts["matmuls_by_kernel"] == len(CONVOLUTIONS)
+    got = hj.jit(convolutions)(*args)
+    want = hj.jit(convolutions, backend="reference")(*args)
+    for g, w_ in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-5, atol=1e-4)
+
+
+def test_nan_and_inf_stay_in_their_rows_and_columns(kernels_everywhere):
+    """Rows past m read row m - 1 and columns past n are zeros times A: neither may reach a written element."""
+    a = np.ones((13, 9), np.float32)
+    b = np.ones((9, 17), np.float32)
+    a[12, 3] = np.inf       # the last row: the tile's rows 13 .. 23 read it again, unwritten
+    a[0, 0] = np.nan
+    got = np.asarray(hj.jit(lambda a, b: a @ b)(a, b))
+    with np.errstate(invalid="ignore"):
+        want = a.astype(np.float64) @ b
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+    assert np.isnan(got[0]).all() and np.isinf(got[12]).all() and np.isfinite(got[1:12]).all()
+
+
+def test_the_flag_set_is_a_candidate_and_its_own_cache_key():
+    assert KERNELS in targets.CPU_FLAG_SETS and targets.uses_matmul_kernels(targets.cpu(flag_set=KERNELS))
+    assert not targets.uses_matmul_kernels(targets.cpu())
+    sha = "0" * 64
+    assert cache.key_of(sha, targets.cpu(flag_set=KERNELS)) != cache.key_of(sha, targets.cpu())
+    assert any("256ch" in name for name in tuning.MICROBENCHMARKS)   # the convolutions IREE loses most on
