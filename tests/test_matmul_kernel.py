@@ -61,6 +61,37 @@ def test_products_in_every_layout_agree_with_numpy(kernels_everywhere):
         np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5 * np.sqrt(k))
 
 
+def test_products_in_blocks_of_k_agree_with_numpy(kernels_everywhere, monkeypatch):
+    """k past K_BLOCK goes in blocks, each tile's sums read back from the result (masked past n): blocks of 16
+    with a short last one, below and past the unroll."""
+    monkeypatch.setattr(matmul_kernel, "K_BLOCK", 16)
+    rng = np.random.default_rng(3)
+    shapes = [(13, 45, 33), (25, 17, 16), (12, 100, 64), (5, 39, 7)]
+    args = [rng.standard_normal(s, dtype=np.float32) for m, k, n in shapes for s in ((m, k), (k, n))]
+    got = hj.jit(lambda *xs: tuple(a @ b for a, b in zip(xs[0::2], xs[1::2])))(*args)
+    for g, a, b in zip(got, args[0::2], args[1::2]):
+        np.testing.assert_allclose(np.asarray(g), a.astype(np.float64) @ b, rtol=2e-5, atol=1e-4)
+
+
+def test_products_of_a_stack_on_the_left_agree_with_numpy(kernels_everywhere):
+    """A left operand of more dimensions, contracted in the middle, first or last (autodiff's im2col kernel
+    gradients are [taps, pixels, channels] contracted over the pixels): its free dimensions are the rows."""
+    rng = np.random.default_rng(2)
+    cases = [((3, 20, 7), 1), ((2, 3, 17, 5), 2), ((20, 4, 5), 0), ((4, 5, 20), 2)]
+    args = [rng.standard_normal(shape, dtype=np.float32) for shape, _ in cases]
+    b = rng.standard_normal((20, 33), dtype=np.float32)
+    b17 = rng.standard_normal((17, 33), dtype=np.float32)
+
+    def products(*xs):
+        return tuple(ops.dot_general(x, b17 if shape[c] == 17 else b, (([c], [0]))) for x, (shape, c) in zip(xs, cases))
+
+    counts, _ = rewritten(products, *args)
+    assert counts["matmuls_by_kernel"] == len(cases)
+    for got, x, (shape, c) in zip(hj.jit(products)(*args), args, cases):
+        want = np.tensordot(x.astype(np.float64), b17 if shape[c] == 17 else b, axes=([c], [0]))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=1e-4)
+
+
 def test_the_rewrite_dispatches_the_kernels_and_leaves_no_product():
     a, b = np.ones((300, 256), np.float32), np.ones((256, 1024), np.float32)
     counts, text = rewritten(lambda a, b: a @ b, a, b)

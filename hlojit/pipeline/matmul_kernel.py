@@ -36,6 +36,7 @@ K_UNROLL = 8                # steps of K a loop step takes (the rest one at a ti
 BLOCK_BYTES = 1 << 20       # a workgroup's rows of A: at most this much of K, so that they stay in L2
 MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels of columns
 MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
+K_BLOCK = 512               # a product's k past this goes in blocks of it, the tiles' sums kept in the result
 PACK_ROWS = 256             # rows of B a workgroup of the packing dispatch copies
 
 
@@ -57,14 +58,17 @@ def _memref(shape) -> str:
 class Plan:
     """One kernel's shapes: the result M x N over K, the tile, B's panels and the workgroups' blocks."""
 
-    def __init__(self, symbol: str, m: int, k: int, n: int):
+    def __init__(self, symbol: str, m: int, k: int, n: int, k_blocks: bool = False):
+        """`k_blocks`: the kernel may take k in blocks of K_BLOCK (a product's A read where it is)."""
         self.symbol, self.m, self.k, self.n = symbol, m, k, n
+        self.blocked = k_blocks and k > K_BLOCK
+        self.k_block = K_BLOCK if self.blocked else k
         self.mr, self.lanes = tile()
         self.nr = VECTORS * self.lanes
         self.row_panels, self.column_panels = -(-m // self.mr), -(-n // self.nr)
         self.b_type = _memref((self.column_panels, k, self.nr))
         self.block_columns = min(self.column_panels, MAX_BLOCK_PANELS)
-        fit = max(1, BLOCK_BYTES // (k * 4 * self.mr))
+        fit = max(1, BLOCK_BYTES // (self.k_block * 4 * self.mr))
         self.block_rows = min(self.row_panels, MAX_BLOCK_PANELS, fit)
         while self.block_rows > 1 and self.workgroups() < MIN_WORKGROUPS:
             self.block_rows -= 1
@@ -77,19 +81,31 @@ class Plan:
 
 
 class ProductRows:
-    """A product's A as the tile reads it: [m, k], or [k, m] (`transposed`), row r of the tile at %row{r}."""
+    """A product's A as the tile reads it, reshaped to [outer, k, inner] (its free dimensions before and after the
+    contracted one): row p of the result is (p / inner, p % inner). [m, k] is [m, k, 1]; [k, m] is [1, k, m]."""
 
-    def __init__(self, shape, transposed: bool):
-        self.type, self.transposed = _memref(shape), transposed
+    def __init__(self, outer: int, k: int, inner: int):
+        self.type, self.outer, self.inner = _memref((outer, k, inner)), outer, inner
 
     def tile_rows(self, plan: Plan) -> list[str]:
-        return []
+        if self.outer == 1 or self.inner == 1:
+            return []
+        lines = [f"%inner = arith.constant {self.inner} : index"]
+        for r in range(plan.mr):
+            lines += [f"%outer{r} = arith.divui %row{r}, %inner : index", f"%inner{r} = arith.remui %row{r}, %inner : index"]
+        return lines
 
     def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
-        return _k_loops(plan, "%c0", plan.k, initial, self.load, "product")
+        """The loops over this block of k (kernel_body's %k_start to %k_stop)."""
+        return _k_loops(plan, "%c0", "%k_start", "%k_stop", initial, self.load, "product")
 
     def load(self, r: int, k: str) -> str:
-        index = f"{k}, %row{r}" if self.transposed else f"%row{r}, {k}"
+        if self.inner == 1:
+            index = f"%row{r}, {k}, %c0"
+        elif self.outer == 1:
+            index = f"%c0, {k}, %row{r}"
+        else:
+            index = f"%outer{r}, {k}, %inner{r}"
         return f"memref.load %a[{index}] : {self.type}"
 
 
@@ -127,7 +143,7 @@ class ConvolutionRows:
                  "  %k_tap = arith.muli %tap, %channels : index"]
         for r in range(plan.mr):
             lines += [f"  %iy{r} = arith.addi %y{r}, %dy : index", f"  %ix{r} = arith.addi %x{r}, %dx : index"]
-        inner, result = _k_loops(plan, "%k_tap", channels, [f"%tap_acc{j}" for j in range(len(initial))],
+        inner, result = _k_loops(plan, "%k_tap", "%c0", "%channels", [f"%tap_acc{j}" for j in range(len(initial))],
                                  self.load, "channel")
         lines += ["  " + line for line in inner]
         lines += [f"  scf.yield {', '.join(f'{result}#{j}' for j in range(len(initial)))} : {vectors}", "}"]
@@ -137,20 +153,24 @@ class ConvolutionRows:
         return f"memref.load %a[%image{r}, %iy{r}, %ix{r}, {channel}] : {self.type}"
 
 
-def _k_loops(plan: Plan, k_first: str, count: int, initial: list[str], load, name: str) -> tuple[list[str], str]:
-    """(lines, the results' name) of loops over `count` steps of k from B's row `k_first` (K_UNROLL steps a loop
-    step, then the rest one at a time) carrying the tile's accumulators `initial` (mr x VECTORS), each step adding
-    A's scalars load(r, i) (i counting from 0) times the two vectors of B's packed row."""
-    whole = count - count % K_UNROLL
-    lines, result = _k_loop(plan, f"{name}_whole", 0, whole, K_UNROLL, k_first, initial, load)
-    if whole < count:
-        more, result = _k_loop(plan, f"{name}_rest", whole, count, 1, k_first,
-                               [f"{result}#{j}" for j in range(len(initial))], load)
-        lines += more
-    return lines, result
+def _k_loops(plan: Plan, k_first: str, start: str, stop: str, initial: list[str], load,
+             name: str) -> tuple[list[str], str]:
+    """(lines, the results' name) of loops over i from `start` to `stop` (index values; K_UNROLL steps a loop step,
+    then the rest one at a time) carrying the tile's accumulators `initial` (mr x VECTORS), each step adding A's
+    scalars load(r, i) times the two vectors of B's packed row k_first + i."""
+    whole = f"%{name}_whole_stop"
+    lines = [f"%{name}_count = arith.subi {stop}, {start} : index",
+             f"%{name}_unroll = arith.constant {K_UNROLL} : index",
+             f"%{name}_left = arith.remui %{name}_count, %{name}_unroll : index",
+             f"{whole} = arith.subi {stop}, %{name}_left : index"]
+    more, result = _k_loop(plan, f"{name}_whole", start, whole, K_UNROLL, k_first, initial, load)
+    lines += more
+    more, result = _k_loop(plan, f"{name}_rest", whole, stop, 1, k_first,
+                           [f"{result}#{j}" for j in range(len(initial))], load)
+    return lines + more, result
 
 
-def _k_loop(plan: Plan, name: str, start: int, stop: int, unroll: int, k_first: str, initial: list[str],
+def _k_loop(plan: Plan, name: str, start: str, stop: str, unroll: int, k_first: str, initial: list[str],
             load) -> tuple[list[str], str]:
     mr, lanes = plan.mr, plan.lanes
     v = f"vector<{lanes}xf32>"
@@ -158,9 +178,8 @@ def _k_loop(plan: Plan, name: str, start: int, stop: int, unroll: int, k_first: 
     vectors = ", ".join([v] * len(names))
     p = f"%{name}_"
     carried = ", ".join(f"{p}acc{j} = {value}" for j, value in enumerate(initial))
-    lines = [f"{p}start = arith.constant {start} : index",
-             f"{p}stop = arith.constant {stop} : index", f"{p}step = arith.constant {unroll} : index",
-             f"%{name}:{len(names)} = scf.for {p}i = {p}start to {p}stop step {p}step iter_args({carried}) -> ({vectors}) {{",
+    lines = [f"{p}step = arith.constant {unroll} : index",
+             f"%{name}:{len(names)} = scf.for {p}i = {start} to {stop} step {p}step iter_args({carried}) -> ({vectors}) {{",
              f"  {p}kb = arith.addi {k_first}, {p}i : index"]
     acc = {name_: f"{p}acc{j}" for j, name_ in enumerate(names)}
     for u in range(unroll):
@@ -226,27 +245,50 @@ def kernel_body(plan: Plan, rows) -> str:
     for r in range(mr):
         tile += [f"%tile_row{r} = arith.addi %i0, %q{r} : index", f"%row{r} = arith.minui %tile_row{r}, %last_row : index"]
     tile += rows.tile_rows(plan)
-    loops, result = rows.loops(plan, ["%zv"] * len(names))
+    columns = []
+    for w in range(VECTORS):
+        column = f"%column{w}"
+        columns.append(f"{column} = arith.addi %j0, %q{w * lanes} : index")
+        if not whole_panels:
+            columns += _mask(f"%mask{w}", column, plan.n, lanes)
+    tile += columns
+    initial = ["%zv"] * len(names)
+    if plan.blocked:    # the block's first k: zeros, else the sums so far
+        sums = []
+        for r, w in names:
+            at = f"%c[%row{r}, %column{w}]"
+            sums.append(f"  %sum{r}_{w} = vector.transfer_read {at}, %zero {{in_bounds = [true]}} : {c}, {v}"
+                        if whole_panels else
+                        f"  %sum{r}_{w} = vector.maskedload {at}, %mask{w}, %zv : {c}, vector<{lanes}xi1>, {v} into {v}")
+        vectors = ", ".join([v] * len(names))
+        tile += [f"%init:{len(names)} = scf.if %first_block -> ({vectors}) {{",
+                 f"  scf.yield {', '.join(initial)} : {vectors}", "} else {", *sums,
+                 f"  scf.yield {', '.join(f'%sum{r}_{w}' for r, w in names)} : {vectors}", "}"]
+        initial = [f"%init#{j}" for j in range(len(names))]
+    loops, result = rows.loops(plan, initial)
     tile += loops
     for r in range(mr):
         writes = []
         for w in range(VECTORS):
-            column = f"%column{r}_{w}"
-            value = f"{result}#{names.index((r, w))}"
-            writes.append(f"{column} = arith.addi %j0, %q{w * lanes} : index")
-            if whole_panels:
-                writes.append(f"vector.transfer_write {value}, %c[%row{r}, {column}] {{in_bounds = [true]}} : {v}, {c}")
-            else:
-                mask = f"%mask{r}_{w}"
-                writes += _mask(mask, column, plan.n, lanes)
-                writes.append(f"vector.maskedstore %c[%row{r}, {column}], {mask}, {value} : {c}, vector<{lanes}xi1>, {v}")
+            value, at = f"{result}#{names.index((r, w))}", f"%c[%row{r}, %column{w}]"
+            writes.append(f"vector.transfer_write {value}, {at} {{in_bounds = [true]}} : {v}, {c}" if whole_panels else
+                          f"vector.maskedstore {at}, %mask{w}, {value} : {c}, vector<{lanes}xi1>, {v}")
         if plan.m % mr:
             tile += [f"%in{r} = arith.cmpi ult, %tile_row{r}, %m : index", f"scf.if %in{r} {{"]
             tile += ["  " + line for line in writes] + ["}"]
         else:
             tile += writes
-    body = head + ["scf.for %jp = %jp0 to %jp1 step %c1 {", "  %j0 = arith.muli %jp, %nr : index",
-                   "  scf.for %ip = %ip0 to %ip1 step %c1 {"] + ["    " + line for line in tile] + ["  }", "}", "return"]
+    loops = ["scf.for %jp = %jp0 to %jp1 step %c1 {", "  %j0 = arith.muli %jp, %nr : index",
+             "  scf.for %ip = %ip0 to %ip1 step %c1 {"] + ["    " + line for line in tile] + ["  }", "}"]
+    if plan.blocked:    # blocks of k, each through every tile of the workgroup's block (in L2 meanwhile)
+        loops = [f"%k_block = arith.constant {plan.k_block} : index", f"%k_all = arith.constant {plan.k} : index",
+                 "scf.for %k_start = %c0 to %k_all step %k_block {",
+                 "  %k_end = arith.addi %k_start, %k_block : index",
+                 "  %k_stop = arith.minui %k_end, %k_all : index",
+                 "  %first_block = arith.cmpi eq, %k_start, %c0 : index"] + ["  " + line for line in loops] + ["}"]
+    else:
+        loops = [f"%k_start = arith.constant 0 : index", f"%k_stop = arith.constant {plan.k} : index"] + loops
+    body = head + loops + ["return"]
     return "\n".join("        " + line for line in body)
 
 
@@ -349,30 +391,30 @@ module {{
 # --- products ---
 
 def _product_sizes(op) -> tuple[int, int, int, int, int] | None:
-    """(m, k, n, lhs's contracted dimension, rhs's) of an f32 dot_general of two matrices with one contracted
-    dimension and no batch dimensions; else None."""
+    """(outer, k, inner, n, rhs's contracted dimension) of an f32 dot_general with one contracted dimension, no
+    batch dimensions and a matrix on the right: the left operand [outer..., k, inner...] (its free dimensions
+    before and after the contracted one, each flattened), the right [k, n] or [n, k]; else None."""
     if op.name != "stablehlo.dot_general" or len(op.operands) != 2:
         return None
     lhs, rhs = op.operands
-    if any(dtype_of(v.type) != np.float32 for v in (lhs, rhs, op.results[0])):
-        return None
-    if len(shape_of(lhs.type)) != 2 or len(shape_of(rhs.type)) != 2:
+    if any(dtype_of(v.type) != np.float32 for v in (lhs, rhs, op.results[0])) or len(shape_of(rhs.type)) != 2:
         return None
     lhs_batch, rhs_batch, lhs_contract, rhs_contract = dot_dimensions(op)
     if lhs_batch or rhs_batch or len(lhs_contract) != 1 or len(rhs_contract) != 1:
         return None
     (lc,), (rc,) = lhs_contract, rhs_contract
     lhs_shape, rhs_shape = shape_of(lhs.type), shape_of(rhs.type)
-    return lhs_shape[1 - lc], lhs_shape[lc], rhs_shape[1 - rc], lc, rc
+    return math.prod(lhs_shape[:lc]), lhs_shape[lc], math.prod(lhs_shape[lc + 1:]), rhs_shape[1 - rc], rc
 
 
-def product_source(symbol: str, lhs_shape, rhs_shape, lhs_contracted: int, rhs_contracted: int) -> str:
-    m, k = lhs_shape[1 - lhs_contracted], lhs_shape[lhs_contracted]
-    n = rhs_shape[1 - rhs_contracted]
-    plan = Plan(symbol, m, k, n)
+def product_source(symbol: str, lhs_shape, rhs_shape, result_shape, sizes) -> str:
+    outer, k, inner, n, rhs_contracted = sizes
+    plan = Plan(symbol, outer * inner, k, n, k_blocks=True)
     b_lines, b_executables = _packed_b(plan, "%rhs", rhs_shape, stored_nk=rhs_contracted == 1)
-    return _module(plan, ProductRows(lhs_shape, transposed=lhs_contracted == 0),
-                   [("%lhs", lhs_shape), ("%rhs", rhs_shape)], [], "%lhs", lhs_shape, b_lines, b_executables, (m, n))
+    a3 = (outer, k, inner)
+    prologue = [f"    %a3 = stablehlo.reshape %lhs : ({_tensor(lhs_shape)}) -> {_tensor(a3)}"]
+    return _module(plan, ProductRows(*a3), [("%lhs", lhs_shape), ("%rhs", rhs_shape)], prologue, "%a3", a3,
+                   b_lines, b_executables, result_shape)
 
 
 # --- convolutions ---
@@ -426,12 +468,14 @@ def _claim(op) -> tuple[str, callable] | None:
     """(the symbol, a function of it giving the source) of the kernel that takes `op`, or None."""
     sizes = _product_sizes(op)
     if sizes is not None:
-        m, k, n, lc, rc = sizes
-        if m * n * k < MIN_WORK:
+        outer, k, inner, n, rc = sizes
+        if outer * inner * n * k < MIN_WORK:
             return None
         lhs_shape, rhs_shape = (shape_of(v.type) for v in op.operands)
+        result_shape = shape_of(op.results[0].type)
+        lc = dot_dimensions(op)[2][0]
         symbol = f"hlojit_matmul_kernel_{'x'.join(map(str, lhs_shape))}_{'x'.join(map(str, rhs_shape))}_c{lc}{rc}"
-        return symbol, lambda s: product_source(s, lhs_shape, rhs_shape, lc, rc)
+        return symbol, lambda s: product_source(s, lhs_shape, rhs_shape, result_shape, sizes)
     geometry = _convolution_geometry(op)
     if geometry is not None:
         kh, kw, channels, features = geometry["w"]
