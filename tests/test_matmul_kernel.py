@@ -121,6 +121,8 @@ def test_what_the_kernels_leave_to_iree():
         assert "matmuls_by_kernel" not in counts, fn
     counts, _ = rewritten(lambda a, b: a @ b, big, big)
     assert counts["matmuls_by_kernel"] == 1
+    # more workgroups than a dispatch takes (a product of 10^7 rows)
+    assert matmul_kernel._dispatchable(2048, 2048, 2048, True) and not matmul_kernel._dispatchable(10**7, 64, 64, True)
     assert matmul_kernel.matmuls_by_kernel not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]
 
 

@@ -38,6 +38,7 @@ MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels
 MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
 K_BLOCK = 512               # a product's k past this goes in blocks of it, the tiles' sums kept in the result
 PACK_ROWS = 256             # rows of B a workgroup of the packing dispatch copies
+MAX_WORKGROUPS = 65535      # a dispatch's workgroups at most (kernels.py's bound too); bigger ones stay IREE's
 
 
 @functools.cache
@@ -464,12 +465,18 @@ def convolution_source(symbol: str, geometry: dict) -> str:
 
 # --- the rewrite ---
 
+def _dispatchable(m: int, k: int, n: int, k_blocks: bool) -> bool:
+    """Whether the kernel's and the packing's workgroups fit one dispatch (IREE counts them in 16 bits here)."""
+    plan = Plan("", m, k, n, k_blocks)
+    return max(plan.workgroups(), plan.column_panels * -(-k // PACK_ROWS)) <= MAX_WORKGROUPS
+
+
 def _claim(op) -> tuple[str, callable] | None:
     """(the symbol, a function of it giving the source) of the kernel that takes `op`, or None."""
     sizes = _product_sizes(op)
     if sizes is not None:
         outer, k, inner, n, rc = sizes
-        if outer * inner * n * k < MIN_WORK:
+        if outer * inner * n * k < MIN_WORK or not _dispatchable(outer * inner, k, n, True):
             return None
         lhs_shape, rhs_shape = (shape_of(v.type) for v in op.operands)
         result_shape = shape_of(op.results[0].type)
@@ -479,7 +486,8 @@ def _claim(op) -> tuple[str, callable] | None:
     geometry = _convolution_geometry(op)
     if geometry is not None:
         kh, kw, channels, features = geometry["w"]
-        if math.prod(geometry["out"][:3]) * features * kh * kw * channels < MIN_WORK:
+        m = math.prod(geometry["out"][:3])
+        if m * features * kh * kw * channels < MIN_WORK or not _dispatchable(m, kh * kw * channels, features, False):
             return None
         parts = [geometry["x"], geometry["w"], geometry["strides"], geometry["padding"]]
         symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
