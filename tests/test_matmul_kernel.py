@@ -131,7 +131,7 @@ CONVOLUTIONS = [  # (batch, height, width, in, out, window, stride, padding)
     (3, 8, 8, 17, 96, (3, 3), 1, 0), (1, 20, 20, 16, 32, (5, 3), 2, 2), (1, 7, 7, 64, 16, (3, 3), 1, 1)]
 
 
-def test_convolutions_agree_with_the_reference_backend(kernels_everywhere):
+def test_convolutions_agree_with_the_reference_backend(kernels_everywhere, monkeypatch):
     rng = np.random.default_rng(1)
     args = []
     for b, h, w, c, o, window, _, _ in CONVOLUTIONS:
@@ -144,10 +144,12 @@ def test_convolutions_agree_with_the_reference_backend(kernels_everywhere):
 
     counts, _ = rewritten(convolutions, *args)
     assert counts["matmuls_by_kernel"] == len(CONVOLUTIONS)
-    got = hj.jit(convolutions)(*args)
     want = hj.jit(convolutions, backend="reference")(*args)
-    for g, w_ in zip(got, want):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-5, atol=1e-4)
+    for k_block in (matmul_kernel.K_BLOCK, 40):    # and in blocks of whole taps (one or two of them)
+        monkeypatch.setattr(matmul_kernel, "K_BLOCK", k_block)
+        got = hj.jit(convolutions)(*args)
+        for g, w_ in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-5, atol=1e-4)
 
 
 def test_nan_and_inf_stay_in_their_rows_and_columns(kernels_everywhere):

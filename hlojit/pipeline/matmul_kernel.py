@@ -32,7 +32,10 @@ from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 MIN_WORK = 1 << 26          # multiply-adds: a 1024 x 256 x 256 product and up
 MIN_CHANNELS = 16           # a convolution's input channels (its innermost loop) at least
 VECTORS = 2                 # a tile's width in vectors
-K_UNROLL = 8                # steps of K a loop step takes (the rest one at a time): 4 ran 3-8% slower at 2048²
+# steps of k a loop step takes (the rest one at a time), products' and convolutions' (one core, exported): 2048²
+# 111 ms with 8 against 127 with 4; ResNet's 64- and 512-channel convolutions alike with either, and with 4 its
+# b8 forward's first call compiled in 3.5 s against 4.0-5.0
+PRODUCT_UNROLL, CONVOLUTION_UNROLL = 8, 4
 BLOCK_BYTES = 1 << 20       # a workgroup's rows of A: at most this much of K, so that they stay in L2
 MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels of columns
 MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
@@ -59,11 +62,12 @@ def _memref(shape) -> str:
 class Plan:
     """One kernel's shapes: the result M x N over K, the tile, B's panels and the workgroups' blocks."""
 
-    def __init__(self, symbol: str, m: int, k: int, n: int, k_blocks: bool = False):
-        """`k_blocks`: the kernel may take k in blocks of K_BLOCK (a product's A read where it is)."""
+    def __init__(self, symbol: str, m: int, k: int, n: int, k_unit: int = 1):
+        """k goes in blocks of whole `k_unit`s (a convolution's: its input channels, a tap) of about K_BLOCK."""
         self.symbol, self.m, self.k, self.n = symbol, m, k, n
-        self.blocked = k_blocks and k > K_BLOCK
-        self.k_block = K_BLOCK if self.blocked else k
+        self.k_block = max(1, K_BLOCK // k_unit) * k_unit
+        self.blocked = k > self.k_block
+        self.k_block = min(self.k_block, k)
         self.mr, self.lanes = tile()
         self.nr = VECTORS * self.lanes
         self.row_panels, self.column_panels = -(-m // self.mr), -(-n // self.nr)
@@ -98,7 +102,7 @@ class ProductRows:
 
     def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
         """The loops over this block of k (kernel_body's %k_start to %k_stop)."""
-        return _k_loops(plan, "%c0", "%k_start", "%k_stop", initial, self.load, "product")
+        return _k_loops(plan, "%c0", "%k_start", "%k_stop", initial, self.load, "product", PRODUCT_UNROLL)
 
     def load(self, r: int, k: str) -> str:
         if self.inner == 1:
@@ -137,15 +141,18 @@ class ConvolutionRows:
         v = f"vector<{plan.lanes}xf32>"
         vectors = ", ".join([v] * len(initial))
         carried = ", ".join(f"%tap_acc{j} = {value}" for j, value in enumerate(initial))
-        lines = [f"%taps = arith.constant {kh * kw} : index", f"%window_width = arith.constant {kw} : index",
+        lines = [f"%window_width = arith.constant {kw} : index",
                  f"%channels = arith.constant {channels} : index",
-                 f"%taps_done:{len(initial)} = scf.for %tap = %c0 to %taps step %c1 iter_args({carried}) -> ({vectors}) {{",
+                 "%tap_start = arith.divui %k_start, %channels : index",
+                 "%tap_stop = arith.divui %k_stop, %channels : index",
+                 f"%taps_done:{len(initial)} = scf.for %tap = %tap_start to %tap_stop step %c1 iter_args({carried}) "
+                 f"-> ({vectors}) {{",
                  "  %dy = arith.divui %tap, %window_width : index", "  %dx = arith.remui %tap, %window_width : index",
                  "  %k_tap = arith.muli %tap, %channels : index"]
         for r in range(plan.mr):
             lines += [f"  %iy{r} = arith.addi %y{r}, %dy : index", f"  %ix{r} = arith.addi %x{r}, %dx : index"]
         inner, result = _k_loops(plan, "%k_tap", "%c0", "%channels", [f"%tap_acc{j}" for j in range(len(initial))],
-                                 self.load, "channel")
+                                 self.load, "channel", CONVOLUTION_UNROLL)
         lines += ["  " + line for line in inner]
         lines += [f"  scf.yield {', '.join(f'{result}#{j}' for j in range(len(initial)))} : {vectors}", "}"]
         return lines, "%taps_done"
@@ -154,17 +161,17 @@ class ConvolutionRows:
         return f"memref.load %a[%image{r}, %iy{r}, %ix{r}, {channel}] : {self.type}"
 
 
-def _k_loops(plan: Plan, k_first: str, start: str, stop: str, initial: list[str], load,
-             name: str) -> tuple[list[str], str]:
-    """(lines, the results' name) of loops over i from `start` to `stop` (index values; K_UNROLL steps a loop step,
+def _k_loops(plan: Plan, k_first: str, start: str, stop: str, initial: list[str], load, name: str,
+             unroll: int) -> tuple[list[str], str]:
+    """(lines, the results' name) of loops over i from `start` to `stop` (index values; `unroll` steps a loop step,
     then the rest one at a time) carrying the tile's accumulators `initial` (mr x VECTORS), each step adding A's
     scalars load(r, i) times the two vectors of B's packed row k_first + i."""
     whole = f"%{name}_whole_stop"
     lines = [f"%{name}_count = arith.subi {stop}, {start} : index",
-             f"%{name}_unroll = arith.constant {K_UNROLL} : index",
+             f"%{name}_unroll = arith.constant {unroll} : index",
              f"%{name}_left = arith.remui %{name}_count, %{name}_unroll : index",
              f"{whole} = arith.subi {stop}, %{name}_left : index"]
-    more, result = _k_loop(plan, f"{name}_whole", start, whole, K_UNROLL, k_first, initial, load)
+    more, result = _k_loop(plan, f"{name}_whole", start, whole, unroll, k_first, initial, load)
     lines += more
     more, result = _k_loop(plan, f"{name}_rest", whole, stop, 1, k_first,
                            [f"{result}#{j}" for j in range(len(initial))], load)
@@ -241,7 +248,7 @@ def kernel_body(plan: Plan, rows) -> str:
 %nr = arith.constant {plan.nr} : index
 %m = arith.constant {plan.m} : index
 %last_row = arith.constant {plan.m - 1} : index"""]
-    head += [f"%q{q} = arith.constant {q} : index" for q in range(max(mr, K_UNROLL, plan.nr))]
+    head += [f"%q{q} = arith.constant {q} : index" for q in range(max(mr, PRODUCT_UNROLL, CONVOLUTION_UNROLL, plan.nr))]
     tile = [f"%i0 = arith.muli %ip, %mr : index"]
     for r in range(mr):
         tile += [f"%tile_row{r} = arith.addi %i0, %q{r} : index", f"%row{r} = arith.minui %tile_row{r}, %last_row : index"]
@@ -410,7 +417,7 @@ def _product_sizes(op) -> tuple[int, int, int, int, int] | None:
 
 def product_source(symbol: str, lhs_shape, rhs_shape, result_shape, sizes) -> str:
     outer, k, inner, n, rhs_contracted = sizes
-    plan = Plan(symbol, outer * inner, k, n, k_blocks=True)
+    plan = Plan(symbol, outer * inner, k, n)
     b_lines, b_executables = _packed_b(plan, "%rhs", rhs_shape, stored_nk=rhs_contracted == 1)
     a3 = (outer, k, inner)
     prologue = [f"    %a3 = stablehlo.reshape %lhs : ({_tensor(lhs_shape)}) -> {_tensor(a3)}"]
@@ -451,7 +458,7 @@ def convolution_source(symbol: str, geometry: dict) -> str:
     x_shape, w_shape, out_shape, padded = geometry["x"], geometry["w"], geometry["out"], geometry["padded"]
     kh, kw, channels, features = w_shape
     batch, ho, wo, _ = out_shape
-    plan = Plan(symbol, batch * ho * wo, kh * kw * channels, features)
+    plan = Plan(symbol, batch * ho * wo, kh * kw * channels, features, k_unit=channels)
     top, bottom, left, right = geometry["padding"]
     prologue = [f"    %xz = stablehlo.constant dense<0.0> : tensor<f32>",
                 f"    %xpad = stablehlo.pad %x, %xz, low = [0, {top}, {left}, 0], high = [0, {bottom}, {right}, 0], "
@@ -465,9 +472,9 @@ def convolution_source(symbol: str, geometry: dict) -> str:
 
 # --- the rewrite ---
 
-def _dispatchable(m: int, k: int, n: int, k_blocks: bool) -> bool:
+def _dispatchable(m: int, k: int, n: int, k_unit: int) -> bool:
     """Whether the kernel's and the packing's workgroups fit one dispatch (IREE counts them in 16 bits here)."""
-    plan = Plan("", m, k, n, k_blocks)
+    plan = Plan("", m, k, n, k_unit)
     return max(plan.workgroups(), plan.column_panels * -(-k // PACK_ROWS)) <= MAX_WORKGROUPS
 
 
@@ -476,7 +483,7 @@ def _claim(op) -> tuple[str, callable] | None:
     sizes = _product_sizes(op)
     if sizes is not None:
         outer, k, inner, n, rc = sizes
-        if outer * inner * n * k < MIN_WORK or not _dispatchable(outer * inner, k, n, True):
+        if outer * inner * n * k < MIN_WORK or not _dispatchable(outer * inner, k, n, 1):
             return None
         lhs_shape, rhs_shape = (shape_of(v.type) for v in op.operands)
         result_shape = shape_of(op.results[0].type)
@@ -487,7 +494,7 @@ def _claim(op) -> tuple[str, callable] | None:
     if geometry is not None:
         kh, kw, channels, features = geometry["w"]
         m = math.prod(geometry["out"][:3])
-        if m * features * kh * kw * channels < MIN_WORK or not _dispatchable(m, kh * kw * channels, features, False):
+        if m * features * kh * kw * channels < MIN_WORK or not _dispatchable(m, kh * kw * channels, features, channels):
             return None
         parts = [geometry["x"], geometry["w"], geometry["strides"], geometry["padding"]]
         symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
