@@ -171,3 +171,21 @@ def test_the_flag_set_is_a_candidate_and_its_own_cache_key():
     sha = "0" * 64
     assert cache.key_of(sha, targets.cpu(flag_set=KERNELS)) != cache.key_of(sha, targets.cpu())
     assert any("256ch" in name for name in tuning.MICROBENCHMARKS)   # the convolutions IREE loses most on
+
+
+def test_the_tile_of_cpus_without_avx512(kernels_everywhere, monkeypatch):
+    """6 rows x 2 vectors of 8 (16 vector registers): the same tails, a product and a convolution."""
+    monkeypatch.setattr(matmul_kernel, "tile", lambda: (6, 8))
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((13, 45), dtype=np.float32), rng.standard_normal((45, 21), dtype=np.float32)
+    x, w = rng.standard_normal((1, 9, 9, 16), dtype=np.float32), rng.standard_normal((3, 3, 16, 20), dtype=np.float32)
+
+    def fn(a, b, x, w):
+        return a @ b, ops.conv(x, w, stride=2, padding=1, layout="NHWC")
+
+    counts, text = rewritten(fn, a, b, x, w)
+    assert counts["matmuls_by_kernel"] == 2 and "vector<8xf32>" in text and "vector<16xf32>" not in text
+    got = hj.jit(fn)(a, b, x, w)
+    want = hj.jit(fn, backend="reference")(a, b, x, w)
+    for g, w_ in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-5, atol=1e-4)
