@@ -1,6 +1,7 @@
 """A small emitter of MLIR text for the hand-written kernels (eigh_kernel.py, svd_kernel.py): scf/arith/memref/
 vector ops with fresh value names, since those algorithms are long enough that hand-numbered names would hide
-them."""
+them; and `executable`, the `hal.executable.source` every hand-written kernel's body is wrapped in (kernels.py's,
+matmul_kernel.py's)."""
 from __future__ import annotations
 
 import itertools
@@ -169,3 +170,25 @@ class KernelText:
         self.indent -= 2
         self.emit("}")
         return [result] if len(inits) == 1 else [f"{result}#{i}" for i in range(len(inits))]
+
+
+def executable(symbol: str, workgroups: int, operands: int, results: int, body: str) -> tuple[str, str]:
+    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: `workgroups` of them
+    (one per matrix of the batch, or per part of one); a storage buffer per operand, read-only, then one per
+    result."""
+    alias = f"#{symbol}_layout"
+    layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * operands
+                             + ["#hal.pipeline.binding<storage_buffer>"] * results)
+    return f"""{alias} = #hal.pipeline.layout<bindings = [
+    {layout}]>""", f"""  hal.executable.source private @{symbol}_executable {{
+    hal.executable.export public @{symbol} ordinal(0) layout({alias}) count(%device: !hal.device) -> (index, index, index) {{
+      %c1 = arith.constant 1 : index
+      %workgroups = arith.constant {workgroups} : index
+      hal.return %workgroups, %c1, %c1 : index, index, index
+    }}
+    builtin.module {{
+      func.func @{symbol}() {{
+{body.replace("layout(#layout)", f"layout({alias})")}
+      }}
+    }}
+  }}"""

@@ -34,6 +34,7 @@ from iree.compiler import ir
 from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import eigenvalues_body, ql_body, rotations_body, tridiagonal_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
+from .kernel_text import executable
 from .legalize import call_instead, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, form_q_bounds, householder_body
 from .register_tiles import padded_row
@@ -57,28 +58,6 @@ def _matrices_claim(op) -> bool:
     return _kernel_sized(op, shape_of(op.operands[0].type)[-1])
 
 
-def _executable(symbol: str, workgroups: int, operands: int, results: int, body: str) -> tuple[str, str]:
-    """(its layout's alias line, the text) of `hal.executable.source @{symbol}_executable`: `workgroups` of them
-    (one per matrix of the batch, or per part of one); a storage buffer per operand, read-only, then one per
-    result."""
-    alias = f"#{symbol}_layout"
-    layout = ",\n    ".join(["#hal.pipeline.binding<storage_buffer, ReadOnly>"] * operands
-                             + ["#hal.pipeline.binding<storage_buffer>"] * results)
-    return f"""{alias} = #hal.pipeline.layout<bindings = [
-    {layout}]>""", f"""  hal.executable.source private @{symbol}_executable {{
-    hal.executable.export public @{symbol} ordinal(0) layout({alias}) count(%device: !hal.device) -> (index, index, index) {{
-      %c1 = arith.constant 1 : index
-      %workgroups = arith.constant {workgroups} : index
-      hal.return %workgroups, %c1, %c1 : index, index, index
-    }}
-    builtin.module {{
-      func.func @{symbol}() {{
-{body.replace("layout(#layout)", f"layout({alias})")}
-      }}
-    }}
-  }}"""
-
-
 def _dispatch(symbol: str, arguments: list[str], operands: list[str], results: list[str], name: str) -> str:
     """`%{name}:k = flow.dispatch` of @symbol's executable: arguments [SSA value], operands / results [flat type]."""
     return (f"    %{name}:{len(results)} = flow.dispatch @{symbol}_executable::@{symbol}({', '.join(arguments)}) : "
@@ -96,7 +75,7 @@ def _parts(symbol: str, batch: int, operands: list[tuple[str, str]], results: li
     the rest are the kernel's scratch). `operands`, `results`: [(the dispatch's type, its batch flattened; the
     function's type)]."""
     kept = results[:returned]
-    alias, executable = _executable(symbol, batch * parts, len(operands), len(results), body)
+    alias, text = executable(symbol, batch * parts, len(operands), len(results), body)
     arguments = ", ".join(f"%a{i}: {outer}" for i, (_, outer) in enumerate(operands))
     flatten = "\n".join(f"    %f{i} = stablehlo.reshape %a{i} : ({outer}) -> {flat}"
                          for i, (flat, outer) in enumerate(operands))
@@ -111,7 +90,7 @@ def _parts(symbol: str, batch: int, operands: list[tuple[str, str]], results: li
 {reshapes}
     return {", ".join(f"%out{i}" for i in range(len(kept)))} : {out_types}
   }}"""
-    return [alias], [executable, function]
+    return [alias], [text, function]
 
 
 def _module(symbol: str, batch: int, operands: list[tuple[str, str]], results: list[tuple[str, str]],
@@ -262,9 +241,9 @@ def _eigh_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
             (tri, tridiagonal_body(batch, n, element, lanes), batch, 1, len(tri_results)),
             (ql, ql_body(batch, n, element, lanes), batch, len(ql_operands), len(ql_results)),
             (rotations, rotations_body(batch, n, element, lanes), batch * -(-n // chunk_columns(lanes, (n,))), 3, 2)):
-        alias, executable = _executable(name, workgroups, operand_count, result_count, body)
+        alias, text = executable(name, workgroups, operand_count, result_count, body)
         aliases.append(alias)
-        inners.append(executable)
+        inners.append(text)
     inners.append(f"""  func.func private @{symbol}(%a: {matrix[1]}) -> ({w[1]}, {matrix[1]}) {{
     %f = stablehlo.reshape %a : ({matrix[1]}) -> {matrix[0]}
 {_dispatch(tri, ["%f"], [matrix[0]], tri_results, "t")}
@@ -323,9 +302,9 @@ def _svd_source(symbol: str, shapes: list, dtype, attributes: dict) -> str:
              svd_body(batch, m, n, columns, element, lanes, nan, "steps")),
             (rotations, batch * chunks, len(rotations_operands), len(rotations_results),
              svd_rotations_body(batch, m, n, columns, element, lanes))):
-        alias, executable = _executable(name, workgroups, operand_count, result_count, body)
+        alias, text = executable(name, workgroups, operand_count, result_count, body)
         aliases.append(alias)
-        inners.append(executable)
+        inners.append(text)
     u, vh = _types(lead, (m, columns), element), _types(lead, (n, n), element)
     inners.append(f"""  func.func private @{symbol}(%a: {a[1]}) -> ({u[1]}, {s[1]}, {vh[1]}) {{
     %f = stablehlo.reshape %a : ({a[1]}) -> {a[0]}
