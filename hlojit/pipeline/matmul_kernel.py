@@ -44,7 +44,7 @@ PRODUCT_UNROLL, CONVOLUTION_UNROLL = 8, 4
 BLOCK_BYTES = 1 << 20       # a workgroup's rows of A: at most this much of K, so that they stay in L2
 MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels of columns
 MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
-K_BLOCK = 512               # a product's k past this goes in blocks of it, the tiles' sums kept in the result
+K_BLOCK = 512               # k past this goes in blocks of it (whole taps: about it), the tiles' sums kept in the result
 PACK_ROWS = 256             # rows of B a workgroup of the packing dispatch copies
 MAX_WORKGROUPS = 65535      # a dispatch's workgroups at most (kernels.py's bound too); bigger ones stay IREE's
 
@@ -70,9 +70,8 @@ class Plan:
     def __init__(self, symbol: str, m: int, k: int, n: int, k_unit: int = 1):
         """k goes in blocks of whole `k_unit`s (a convolution's: its input channels, a tap) of about K_BLOCK."""
         self.symbol, self.m, self.k, self.n = symbol, m, k, n
-        self.k_block = max(1, K_BLOCK // k_unit) * k_unit
-        self.blocked = k > self.k_block
-        self.k_block = min(self.k_block, k)
+        block = max(1, K_BLOCK // k_unit) * k_unit
+        self.blocked, self.k_block = k > block, min(block, k)
         self.mr, self.lanes = tile()
         self.nr = VECTORS * self.lanes
         self.row_panels, self.column_panels = -(-m // self.mr), -(-n // self.nr)
@@ -143,7 +142,7 @@ class ConvolutionRows:
 
     def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
         """A loop over the window's taps carrying the tile, in it the loops over the input channels."""
-        channels, (kh, kw) = self.shape[-1], self.window
+        channels, (_, kw) = self.shape[-1], self.window
         v = f"vector<{plan.lanes}xf32>"
         vectors = ", ".join([v] * len(initial))
         carried = ", ".join(f"%tap_acc{j} = {value}" for j, value in enumerate(initial))
@@ -186,6 +185,7 @@ def _k_loops(plan: Plan, k_first: str, start: str, stop: str, initial: list[str]
 
 def _k_loop(plan: Plan, name: str, start: str, stop: str, unroll: int, k_first: str, initial: list[str],
             load) -> tuple[list[str], str]:
+    """One of _k_loops' loops, `unroll` steps of k a loop step (the caller makes the count a multiple)."""
     mr, lanes = plan.mr, plan.lanes
     v = f"vector<{lanes}xf32>"
     names = [(r, w) for r in range(mr) for w in range(VECTORS)]
@@ -223,7 +223,8 @@ def _mask(name: str, column: str, n: int, lanes: int) -> list[str]:
 def kernel_body(plan: Plan, rows) -> str:
     """The dispatch's body: bindings (A, read by `rows`; packed B; the result [m, n]); workgroup w takes row block
     w / (column blocks) and column block w % (column blocks), and for each column panel of its block, each tile
-    of mr rows: mr x nr accumulators through all of k, then written out. Rows past m read row m - 1 and are not
+    of mr rows: mr x nr accumulators through all of k (or, where the plan is blocked, through each block of k in
+    turn, starting from the sums written so far), then written out. Rows past m read row m - 1 and are not
     written."""
     mr, lanes = plan.mr, plan.lanes
     v = f"vector<{lanes}xf32>"
@@ -491,11 +492,6 @@ def _claim(op) -> tuple[str, callable] | None:
         symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
         return symbol, lambda s: convolution_source(s, geometry)
     return None
-
-
-def claims(op) -> bool:
-    """Whether a kernel takes this op (an f32 product or convolution of at least MIN_WORK multiply-adds)."""
-    return _claim(op) is not None
 
 
 def matmuls_by_kernel(module: ir.Module) -> int:

@@ -21,7 +21,6 @@ for F(4,3) (measured on the test's cases): F(4,3)'s transform constants (up to 8
 from __future__ import annotations
 
 import functools
-
 import os
 
 import numpy as np
