@@ -44,7 +44,7 @@ PRODUCT_UNROLL, CONVOLUTION_UNROLL = 8, 4
 BLOCK_BYTES = 1 << 20       # a workgroup's rows of A: at most this much of K, so that they stay in L2
 MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels of columns
 MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
-K_BLOCK = 512               # k past this goes in blocks of it (whole taps: about it), the tiles' sums kept in the result
+K_BLOCK = 512               # k past this goes in blocks of it (of whole taps: about it), the sums kept in the result
 PACK_ROWS = 256             # rows of B a workgroup of the packing dispatch copies
 MAX_WORKGROUPS = 65535      # a dispatch's workgroups at most (kernels.py's bound too); bigger ones stay IREE's
 
