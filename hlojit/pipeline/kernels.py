@@ -35,7 +35,7 @@ from ..dialects.types import composite_attributes, dtype_of, shape_of
 from .eigh_kernel import eigenvalues_body, ql_body, rotations_body, tridiagonal_body
 from .factorization_kernels import cholesky_body, lu_body, substitution_body
 from .kernel_text import executable
-from .legalize import call_instead, composites_as_calls, inline_calls, walk
+from .legalize import call_of_source, composites_as_calls, inline_calls, walk
 from .qr_kernels import form_q_body, form_q_bounds, householder_body
 from .register_tiles import padded_row
 from .rotation_buffer import buffer_shapes, chunk_columns
@@ -356,32 +356,15 @@ def _symbol(name: str, shapes: list, dtype, attributes: dict) -> str:
                      *(f"{k}{v}" for k, v in sorted(attributes.items()))])
 
 
-def _symbol_of(function) -> str:
-    return ir.StringAttr(function.attributes["sym_name"]).value
-
-
-def _kernel_function(module: ir.Module, name: str, shapes: list, dtype, attributes: dict):
-    """The function dispatching `name`'s kernel for these operands, its source parsed into the module the first
-    time it is asked for."""
-    symbol = _symbol(name, shapes, dtype, attributes)
-    for op in module.body.operations:
-        if "sym_name" in op.attributes and _symbol_of(op) == symbol:
-            return op
-    source = ir.Module.parse(KERNELS[name].source(symbol, shapes, dtype, attributes), context=module.context)
-    inners = list(source.body.operations)
-    for inner in inners:
-        inner.operation.move_before(module.body.operations[0].operation)
-    return next(op for op in inners if "sym_name" in op.attributes and _symbol_of(op) == symbol)
-
-
 def kernel_dispatches(module: ir.Module) -> int:
     """Each composite a kernel claims as a call of the kernel's dispatch function; the decompositions left uncalled
     are dropped, and the calls inlined."""
     count = 0
     for op in [op for op in walk(module.operation) if op.name == "stablehlo.composite" and claimed(op)]:
-        shapes, dtype = [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
-        function = _kernel_function(module, _name(op), shapes, dtype, composite_attributes(op))
-        call_instead(op, ir.FlatSymbolRefAttr.get(_symbol_of(function)))
+        name, shapes, dtype = _name(op), [shape_of(v.type) for v in op.operands], dtype_of(op.operands[0].type)
+        attributes = composite_attributes(op)
+        call_of_source(module, op, _symbol(name, shapes, dtype, attributes),
+                       lambda symbol: KERNELS[name].source(symbol, shapes, dtype, attributes))
         count += 1
     if count:
         inline_calls(module)

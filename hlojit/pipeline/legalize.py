@@ -148,6 +148,18 @@ def call_instead(op, callee: ir.Attribute):
     op.erase()
 
 
+def call_of_source(module: ir.Module, op, symbol: str, source) -> None:
+    """Replace `op` by a call of the function `symbol`, parsing `source(symbol)` (a module text holding that
+    function and what it dispatches) into `module`, before its first op, the first time `module` lacks it: a
+    hand-written kernel's function, once per shape however many ops call it."""
+    if not any("sym_name" in o.attributes and ir.StringAttr(o.attributes["sym_name"]).value == symbol
+               for o in module.body.operations):
+        parsed = ir.Module.parse(source(symbol), context=module.context)
+        for inner in list(parsed.body.operations):
+            inner.operation.move_before(module.body.operations[0].operation)
+    call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
+
+
 def inline_calls(module: ir.Module):
     """Every func.call inlined, and the private functions left uncalled dropped. No canonicalization."""
     passmanager.PassManager.parse("builtin.module(inline{default-pipeline=''}, symbol-dce)",

@@ -31,7 +31,7 @@ from iree.compiler import ir
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from . import cache
 from .kernel_text import executable
-from .legalize import call_instead, inline_calls, walk
+from .legalize import call_of_source, inline_calls, walk
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 
 MIN_WORK = 1 << 24          # multiply-adds: a 256 x 256 x 256 product and up (as fast as IREE's there, faster past)
@@ -502,13 +502,7 @@ def matmuls_by_kernel(module: ir.Module) -> int:
         claim = _claim(op)
         if claim is None:
             continue
-        symbol, make = claim
-        if not any("sym_name" in o.attributes and ir.StringAttr(o.attributes["sym_name"]).value == symbol
-                   for o in module.body.operations):
-            parsed = ir.Module.parse(make(symbol), context=module.context)
-            for inner in list(parsed.body.operations):
-                inner.operation.move_before(module.body.operations[0].operation)
-        call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
+        call_of_source(module, op, *claim)
         count += 1
     if count:
         inline_calls(module)
