@@ -3,6 +3,8 @@ cpu flag set "data-tiling+matmul-kernels"), against numpy and the reference back
 (rows past a multiple of MR, columns past a multiple of a vector, K past a multiple of the unroll)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from iree.compiler import ir
@@ -150,6 +152,41 @@ def test_convolutions_agree_with_the_reference_backend(kernels_everywhere, monke
         got = hj.jit(convolutions)(*args)
         for g, w_ in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-5, atol=1e-4)
+
+
+# (batch, height, width, in, out, window, stride, padding, dilation): ResNet's stem (7 x 7 / 2 over 3 channels), a
+# 3 x 3 / 2 and its 1 x 1 shortcut, a dilated window, output lines shorter than the unroll
+KERNEL_GRADIENTS = [(2, 16, 16, 3, 8, (7, 7), 2, 3, 1), (1, 15, 13, 16, 33, (3, 3), 2, 1, 1),
+                    (2, 9, 9, 20, 16, (1, 1), 2, 0, 1), (1, 12, 11, 8, 12, (3, 2), 1, 2, 2),
+                    (3, 5, 7, 12, 40, (3, 3), 1, 1, 1)]
+
+
+def test_kernel_gradients_read_the_patches_from_the_input(kernels_everywhere, monkeypatch):
+    """autodiff's im2col kernel gradients (each tap a strided slice of the padded input, stacked, contracted over
+    the pixels) become one kernel that reads the input where it is: no slice is left; the gradients match the
+    reference backend's, whole and in blocks of whole lines of output pixels."""
+    rng = np.random.default_rng(4)
+    args = []
+    for b, h, w, c, o, window, *_ in KERNEL_GRADIENTS:
+        args += [rng.standard_normal((b, h, w, c), dtype=np.float32),
+                 (rng.standard_normal((*window, c, o)) * 0.2).astype(np.float32)]
+
+    def kernel_gradients(*xs):
+        def loss(kernels):
+            return sum(ops.sum(ops.conv(x, k, stride=s, padding=p, dilation=d, layout="NHWC") ** 2)
+                       for x, k, (*_, s, p, d) in zip(xs[0::2], kernels, KERNEL_GRADIENTS))
+        return hj.grad(loss)(list(xs[1::2]))
+
+    counts, text = rewritten(kernel_gradients, *args)
+    kernels = {name for name in re.findall(r"@(hlojit_patch_kernel_\w+)\(", text) if not name.endswith("_pack")}
+    assert len(kernels) == len(KERNEL_GRADIENTS)
+    assert "stablehlo.slice" not in text and "stablehlo.concatenate" not in text
+    want = hj.jit(kernel_gradients, backend="reference")(*args)
+    for k_block in (matmul_kernel.K_BLOCK, 16):
+        monkeypatch.setattr(matmul_kernel, "K_BLOCK", k_block)
+        got = hj.jit(kernel_gradients)(*args)
+        for g, w_ in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-4, atol=1e-3)
 
 
 def test_nan_and_inf_stay_in_their_rows_and_columns(kernels_everywhere):

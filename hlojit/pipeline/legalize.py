@@ -138,26 +138,42 @@ def composites_as_calls(module: ir.Module, keep=lambda op: False) -> int:
     return calls
 
 
-def call_instead(op, callee: ir.Attribute):
-    """Replace `op` by a func.call of the function `callee` (a symbol reference) on its operands."""
+def call_instead(op, callee: ir.Attribute, operands=None):
+    """Replace `op` by a func.call of the function `callee` (a symbol reference) on `operands` (default: its own)."""
     with ir.InsertionPoint(op), op.location:
-        call = ir.Operation.create("func.call", results=[r.type for r in op.results], operands=list(op.operands),
+        call = ir.Operation.create("func.call", results=[r.type for r in op.results],
+                                   operands=list(op.operands if operands is None else operands),
                                    attributes={"callee": callee})
     for old, new in zip(op.results, call.results):
         old.replace_all_uses_with(new)
     op.erase()
 
 
-def call_of_source(module: ir.Module, op, symbol: str, source) -> None:
-    """Replace `op` by a call of the function `symbol`, parsing `source(symbol)` (a module text holding that
-    function and what it dispatches) into `module`, before its first op, the first time `module` lacks it: a
-    hand-written kernel's function, once per shape however many ops call it."""
+def call_of_source(module: ir.Module, op, symbol: str, source, operands=None) -> None:
+    """Replace `op` by a call of the function `symbol` (on `operands`, default: op's own), parsing `source(symbol)`
+    (a module text holding that function and what it dispatches) into `module`, before its first op, the first time
+    `module` lacks it: a hand-written kernel's function, once per shape however many ops call it."""
     if not any("sym_name" in o.attributes and ir.StringAttr(o.attributes["sym_name"]).value == symbol
                for o in module.body.operations):
         parsed = ir.Module.parse(source(symbol), context=module.context)
         for inner in list(parsed.body.operations):
             inner.operation.move_before(module.body.operations[0].operation)
-    call_instead(op, ir.FlatSymbolRefAttr.get(symbol))
+    call_instead(op, ir.FlatSymbolRefAttr.get(symbol), operands)
+
+
+def erase_unused(value: ir.Value, names: frozenset) -> None:
+    """Erase the op defining `value` where it is one of `names` (pure ops) and none of its results is used any more,
+    then so the ops defining its operands: what only a replaced op read."""
+    op = producer(value)
+    if op is None or op.name not in names or any(list(result.uses) for result in op.results):
+        return
+    operands = []
+    for operand in op.operands:
+        if not any(operand == seen for seen in operands):
+            operands.append(operand)
+    op.erase()
+    for operand in operands:
+        erase_unused(operand, names)
 
 
 def inline_calls(module: ir.Module):

@@ -28,10 +28,10 @@ import math
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects.types import dot_dimensions, dtype_of, shape_of
+from ..dialects.types import attr_ints, dot_dimensions, dtype_of, shape_of
 from . import cache
 from .kernel_text import executable
-from .legalize import call_of_source, inline_calls, walk
+from .legalize import call_of_source, erase_unused, inline_calls, producer, walk
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 
 MIN_WORK = 1 << 24          # multiply-adds: a 256 x 256 x 256 product and up (as fast as IREE's there, faster past)
@@ -109,14 +109,14 @@ class ProductRows:
         """The loops over this block of k (kernel_body's %k_start to %k_stop)."""
         return _k_loops(plan, "%c0", "%k_start", "%k_stop", initial, self.load, "product", PRODUCT_UNROLL)
 
-    def load(self, r: int, k: str) -> str:
+    def load(self, r: int, k: str) -> list[str]:
         if self.inner == 1:
             index = f"%row{r}, {k}, %c0"
         elif self.outer == 1:
             index = f"%c0, {k}, %row{r}"
         else:
             index = f"%outer{r}, {k}, %inner{r}"
-        return f"memref.load %a[{index}] : {self.type}"
+        return [f"memref.load %a[{index}] : {self.type}"]
 
 
 class ConvolutionRows:
@@ -162,15 +162,85 @@ class ConvolutionRows:
         lines += [f"  scf.yield {', '.join(f'{result}#{j}' for j in range(len(initial)))} : {vectors}", "}"]
         return lines, "%taps_done"
 
-    def load(self, r: int, channel: str) -> str:
-        return f"memref.load %a[%image{r}, %iy{r}, %ix{r}, {channel}] : {self.type}"
+    def load(self, r: int, channel: str) -> list[str]:
+        return [f"memref.load %a[%image{r}, %iy{r}, %ix{r}, {channel}] : {self.type}"]
+
+
+class PatchRows:
+    """autodiff's im2col patches [taps, pixels, channels] (_patches) read from the padded channels-last input they
+    were sliced from, flattened: row p of the result is (tap p / channels, channel p % channels), its k an output
+    pixel (batch, y, x in order), taken a line of output pixels at a time (so k goes in blocks of whole lines)."""
+
+    def __init__(self, patches: dict):
+        self.patches = patches
+        self.type = _memref((math.prod(patches["source_shape"]),))
+
+    def tile_rows(self, plan: Plan) -> list[str]:
+        """Each row's offset in the input from the pixel its k reads: (tap's y * width + tap's x) * channels +
+        channel."""
+        q = self.patches
+        _, _, width, channels = q["source_shape"]
+        (y0, x0), (ry, rx), (_, kw) = q["first_tap"], q["tap_step"], q["window"]
+        lines = [f"%patch_channels = arith.constant {channels} : index", f"%patch_window_width = arith.constant {kw} : index",
+                 f"%padded_width = arith.constant {width} : index", f"%first_tap_y = arith.constant {y0} : index",
+                 f"%first_tap_x = arith.constant {x0} : index", f"%tap_ry = arith.constant {ry} : index",
+                 f"%tap_rx = arith.constant {rx} : index"]
+        for r in range(plan.mr):
+            lines += [f"%tap{r} = arith.divui %row{r}, %patch_channels : index",
+                      f"%channel{r} = arith.remui %row{r}, %patch_channels : index",
+                      f"%tap_row{r} = arith.divui %tap{r}, %patch_window_width : index",
+                      f"%tap_column{r} = arith.remui %tap{r}, %patch_window_width : index",
+                      f"%tap_dy{r} = arith.muli %tap_row{r}, %tap_ry : index",
+                      f"%tap_dx{r} = arith.muli %tap_column{r}, %tap_rx : index",
+                      f"%tap_y{r} = arith.addi %tap_dy{r}, %first_tap_y : index",
+                      f"%tap_x{r} = arith.addi %tap_dx{r}, %first_tap_x : index",
+                      f"%tap_yw{r} = arith.muli %tap_y{r}, %padded_width : index",
+                      f"%tap_pixel{r} = arith.addi %tap_yw{r}, %tap_x{r} : index",
+                      f"%tap_at{r} = arith.muli %tap_pixel{r}, %patch_channels : index",
+                      f"%offset{r} = arith.addi %tap_at{r}, %channel{r} : index"]
+        return lines
+
+    def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
+        """A loop over the lines of output pixels carrying the tile, in it the loops along each line."""
+        q = self.patches
+        _, height, width, channels = q["source_shape"]
+        (out_height, out_width), (sy, sx) = q["out"], q["strides"]
+        v = f"vector<{plan.lanes}xf32>"
+        vectors = ", ".join([v] * len(initial))
+        carried = ", ".join(f"%line_acc{j} = {value}" for j, value in enumerate(initial))
+        lines = [f"%out_width = arith.constant {out_width} : index",
+                 f"%out_height = arith.constant {out_height} : index",
+                 f"%image_stride = arith.constant {height * width * channels} : index",
+                 f"%line_stride = arith.constant {sy * width * channels} : index",
+                 f"%pixel_step = arith.constant {sx * channels} : index",
+                 "%line_start = arith.divui %k_start, %out_width : index",
+                 "%line_stop = arith.divui %k_stop, %out_width : index",
+                 f"%lines_done:{len(initial)} = scf.for %line = %line_start to %line_stop step %c1 "
+                 f"iter_args({carried}) -> ({vectors}) {{",
+                 "  %line_image = arith.divui %line, %out_height : index",
+                 "  %line_y = arith.remui %line, %out_height : index",
+                 "  %line_image_at = arith.muli %line_image, %image_stride : index",
+                 "  %line_y_at = arith.muli %line_y, %line_stride : index",
+                 "  %line_at = arith.addi %line_image_at, %line_y_at : index",
+                 "  %k_line = arith.muli %line, %out_width : index"]
+        lines += [f"  %base{r} = arith.addi %line_at, %offset{r} : index" for r in range(plan.mr)]
+        inner, result = _k_loops(plan, "%k_line", "%c0", "%out_width", [f"%line_acc{j}" for j in range(len(initial))],
+                                 self.load, "pixel", PRODUCT_UNROLL)
+        lines += ["  " + line for line in inner]
+        lines += [f"  scf.yield {', '.join(f'{result}#{j}' for j in range(len(initial)))} : {vectors}", "}"]
+        return lines, "%lines_done"
+
+    def load(self, r: int, pixel: str) -> list[str]:
+        return [f"{pixel}_x{r} = arith.muli {pixel}, %pixel_step : index",
+                f"{pixel}_at{r} = arith.addi %base{r}, {pixel}_x{r} : index",
+                f"memref.load %a[{pixel}_at{r}] : {self.type}"]
 
 
 def _k_loops(plan: Plan, k_first: str, start: str, stop: str, initial: list[str], load, name: str,
              unroll: int) -> tuple[list[str], str]:
     """(lines, the results' name) of loops over i from `start` to `stop` (index values; `unroll` steps a loop step,
     then the rest one at a time) carrying the tile's accumulators `initial` (mr x VECTORS), each step adding A's
-    scalars load(r, i) times the two vectors of B's packed row k_first + i."""
+    scalars load(r, i) (lines, the last of which loads it) times the two vectors of B's packed row k_first + i."""
     whole = f"%{name}_whole_stop"
     lines = [f"%{name}_count = arith.subi {stop}, {start} : index",
              f"%{name}_unroll = arith.constant {unroll} : index",
@@ -203,7 +273,9 @@ def _k_loop(plan: Plan, name: str, start: str, stop: str, unroll: int, k_first: 
         lines += [f"  {p}b{u}_{w} = vector.transfer_read %b[%jp, {k}, %q{w * lanes}], %zero {{in_bounds = [true]}} : "
                   f"{plan.b_type}, {v}" for w in range(VECTORS)]
         for r in range(mr):
-            lines += [f"  {p}s{u}_{r} = {load(r, i)}", f"  {p}sb{u}_{r} = vector.broadcast {p}s{u}_{r} : f32 to {v}"]
+            *address, loaded = load(r, i)
+            lines += [f"  {line}" for line in address]
+            lines += [f"  {p}s{u}_{r} = {loaded}", f"  {p}sb{u}_{r} = vector.broadcast {p}s{u}_{r} : f32 to {v}"]
             for w in range(VECTORS):
                 lines.append(f"  {p}f{u}_{r}_{w} = vector.fma {p}sb{u}_{r}, {p}b{u}_{w}, {acc[r, w]} : {v}")
                 acc[r, w] = f"{p}f{u}_{r}_{w}"
@@ -417,6 +489,63 @@ def product_source(symbol: str, lhs_shape, rhs_shape, result_shape, sizes) -> st
                    b_lines, b_executables, result_shape)
 
 
+# --- products of im2col patches (autodiff's kernel gradients) ---
+
+_PATCH_OPS = frozenset({"stablehlo.concatenate", "stablehlo.reshape", "stablehlo.slice"})   # what makes them
+
+
+def _patches(lhs: ir.Value) -> dict | None:
+    """What autodiff's im2col patches [taps, pixels, channels] read (rules_reduce._kernel_cotangent_by_im2col: each
+    tap's strided slice of one padded channels-last input [batch, height, width, channels], reshaped to [1, pixels,
+    channels], concatenated along the taps; the taps a window's grid in order): {"source", "source_shape", "out"
+    (output height, width), "strides", "window", "first_tap", "tap_step"}; else None. Read from the input, the
+    patches are never written: IREE made each tap's slice an executable of its own (ResNet-18's training step: 108
+    of its 348) and wrote the patches out (58 MB for a 64-channel layer at batch 8)."""
+    op = producer(lhs)
+    pieces = list(op.operands) if op is not None and op.name == "stablehlo.concatenate" \
+        and ir.IntegerAttr(op.attributes["dimension"]).value == 0 else [lhs]
+    source, taps, geometry = None, [], None
+    for piece in pieces:
+        shape = shape_of(piece.type)
+        while (sliced := producer(piece)) is not None and sliced.name == "stablehlo.reshape":
+            piece = sliced.operands[0]
+        if sliced is None or sliced.name != "stablehlo.slice" or len(shape) != 3 or shape[0] != 1:
+            return None
+        x = sliced.operands[0]
+        start, limit, strides = (attr_ints(sliced, name) for name in ("start_indices", "limit_indices", "strides"))
+        x_shape = shape_of(x.type)
+        if source is None:
+            source = x
+        if x != source or len(x_shape) != 4 or dtype_of(x.type) != np.float32:
+            return None
+        out = [-(-(hi - lo) // st) for lo, hi, st in zip(start, limit, strides)]
+        if (start[0], start[3], strides[0], strides[3]) != (0, 0, 1, 1) or out[0] != x_shape[0] \
+                or out[3] != x_shape[3] or shape[1:] != (math.prod(out[:3]), x_shape[3]):
+            return None
+        if geometry is None:
+            geometry = (out[1:3], strides[1:3])
+        if geometry != (out[1:3], strides[1:3]):
+            return None
+        taps.append(tuple(start[1:3]))
+    ys, xs = sorted({y for y, _ in taps}), sorted({x for _, x in taps})
+    steps = [b[1] - b[0] if len(b) > 1 else 1 for b in (ys, xs)]
+    grid = [(y, x) for y in ys for x in xs]
+    if taps != grid or any(b != list(range(b[0], b[-1] + 1, st)) for b, st in zip((ys, xs), steps)):
+        return None
+    return {"source": source, "source_shape": shape_of(source.type), "out": geometry[0], "strides": geometry[1],
+            "window": (len(ys), len(xs)), "first_tap": (ys[0], xs[0]), "tap_step": tuple(steps)}
+
+
+def patches_source(symbol: str, patches: dict, rhs_shape, result_shape, sizes) -> str:
+    taps, pixels, channels, n, rhs_contracted = sizes
+    plan = Plan(symbol, taps * channels, pixels, n, k_unit=patches["out"][1])
+    b_lines, b_executables = _packed_b(plan, "%rhs", rhs_shape, stored_nk=rhs_contracted == 1)
+    source_shape, flat = patches["source_shape"], (math.prod(patches["source_shape"]),)
+    prologue = [f"    %a1 = stablehlo.reshape %source : ({_tensor(source_shape)}) -> {_tensor(flat)}"]
+    return _module(plan, PatchRows(patches), [("%source", source_shape), ("%rhs", rhs_shape)], prologue, "%a1", flat,
+                   b_lines, b_executables, result_shape)
+
+
 # --- convolutions ---
 
 def _convolution_geometry(op) -> dict | None:
@@ -470,18 +599,27 @@ def _dispatchable(m: int, k: int, n: int, k_unit: int) -> bool:
     return max(plan.workgroups(), plan.column_panels * -(-k // PACK_ROWS)) <= MAX_WORKGROUPS
 
 
-def _claim(op) -> tuple[str, callable] | None:
-    """(the symbol, a function of it giving the source) of the kernel that takes `op`, or None."""
+def _claim(op) -> tuple[str, callable, list] | None:
+    """(the symbol, a function of it giving the source, the operands to call it with) of the kernel that takes
+    `op`, or None."""
     sizes = _product_sizes(op)
     if sizes is not None:
         outer, k, inner, n, rc = sizes
-        if outer * inner * n * k < MIN_WORK or not _dispatchable(outer * inner, k, n, 1):
-            return None
         lhs_shape, rhs_shape = (shape_of(v.type) for v in op.operands)
         result_shape = shape_of(op.results[0].type)
         lc = dot_dimensions(op)[2][0]
+        patches = _patches(op.operands[0]) if lc == 1 else None
+        k_unit = patches["out"][1] if patches else 1
+        if outer * inner * n * k < MIN_WORK or not _dispatchable(outer * inner, k, n, k_unit):
+            return None
+        if patches is not None:
+            parts = [patches["source_shape"], patches["out"], patches["strides"], patches["window"],
+                     patches["first_tap"], patches["tap_step"], rhs_shape]
+            symbol = "hlojit_patch_kernel_" + "_".join("x".join(map(str, p)) for p in parts) + f"_c{rc}"
+            return (symbol, lambda s: patches_source(s, patches, rhs_shape, result_shape, sizes),
+                    [patches["source"], op.operands[1]])
         symbol = f"hlojit_matmul_kernel_{'x'.join(map(str, lhs_shape))}_{'x'.join(map(str, rhs_shape))}_c{lc}{rc}"
-        return symbol, lambda s: product_source(s, lhs_shape, rhs_shape, result_shape, sizes)
+        return symbol, lambda s: product_source(s, lhs_shape, rhs_shape, result_shape, sizes), list(op.operands)
     geometry = _convolution_geometry(op)
     if geometry is not None:
         kh, kw, channels, features = geometry["w"]
@@ -490,7 +628,7 @@ def _claim(op) -> tuple[str, callable] | None:
             return None
         parts = [geometry["x"], geometry["w"], geometry["strides"], geometry["padding"]]
         symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
-        return symbol, lambda s: convolution_source(s, geometry)
+        return symbol, lambda s: convolution_source(s, geometry), list(op.operands)
     return None
 
 
@@ -502,7 +640,10 @@ def matmuls_by_kernel(module: ir.Module) -> int:
         claim = _claim(op)
         if claim is None:
             continue
-        call_of_source(module, op, *claim)
+        symbol, source, operands = claim
+        left = op.operands[0]
+        call_of_source(module, op, symbol, source, operands)
+        erase_unused(left, _PATCH_OPS)     # im2col patches read in place: their slices and concatenation
         count += 1
     if count:
         inline_calls(module)
