@@ -79,18 +79,50 @@ def test_programs_with_control_flow_compile_whole(every_program_halves):
 
 def test_programs_of_little_work_or_much_crossing_compile_whole(every_program_halves, monkeypatch):
     """The halves run slower than the whole by a few per cent (more where many bytes cross the cut): only programs
-    whose calls take long (halves.MIN_WORK) and whose cut few bytes cross pay that for a faster first call."""
+    whose calls take long (halves.MIN_WORK) and whose cut few bytes cross pay that for a faster first call; where
+    many cross, the halves are interim (tiered compilation's quick build, off by default): the program compiles
+    whole."""
     program = hj.jit(step).lower(*arguments()).program
     work = work_estimate(program)
     crossing = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in
                    halves.halves(program, work).first.outputs)
     monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", crossing / work)
-    assert halves.halves(program, work) is not None      # the bound itself is allowed
+    assert not halves.halves(program, work).interim      # the bound itself is allowed
     monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", 0.99 * crossing / work)
-    assert halves.halves(program, work) is None
+    assert halves.halves(program, work).interim          # halves only as tiered compilation's quick build
+    assert isinstance(hj.jit(step, backend="iree:vmvx").compile(*arguments()), Executable)
     monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", float("inf"))
     monkeypatch.setattr(halves, "MIN_WORK", work + 1)
     assert isinstance(hj.jit(step, backend="iree:vmvx").compile(*arguments()), Executable)
+
+
+def test_interim_halves_run_first_under_tiering_and_the_whole_program_replaces_them(every_program_halves,
+                                                                                    monkeypatch):
+    """With HLOJIT_TIERED=1 a program whose cut many bytes cross (a training step) starts on its halves while the
+    whole program compiles in the background, then runs the whole: the same values and donations throughout; the
+    next Exec (as a new process) loads the whole program from the persistent cache at once."""
+    from hlojit.pipeline import tiered
+    monkeypatch.setenv("HLOJIT_TIERED", "1")
+    monkeypatch.setattr(tiered, "MIN_OPS", 0)
+    monkeypatch.setattr(halves, "MAX_CROSSING_BYTES_PER_WORK", 0.0)
+    expected = hj.jit(step, backend="reference")(*arguments())
+    run = hj.jit(step, backend="iree:cpu", donate_argnums=(0, 1))
+    first = run(*arguments())
+    halves_first = run.compile(*arguments())
+    assert isinstance(halves_first, Chain) and halves_first.tier == "quick" and halves_first.pending is not None
+    assert run.wait_for_optimised(300)
+    whole = run.compile(*arguments())
+    assert isinstance(whole, Executable) and whole.tier == "optimised"
+    params, velocity, x, y = arguments()
+    donated = hj.device_put(params)
+    then = run(donated, velocity, x, y)
+    with pytest.raises(hj.BackendError, match="donated"):
+        np.asarray(donated["w"])
+    for got in (first, then):
+        for g, w in zip(hj.tree.leaves(got), hj.tree.leaves(expected)):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-5, atol=1e-6)
+    again = hj.jit(step, backend="iree:cpu").compile(*arguments())
+    assert isinstance(again, Executable) and again.compiled.cache_hit
 
 
 @pytest.mark.parametrize("backend", IREE)

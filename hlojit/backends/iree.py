@@ -409,7 +409,7 @@ class Chain:
     arguments into the second, whose results, donations and aliases are the program's. What crosses stays on the
     device. `compiled` tells both compiles (halves.CompiledHalves); `parts` are the two Executables."""
 
-    pending = None      # never tiered
+    pending = None      # interim halves: the Background compiling the whole program that replaces them
 
     def __init__(self, first: Executable, second: Executable, first_arguments, compiled):
         self.parts, self.compiled, self.name = (first, second), compiled, second.name
@@ -425,6 +425,12 @@ class Chain:
     def driver(self) -> str:
         """The second half's driver (each half races its own)."""
         return self.parts[1].driver
+
+    @property
+    def tier(self) -> str:
+        """"quick" for interim halves, the first build of tiered compilation (pipeline/halves.py), else
+        "optimised"."""
+        return "quick" if self.compiled.interim else "optimised"
 
     def __call__(self, leaves) -> list[Array]:
         return self.call(leaves)
@@ -466,8 +472,7 @@ class IreeBackend:
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             iree_drivers.OWN_LOAD.sample()   # a compile's CPU time is this process's load, not the machine's
             work = work_estimate(program)
-            as_halves = (None if autotune or tiered.applies(program, self.target)
-                         else self._halves(program, driver, work))
+            as_halves = None if autotune else self._halves(program, driver, work, on_upgrade)
         if as_halves is not None:
             return as_halves()
         with COMPILING:
@@ -485,21 +490,41 @@ class IreeBackend:
             background.start(lambda optimised: _upgrade(executable, make, optimised, on_upgrade))
         return executable
 
-    def _halves(self, program: Program, driver: str | None, work: int):
+    def _halves(self, program: Program, driver: str | None, work: int, on_upgrade=None):
         """A big program (`work`: its work_estimate) compiled as two halves at once (pipeline/halves.py), each half
         with its own driver race: a function that makes their Chain; None where it compiles whole (small, control
-        flow, or a half that IREE does not compile: the whole program decides then)."""
+        flow, or a half that IREE does not compile: the whole program decides then). Interim halves (a training
+        step's) only under tiered compilation (HLOJIT_TIERED=1, whose quick build they are, where tiering applies):
+        they run until the whole program, compiled in the background, replaces them through `on_upgrade`; where the
+        caller cannot swap, or the persistent cache has the whole program, it loads whole. Other halves compile where
+        tiering does not apply (where it does, its quick build goes first)."""
         split = halves.halves(program, work) if halves.enabled() else None
-        if split is None:
+        if split is None or split.interim != tiered.applies(program, self.target):
             return None
+        background = None
+        if split.interim:
+            if on_upgrade is None:
+                return None
+            whole_target, whole_driver, whole_race = self._plan(program, driver, work)
+            background = tiered.optimised_later(program, whole_target)
+            if background is None:
+                return None
         plans = [self._plan(part, driver, work_estimate(part)) for part in (split.first, split.second)]
         try:
             compiled = halves.compile_at_once(split, tuple(target for target, _, _ in plans))
         except CompileError:
             return None
-        return lambda: Chain(*[self._executable(part, c, d, race) for part, c, (_, d, race)
-                               in zip((split.first, split.second), compiled.parts, plans)],
-                             split.first_arguments, compiled)
+
+        def make():
+            chain = Chain(*[self._executable(part, c, d, race) for part, c, (_, d, race)
+                            in zip((split.first, split.second), compiled.parts, plans)],
+                          split.first_arguments, compiled)
+            if background is not None:     # started now: the halves had both cores to compile
+                make_whole = functools.partial(self._executable, program, driver=whole_driver, race=whole_race)
+                chain.pending = background
+                background.start(lambda optimised: _upgrade(chain, make_whole, optimised, on_upgrade))
+            return chain
+        return make
 
     def _plan(self, program: Program, driver: str | None, work: int) -> tuple[Target, str, bool]:
         """(target, driver, race) of a program: the driver given, or by its `work` (work_estimate), raced unless

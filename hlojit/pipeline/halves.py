@@ -6,8 +6,14 @@ one). Measured on ResNet-18 b8's training step (2,596 ops, 648 dispatches, 2 vCP
 11.6 s as two halves compiled in two workers at once (9.4 and 11.6 s each). The halves run one after the
 other: the values that cross the cut are the first half's results and the second half's last arguments, and
 stay on the device between them (no copy). The cut costs one more invocation per call, and what crosses it is
-written out and read back: so only programs whose calls take long and whose cut few bytes cross compile as
-halves (MIN_WORK, MAX_CROSSING_BYTES_PER_WORK: big forward passes, not training steps, whose activations cross).
+written out and read back: so only programs whose calls take long compile as halves (MIN_WORK), and where many
+bytes cross the cut (MAX_CROSSING_BYTES_PER_WORK: a training step, whose forward's activations cross to its
+backward) the halves are `interim`: under tiered compilation (HLOJIT_TIERED=1) they are the quick build that gives
+the first result while the whole program compiles in the background (pipeline/tiered.py) and replaces them;
+otherwise such a program compiles whole. Measured (ResNet-18 b8's training step, 2 vCPUs, 2026-12-06): first call
+12.8-14.2 s as halves against 17.0 whole, but on 2 cores the steps and the background compile slow each other
+(steps ~1.2 s, the whole build replacing the halves 33 s after the first call; niced, it did not arrive within 40
+steps), so 40 steps took 62 s from the first call against 51 compiled whole: not the default.
 
 `halves(program, work)` cuts @main's top-level ops where the ops' weight (`weight`) reaches FIRST_SHARE: the first
 half is @main's ops before the cut, returning every value the rest reads (the arguments it does not
@@ -47,7 +53,7 @@ MIN_WORK = 10**10
 # (best 998 against 925; local-task, interleaved, 2026-12-05 15:00; its first call 12.8-14.4 s against 16-21),
 # the transformer step (1.5e-2) 36.4-38.5 ms against 33.2-34.8, where ResNet-18's forward (one 3 MiB value: 2.1e-4
 # at b8) ran as fast and its first call took 2.2-2.6 s against 3.8-4.1 whole. So a training step, whose forward's
-# activations cross to its backward, compiles whole.
+# activations cross to its backward, compiles whole (its halves are interim: tiered compilation's quick build).
 MAX_CROSSING_BYTES_PER_WORK = 1e-3
 # Where the cut goes, as a share of the ops' weight (`weight`): half, where a convolution weighs CONVOLUTION_WEIGHT
 # ops, because its dispatches (im2col or IREE's own convolution, data-tiled) compile longer than others. Measured
@@ -82,11 +88,15 @@ class Halves:
     first: Program
     second: Program
     first_arguments: list[int]      # the program's argument indices the first half takes, in order
+    # Too many bytes cross the cut (a training step's activations): the whole program runs faster, so the halves
+    # run only until it has compiled in the background and replaces them (backends/iree.py).
+    interim: bool = False
 
 
 def halves(program: Program, work: int) -> Halves | None:
     """The program (`work`: backends/iree.py's work_estimate of it) as two halves, or None where it does too little
-    work, has too few ops or control flow, no cut leaves both halves work, or too many bytes would cross the cut."""
+    work, has too few ops or control flow, or no cut leaves both halves work; `interim` where too many bytes would
+    cross the cut."""
     every_op = [op.name for op in walk(_main(program.module))]
     if work < MIN_WORK or len(every_op) < MIN_OPS or any(name in CONTROL_FLOW for name in every_op):
         return None
@@ -95,8 +105,7 @@ def halves(program: Program, work: int) -> Halves | None:
     if cut is None:
         return None
     crossing = _crossing(ops, cut)
-    if sum(_bytes(ops[i].results[j].type) for i, j in crossing) > MAX_CROSSING_BYTES_PER_WORK * work:
-        return None
+    interim = sum(_bytes(ops[i].results[j].type) for i, j in crossing) > MAX_CROSSING_BYTES_PER_WORK * work
     first, second = _copy(program.module), _copy(program.module)
     with first.context, ir.Location.unknown():
         first_arguments = _first_half(_main(first), cut, crossing)
@@ -108,7 +117,7 @@ def halves(program: Program, work: int) -> Halves | None:
                 program.why),
         Program(second, list(program.inputs) + crossing_specs, list(program.outputs),
                 f"{program.name} (second half)", program.why, program.donated, dict(program.aliases)),
-        first_arguments)
+        first_arguments, interim)
 
 
 def _cut(ops: list) -> int | None:
@@ -209,6 +218,7 @@ class CompiledHalves:
     seconds: float
     dispatch_count: int | None
     cache_hit: bool
+    interim: bool = False     # run until the whole program replaces them (Halves.interim)
 
 
 def compile_at_once(split: Halves, targets: tuple) -> CompiledHalves:
@@ -239,4 +249,5 @@ def compile_at_once(split: Halves, targets: tuple) -> CompiledHalves:
             raise result
     counts = [c.dispatch_count for c in results]
     return CompiledHalves(tuple(results), results[1].target, max(c.seconds for c in results),
-                          None if None in counts else sum(counts), all(c.cache_hit for c in results))
+                          None if None in counts else sum(counts), all(c.cache_hit for c in results),
+                          split.interim)

@@ -9,7 +9,10 @@ could neither be waited for (tens of seconds) nor left running into the C++ runt
 
 The child runs `compile_program` itself (quirks, fallbacks, dispatch statistics: one way to compile), on the
 module's bytecode; this process stores its vmfb in the persistent cache, which only ever holds optimised
-builds (a quick build is never stored: a later process finds the optimised one, or builds quick again).
+builds (a quick build is never stored: a later process finds the optimised one, or builds quick again). The
+quick build of a big training step is its two halves compiled at once (pipeline/halves.py's interim halves:
+first call 12.8-14.2 s against 17.0 s for ResNet-18 b8's step, where its quick flags save nothing): each half is
+an ordinary program, cached as such.
 
     HLOJIT_TIERED=1     tier big programs (off by default, see below); 0: compile the optimised build at once
 
@@ -83,6 +86,16 @@ def first_build(program: Program, target: Target) -> tuple[Compiled, "Background
     return quick, background
 
 
+def optimised_later(program: Program, target: Target) -> "Background | None":
+    """The Background that will compile `program` for `target` while something else runs first (a big training
+    step's interim halves, pipeline/halves.py), or None where the persistent cache has that build already."""
+    program_sha = cache.program_hash(program)
+    entry_key = cache.key_of(program_sha, target)
+    if cache.enabled() and cache.read(entry_key, target, program_sha)[0] is not None:
+        return None
+    return Background(program, target, entry_key, program_sha)
+
+
 class Background:
     """The optimised build of one program, compiled in a child process by a daemon thread. `start(on_ready)`:
     `on_ready(compiled)` runs in that thread once the build is there (and stored in the persistent cache).
@@ -154,7 +167,7 @@ class Background:
             stored = cache.write(self._key, compiled, program_sha=self._sha,
                                  fell_back=compiled.target != self.target)
         cache.log_compile(self._program, compiled, f"optimised build, in the background ({stored}); replaces the "
-                                             "quick build")
+                                             "first build")
 
 
 def _start_child(request: str, reply: str):
