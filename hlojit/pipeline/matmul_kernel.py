@@ -12,8 +12,9 @@ registers through all of K: 162-176 GFLOP/s on products of 256 to 2048 on a side
 How: B (a product's right operand, a convolution's kernel as [taps x in-channels, out-channels]) is packed into
 panels of NR = 2 vectors of columns, [N/NR, K, NR] (pack_body's dispatch, or a StableHLO transpose where B is
 stored [N, K]); A is read where it is: a product's left operand of any rank contracted once (its free dimensions
-before and after the contracted one are the rows: autodiff's im2col kernel gradients are [taps, pixels,
-channels]), or a convolution's zero-padded channels-last input at each tap (an implicit GEMM: no im2col copy).
+before and after the contracted one are the rows), a convolution's zero-padded channels-last input at each tap (an
+implicit GEMM: no im2col copy), or autodiff's im2col patches of a kernel gradient ([taps, pixels, channels],
+contracted over the pixels) read from the padded input they were sliced from (PatchRows: never written out).
 A workgroup per block of rows x columns of the result walks its tiles, each written out once (rows past M not
 written, columns past N masked); K past K_BLOCK goes in blocks (a convolution's of whole taps), each block through
 every tile of the workgroup while its rows of A stay in L2, the tiles' sums kept in the result between blocks
