@@ -182,7 +182,8 @@ class PatchRows:
         q = self.patches
         _, _, width, channels = q["source_shape"]
         (y0, x0), (ry, rx), (_, kw) = q["first_tap"], q["tap_step"], q["window"]
-        lines = [f"%patch_channels = arith.constant {channels} : index", f"%patch_window_width = arith.constant {kw} : index",
+        lines = [f"%patch_channels = arith.constant {channels} : index",
+                 f"%patch_window_width = arith.constant {kw} : index",
                  f"%padded_width = arith.constant {width} : index", f"%first_tap_y = arith.constant {y0} : index",
                  f"%first_tap_x = arith.constant {x0} : index", f"%tap_ry = arith.constant {ry} : index",
                  f"%tap_rx = arith.constant {rx} : index"]
