@@ -311,8 +311,6 @@ func.func @arithmetic_complex() {
   check.expect_eq_const %r5, dense<[(-1.0, -2.0), (0.5, -0.25), (-3.0, 1.0), (-0.0, 2.0)]> : tensor<4xcomplex<f32>>
   %r6 = "stablehlo.divide"(%a0, %a1) : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
   check.expect_almost_eq_const %r6, dense<[(-1.2000000476837158, 1.600000023841858), (-0.0625, 0.1875), (-3.0, 1.0), (-1.0, -1.0)]> : tensor<4xcomplex<f32>> {tolerance = 1e-05 : f64}
-  %r7 = "stablehlo.power"(%a0, %a1) : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
-  check.expect_almost_eq_const %r7, dense<[(4.382565021514893, -1.1243975162506104), (-0.0007324910839088261, -0.0012803621357306838), (0.30000001192092896, 0.10000000149011612), (6.1474175453186035, -7.40081262588501)]> : tensor<4xcomplex<f32>> {tolerance = 1e-05 : f64}
   %r8 = "stablehlo.abs"(%a0) : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
   check.expect_almost_eq_const %r8, dense<[2.2360680103302, 0.55901700258255, 3.1622776985168457, 2.0]> : tensor<4xf32> {tolerance = 1e-05 : f64}
   %a9 = stablehlo.constant dense<[(1.0, 2.0), (-0.5, 0.25), (3.0, -1.0), (0.0, -2.0)]> : tensor<4xcomplex<f64>>
@@ -327,10 +325,20 @@ func.func @arithmetic_complex() {
   check.expect_eq_const %r14, dense<[(-1.0, -2.0), (0.5, -0.25), (-3.0, 1.0), (-0.0, 2.0)]> : tensor<4xcomplex<f64>>
   %r15 = "stablehlo.divide"(%a9, %a10) : (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>) -> tensor<4xcomplex<f64>>
   check.expect_almost_eq_const %r15, dense<[(-1.2, 1.6), (-0.0625, 0.1875), (-3.0, 1.0), (-1.0, -1.0)]> : tensor<4xcomplex<f64>> {tolerance = 1e-12 : f64}
-  %r16 = "stablehlo.power"(%a9, %a10) : (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>) -> tensor<4xcomplex<f64>>
-  check.expect_almost_eq_const %r16, dense<[(4.382565059863358, -1.1243974773611554), (-0.000732491068154499, -0.0012803621428321157), (0.3, 0.09999999999999999), (6.1474175340389845, -7.4008126711400495)]> : tensor<4xcomplex<f64>> {tolerance = 1e-12 : f64}
   %r17 = "stablehlo.abs"(%a9) : (tensor<4xcomplex<f64>>) -> tensor<4xf64>
   check.expect_almost_eq_const %r17, dense<[2.23606797749979, 0.5590169943749475, 3.1622776601683795, 2.0]> : tensor<4xf64> {tolerance = 1e-12 : f64}
+  func.return
+}
+
+func.func @power_complex() {
+  %a0 = stablehlo.constant dense<[(1.0, 2.0), (-0.5, 0.25), (3.0, -1.0), (0.0, -2.0)]> : tensor<4xcomplex<f32>>
+  %a1 = stablehlo.constant dense<[(0.5, -1.0), (2.0, 2.0), (-1.0, 0.0), (1.0, 1.0)]> : tensor<4xcomplex<f32>>
+  %r7 = "stablehlo.power"(%a0, %a1) : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  check.expect_almost_eq_const %r7, dense<[(4.382565021514893, -1.1243975162506104), (-0.0007324910839088261, -0.0012803621357306838), (0.30000001192092896, 0.10000000149011612), (6.1474175453186035, -7.40081262588501)]> : tensor<4xcomplex<f32>> {tolerance = 1e-05 : f64}
+  %a9 = stablehlo.constant dense<[(1.0, 2.0), (-0.5, 0.25), (3.0, -1.0), (0.0, -2.0)]> : tensor<4xcomplex<f64>>
+  %a10 = stablehlo.constant dense<[(0.5, -1.0), (2.0, 2.0), (-1.0, 0.0), (1.0, 1.0)]> : tensor<4xcomplex<f64>>
+  %r16 = "stablehlo.power"(%a9, %a10) : (tensor<4xcomplex<f64>>, tensor<4xcomplex<f64>>) -> tensor<4xcomplex<f64>>
+  check.expect_almost_eq_const %r16, dense<[(4.382565059863358, -1.1243974773611554), (-0.000732491068154499, -0.0012803621428321157), (0.3, 0.09999999999999999), (6.1474175340389845, -7.4008126711400495)]> : tensor<4xcomplex<f64>> {tolerance = 1e-12 : f64}
   func.return
 }
 
