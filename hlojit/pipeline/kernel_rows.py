@@ -82,6 +82,7 @@ class ConvolutionRows:
                 "%k_tap = arith.muli %tap, %channels : index"]
         for r in range(plan.mr):
             body += [f"%iy{r} = arith.addi %y{r}, %dy : index", f"%ix{r} = arith.addi %x{r}, %dx : index"]
+
         def inner(accumulators):
             return _k_loops(plan, "%k_tap", "%c0", "%channels", accumulators, self.load, "channel",
                             CONVOLUTION_UNROLL)
@@ -92,7 +93,7 @@ class ConvolutionRows:
 
 
 class PatchRows:
-    """autodiff's im2col patches [taps, pixels, channels] (_patches) read from the padded channels-last input they
+    """autodiff's im2col patches [taps, pixels, channels] (matmul_kernel._patches) read from the padded channels-last input they
     were sliced from, flattened: row p of the result is (tap p / channels, channel p % channels), its k an output
     pixel (batch, y, x in order), taken a line of output pixels at a time (so k goes in blocks of whole lines)."""
 
@@ -145,6 +146,7 @@ class PatchRows:
                 "%line_at = arith.addi %line_image_at, %line_y_at : index",
                 "%k_line = arith.muli %line, %out_width : index"]
         body += [f"%base{r} = arith.addi %line_at, %offset{r} : index" for r in range(plan.mr)]
+
         def inner(accumulators):
             return _k_loops(plan, "%k_line", "%c0", "%out_width", accumulators, self.load, "pixel", PRODUCT_UNROLL)
         return _tile_loop(plan, "line", "%line_start", "%line_stop", initial, head, body, inner)
