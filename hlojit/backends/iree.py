@@ -428,9 +428,9 @@ class Chain:
 
     @property
     def tier(self) -> str:
-        """"quick" for interim halves, the first build of tiered compilation (pipeline/halves.py), else
-        "optimised"."""
-        return "quick" if self.compiled.interim else "optimised"
+        """"quick" for interim halves, the first build of tiered compilation (pipeline/halves.py): those wait for
+        the whole program's build (`pending`); else "optimised"."""
+        return "quick" if self.pending is not None else "optimised"
 
     def __call__(self, leaves) -> list[Array]:
         return self.call(leaves)

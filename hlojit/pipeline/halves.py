@@ -218,7 +218,6 @@ class CompiledHalves:
     seconds: float
     dispatch_count: int | None
     cache_hit: bool
-    interim: bool = False     # run until the whole program replaces them (Halves.interim)
 
 
 def compile_at_once(split: Halves, targets: tuple) -> CompiledHalves:
@@ -249,5 +248,4 @@ def compile_at_once(split: Halves, targets: tuple) -> CompiledHalves:
             raise result
     counts = [c.dispatch_count for c in results]
     return CompiledHalves(tuple(results), results[1].target, max(c.seconds for c in results),
-                          None if None in counts else sum(counts), all(c.cache_hit for c in results),
-                          split.interim)
+                          None if None in counts else sum(counts), all(c.cache_hit for c in results))
