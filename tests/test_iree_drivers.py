@@ -84,6 +84,26 @@ def test_a_drivers_first_call_and_a_call_after_a_switch_are_not_counted():
     assert race.chosen == "local-task"
 
 
+def test_a_probe_that_wins_switches_however_slow_its_drivers_old_calls_were():
+    """The warm-up's first calls of local-task (cold buffers, each after a switch) took 10-16 ms on the MLP Adam
+    step, local-sync 8; afterwards local-task's probes ran 5.2-5.8 ms, and the window kept from the warm-up
+    outvoted them for a hundred calls (2026-12-06). A probe's counted call is now its driver's whole window."""
+    race = DriverRace(("local-task", "local-sync"), first="local-task")
+    seconds = {"local-task": 0.014, "local-sync": 0.008}
+    for _ in range(WARM_UP_CALLS):
+        driver = race.next()
+        race.record(driver, seconds[driver])
+    assert race.chosen == "local-sync"
+    seconds["local-task"] = 0.005   # warm now
+    picks = []
+    for _ in range(PROBE_EVERY + PROBE_CALLS + 4):
+        driver = race.next()
+        picks.append(driver)
+        race.record(driver, seconds[driver])
+    assert _runs(picks, "local-task")[0][0] <= PROBE_EVERY + 1 and race.chosen == "local-task"
+    assert picks[-4:] == ["local-task"] * 4
+
+
 def test_the_typical_time_is_a_mean_that_one_slow_call_does_not_decide():
     assert typical([0.005]) == 0.005 and typical([0.004, 0.006]) == pytest.approx(0.005)
     assert typical([0.005, 0.005, 0.5]) == pytest.approx(0.005)           # one preempted call
