@@ -1,0 +1,123 @@
+"""pipeline/softmax_kernel.py: f32 softmax over the last axis as one hand-written llvm-cpu dispatch, against numpy
+(the pattern's own arithmetic in f64) and the reference backend, for traced programs and JAX-style modules."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from iree.compiler import ir
+
+import hlojit as hj
+from hlojit import nn
+from hlojit.pipeline import quirks, softmax_kernel, targets
+
+
+@pytest.fixture
+def every_softmax(monkeypatch):
+    """iree:cpu with every softmax claimed however small, rows spread over several workgroups (compiled in this
+    process, where the bounds are patched; nothing cached)."""
+    monkeypatch.setattr(softmax_kernel, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(softmax_kernel, "ROW_ELEMENTS", 64)
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")
+    monkeypatch.setenv("HLOJIT_CACHE", "0")
+
+
+def rewritten(module_text: str) -> tuple[dict, str]:
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(module_text)
+        counts = quirks.apply(module, targets.cpu())
+        return counts, str(module)
+
+
+def softmax64(x):
+    """exp(x - max) / sum(exp(x - max)) in f64: the StableHLO's meaning, NaN where it gives NaN."""
+    x = x.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+# row lengths: below one vector, one and a tail, several, longer than a workgroup's share; rows not a multiple
+# of a workgroup's
+SHAPES = [(5, 1), (9, 7), (3, 16), (4, 5, 33), (2, 3, 128), (7, 1000)]
+
+
+def test_softmaxes_agree_with_numpy_on_every_row_length(every_softmax):
+    rng = np.random.default_rng(0)
+    xs = [(rng.standard_normal(s) * 4).astype(np.float32) for s in SHAPES]
+    fn = hj.jit(lambda *xs: tuple(nn.softmax(x, axis=-1) for x in xs), backend="iree:cpu")
+    counts, text = rewritten(str(fn.lower(*xs).program.module))
+    assert counts["softmaxes_by_kernel"] == len(SHAPES) and "stablehlo.exponential" not in text
+    for got, x in zip(fn(*xs), xs):
+        np.testing.assert_allclose(np.asarray(got), softmax64(x), rtol=2e-6, atol=1e-9)
+
+
+def test_special_values_stay_in_their_rows(every_softmax):
+    """+inf in a row makes it NaN (inf - inf), a row of -inf is NaN (-inf - -inf), NaN spreads over its row only,
+    -inf among finite values is 0, and huge values are shifted away before exp."""
+    x = np.random.default_rng(1).standard_normal((6, 37)).astype(np.float32)
+    x[0, 3] = np.inf
+    x[1, :] = -np.inf
+    x[2, 30] = np.nan
+    x[3, 0] = -np.inf
+    x[4, :4] = [3e38, -3e38, 1e30, 0]
+    got = np.asarray(hj.jit(lambda x: nn.softmax(x, axis=-1), backend="iree:cpu")(x))
+    want = softmax64(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got[:3]).all() and not np.isnan(got[3:]).any() and got[3, 0] == 0 and got[4, 0] == 1
+    np.testing.assert_allclose(got[3:], want[3:], rtol=2e-6, atol=1e-9)
+
+
+JAX_STYLE = """
+func.func @main(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1]
+       : (tensor<64x128xf32>, tensor<f32>) -> tensor<64xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<64xf32>) -> tensor<64x128xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<64x128xf32>
+  %e = stablehlo.exponential %d : tensor<64x128xf32>
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1]
+       : (tensor<64x128xf32>, tensor<f32>) -> tensor<64xf32>
+  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<64xf32>) -> tensor<64x128xf32>
+  %y = stablehlo.divide %e, %sb : tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}"""
+
+
+def test_a_jax_style_softmax_from_mlir_is_claimed_and_agrees_with_the_reference():
+    """jax.nn.softmax's export broadcasts the reduced rows straight back (no reshape to [.., 1]); the rewrite
+    runs on from_mlir modules as on traced ones. The maximum's and the sum's ops are gone."""
+    counts, text = rewritten(JAX_STYLE)
+    assert counts["softmaxes_by_kernel"] == 1
+    assert "flow.dispatch @hlojit_softmax_kernel_64x128" in text
+    assert all(name not in text for name in ("stablehlo.exponential", "stablehlo.reduce", "stablehlo.divide"))
+    x = (np.random.default_rng(2).standard_normal((64, 128)) * 10).astype(np.float32)
+    got = np.asarray(hj.from_mlir(JAX_STYLE, backend="iree:cpu")(x))
+    np.testing.assert_allclose(got, np.asarray(hj.from_mlir(JAX_STYLE, backend="reference")(x)), rtol=2e-6, atol=1e-9)
+
+
+def test_what_the_kernel_leaves_to_iree():
+    """Another axis, f64, a short softmax, a sum by another init, a max over two axes; and where the exponentials
+    are used again the kernel still runs but they stay (and the kernel is the cpu target's alone)."""
+    big = np.ones((64, 128), np.float32)
+    cases = [(lambda x: nn.softmax(x, axis=0), big), (lambda x: nn.softmax(x, axis=-1), big.astype(np.float64)),
+             (lambda x: nn.softmax(x, axis=-1), np.ones((4, 16), np.float32))]
+    for fn, x in cases:
+        counts, _ = rewritten(str(hj.jit(fn).lower(x).program.module))
+        assert "softmaxes_by_kernel" not in counts, fn
+    assert "softmaxes_by_kernel" not in rewritten(JAX_STYLE.replace("dense<0.0>", "dense<1.0>"))[0]
+    shared = JAX_STYLE.replace("return %y : tensor<64x128xf32>", "%z = stablehlo.add %y, %e : tensor<64x128xf32>\n"
+                               "  return %z : tensor<64x128xf32>")
+    counts, text = rewritten(shared)
+    assert counts["softmaxes_by_kernel"] == 1 and text.count("stablehlo.exponential") == 1
+    assert softmax_kernel.softmaxes_by_kernel not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]
+
+
+def test_the_workgroups_cover_every_row_once():
+    """A block of rows a workgroup: about ROW_ELEMENTS, at least MIN_WORKGROUPS of them, at most MAX_WORKGROUPS."""
+    for rows, length in [(4096, 128), (3, 1000), (10**6, 1), (10**7, 4), (1, 16384)]:
+        per = softmax_kernel._rows_per_workgroup(rows, length)
+        workgroups = -(-rows // per)
+        assert workgroups <= softmax_kernel.MAX_WORKGROUPS and (workgroups - 1) * per < rows <= workgroups * per
+        assert workgroups >= min(rows, softmax_kernel.MIN_WORKGROUPS) or per * length <= softmax_kernel.ROW_ELEMENTS
