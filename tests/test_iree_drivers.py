@@ -220,6 +220,25 @@ def test_local_task_functions_take_fences_and_their_calls_wait_for_them():
     np.testing.assert_array_equal(np.asarray(z), np.full(BIG, 31.0, np.float32))
 
 
+def test_a_fenced_call_sleeps_through_most_of_its_wait_and_forgets_a_long_one():
+    """The pace (iree.PACE of the quickest recent waits after `invoke` returned) is slept in one go before the
+    polling: set far too long, one call sleeps it (its result still final), and the calls after shrink it by
+    PACE a call to about the work's own time."""
+    x = np.linspace(-2, 2, BIG, dtype=np.float32)
+    f = hj.jit(lambda x: ops.exp(x) * 2.0, driver="local-task")
+    pace = f.compile(x).call_single.__globals__["pace"]   # a function of one result returns it alone
+    for _ in range(3):
+        f(x)
+    assert 0 <= pace[0] < 0.05
+    pace[0] = 0.05
+    start = time.perf_counter()
+    np.testing.assert_allclose(np.asarray(f(x)), np.exp(x) * 2, rtol=1e-6)
+    assert time.perf_counter() - start >= 0.05 and iree.PACE * 0.05 <= pace[0] <= iree.PACE_GROWTH * 0.05
+    for _ in range(20):
+        f(x)
+    assert pace[0] < iree.PACE * 0.05 * iree.PACE ** 5
+
+
 def test_a_pinned_driver_is_not_raced():
     x = np.ones(BIG, np.float32)
     pinned = hj.jit(lambda x: x + 1.0, driver="local-task")

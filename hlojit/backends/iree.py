@@ -11,7 +11,8 @@ call (iree_drivers.py). `hj.jit(f, driver=...)` pins a driver; local-task's thre
 
 Calls are synchronous. What runs on local-task is compiled with `--iree-execution-model=async-external`
 (FENCED_FLAGS): its functions take wait/signal fences, `invoke` returns once the work is queued, and the call
-polls the signal fence (POLL_SECONDS between looks) before it returns. Why: IREE 3.13's own wait keeps the
+sleeps through most of the wait its recent calls had (PACE), then polls the signal fence (POLL_SECONDS between
+looks) before it returns. Why: IREE 3.13's own wait keeps the
 calling thread busy, 2.0-2.8 ms of CPU per MLP 784-512-512-10 forward (b256) beside the workers' ~4, which on a
 shared VM takes a core's share from the workers; polled, that forward ran 4.26 ms a call against 6.72 at load
 ~12 (0.68x -> 1.07x JAX), its fastest calls unchanged (docs/speed_history.md). Executables tell the ABI from the
@@ -54,6 +55,12 @@ SMALL_WORK = 1 << 19
 # on the MLP forward at load ~12 (4.26 ms a call; every 20 us: 4.89, the wake-ups cost more than they save)
 FENCED_FLAGS = ("--iree-execution-model=async-external",)
 POLL_SECONDS = 1e-4
+# ... after first sleeping PACE of the time this executable's calls take (`pace`: the quickest recent, allowed to
+# grow by PACE_GROWTH a call): a transformer block's forward (~9 ms on local-task) polled every 100 us from its
+# start woke its thread ~70 times a call, each waking taking a core from a worker: 10.2-10.5 ms a call and 19 ms
+# of CPU, against 9.0-9.2 ms and 17 with IREE's own wait (idle 2-vCPU Xeon, 2026-12-06)
+PACE = 0.8
+PACE_GROWTH = 1.1
 
 _ELEMENT_TYPES = {
     np.dtype(np.bool_): rt.HalElementType.BOOL_8,
@@ -243,6 +250,7 @@ class Executable:
             "check_donations": check_donations, "donated": self.donated,
             "same_buffer": _same_buffer, "shared": _mark_shared,
             "no_wait": rt.HalFence(1).ref, "fence_at": rt.HalFence.create_at, "sleep": time.sleep,
+            "clock": time.perf_counter, "pace": [0.0], "PACE": PACE, "GROWTH": PACE_GROWTH,
             "poll_seconds": POLL_SECONDS, "timeline": [dev.create_semaphore(0), 0] if self._fenced else None,
             "renew": _renew_timeline,
         }
@@ -288,14 +296,24 @@ class Executable:
 
     def _run_lines(self) -> list[str]:
         """The invocation. A fenced call returns once its signal fence is reached: looked at at once (local-sync ran
-        the work inline), then every POLL_SECONDS (IREE's own wait would keep this thread busy). A failure raises
-        from `invoke` or `wait` and leaves the semaphore failed for good: the next call gets a new one."""
+        the work inline), then after sleeping `pace[0]`, then every POLL_SECONDS (IREE's own wait would keep this
+        thread busy). The pace is PACE of the time from `invoke`'s return to the signal, of the quickest recent
+        calls: each call sets it to PACE of its own wait, at most PACE_GROWTH times the last (a first call's slow
+        wait is forgotten in a few calls, a slower machine followed within a few). From invoke's return, not its
+        start: a function that awaits its own work midway (the MLP Adam step's three command buffers: `invoke`
+        returns after 4.2 of its 4.4 ms) has little left to wait for. A failure raises from `invoke` or `wait` and
+        leaves the semaphore failed for good: the next call gets a new one."""
         if not self._fenced:
             return ["invoke(function, args, results)"]
         return ["try:",
                 "    invoke(function, args, results)",
-                "    while not signal.wait(timeout=0):",
-                "        sleep(poll_seconds)",
+                "    if not signal.wait(timeout=0):",
+                "        queued = clock()",
+                "        sleep(pace[0])",
+                "        while not signal.wait(timeout=0):",
+                "            sleep(poll_seconds)",
+                "        took = PACE * (clock() - queued)",
+                "        pace[0] = min(took, GROWTH * pace[0]) if pace[0] else took",
                 "except BaseException:",
                 "    renew(timeline, device)",
                 "    raise"]
