@@ -9,7 +9,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import nn, ops
-from hlojit.pipeline import compile_rewrites, layout, matmul_kernel, quirks, softmax_kernel
+from hlojit.pipeline import compile_rewrites, layout, matmul_kernel, normalization_kernels, quirks
 
 from conftest import assert_close
 
@@ -72,7 +72,8 @@ def test_only_llvm_cpu_gets_the_layout():
     cpu = quirks.QUIRKS["cpu"]
     # Speed rewrites run last but for the matmul operands' barriers, which must see the graph they leave.
     speed_then_tiling = [layout.channels_last, quirks.requested_winograd, matmul_kernel.matmuls_by_kernel,
-                         softmax_kernel.softmaxes_by_kernel, *compile_rewrites.CPU_AFTER_PAIRS, *compile_rewrites.CPU_DATA_TILING]
+                         normalization_kernels.softmaxes_by_kernel, normalization_kernels.layer_norms_by_kernel,
+                         *compile_rewrites.CPU_AFTER_PAIRS, *compile_rewrites.CPU_DATA_TILING]
     assert cpu[-len(speed_then_tiling):] == speed_then_tiling   # the tiling list's length is its own
     for name in ("vmvx", "cuda"):
         assert layout.channels_last not in quirks.QUIRKS[name]

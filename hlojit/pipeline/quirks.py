@@ -12,7 +12,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
-               scatter_rewrites, softmax_kernel, sort_networks, sort_rewrites, vmvx_rewrites)
+               normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
@@ -192,8 +192,8 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # quadratic in the length); then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
 # one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it; then the
-# hand-written products and convolutions of the matmul-kernels flag sets, and softmaxes on every flag set:
-# matmul_kernel.py, softmax_kernel.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
+# hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
+# matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
 # flag set, then the data-tiled builds' slices, bools and updates).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix). llvm-cpu and vmvx expand CHLO first (legalize.py), so the ops of
@@ -217,7 +217,8 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                  + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
                                                                 complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd,
-              matmul_kernel.matmuls_by_kernel, softmax_kernel.softmaxes_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
+              matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
+              normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
                   + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 

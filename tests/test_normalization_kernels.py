@@ -1,5 +1,6 @@
-"""pipeline/softmax_kernel.py: f32 softmax over the last axis as one hand-written llvm-cpu dispatch, against numpy
-(the pattern's own arithmetic in f64) and the reference backend, for traced programs and JAX-style modules."""
+"""pipeline/normalization_kernels.py: f32 softmax and layer norm over the last axis as hand-written llvm-cpu dispatches,
+against numpy (the pattern's own arithmetic in f64) and the reference backend, for traced programs and JAX-style
+modules."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,15 +9,15 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import nn
-from hlojit.pipeline import quirks, softmax_kernel, targets
+from hlojit.pipeline import normalization_kernels, quirks, targets
 
 
 @pytest.fixture
-def every_softmax(monkeypatch):
-    """iree:cpu with every softmax claimed however small, rows spread over several workgroups (compiled in this
+def every_row(monkeypatch):
+    """iree:cpu with every softmax and layer norm claimed however small, rows spread over several workgroups (compiled in this
     process, where the bounds are patched; nothing cached)."""
-    monkeypatch.setattr(softmax_kernel, "MIN_ELEMENTS", 1)
-    monkeypatch.setattr(softmax_kernel, "ROW_ELEMENTS", 64)
+    monkeypatch.setattr(normalization_kernels, "MIN_ELEMENTS", 1)
+    monkeypatch.setattr(normalization_kernels, "ROW_ELEMENTS", 64)
     monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")
     monkeypatch.setenv("HLOJIT_CACHE", "0")
 
@@ -42,7 +43,7 @@ def softmax64(x):
 SHAPES = [(5, 1), (9, 7), (3, 16), (4, 5, 33), (2, 3, 128), (7, 1000)]
 
 
-def test_softmaxes_agree_with_numpy_on_every_row_length(every_softmax):
+def test_softmaxes_agree_with_numpy_on_every_row_length(every_row):
     rng = np.random.default_rng(0)
     xs = [(rng.standard_normal(s) * 4).astype(np.float32) for s in SHAPES]
     fn = hj.jit(lambda *xs: tuple(nn.softmax(x, axis=-1) for x in xs), backend="iree:cpu")
@@ -52,7 +53,7 @@ def test_softmaxes_agree_with_numpy_on_every_row_length(every_softmax):
         np.testing.assert_allclose(np.asarray(got), softmax64(x), rtol=2e-6, atol=1e-9)
 
 
-def test_special_values_stay_in_their_rows(every_softmax):
+def test_special_values_stay_in_their_rows(every_row):
     """+inf in a row makes it NaN (inf - inf), a row of -inf is NaN (-inf - -inf), NaN spreads over its row only,
     -inf among finite values is 0, and huge values are shifted away before exp."""
     x = np.random.default_rng(1).standard_normal((6, 37)).astype(np.float32)
@@ -111,13 +112,78 @@ def test_what_the_kernel_leaves_to_iree():
                                "  return %z : tensor<64x128xf32>")
     counts, text = rewritten(shared)
     assert counts["softmaxes_by_kernel"] == 1 and text.count("stablehlo.exponential") == 1
-    assert softmax_kernel.softmaxes_by_kernel not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]
+    for rewrite in (normalization_kernels.softmaxes_by_kernel, normalization_kernels.layer_norms_by_kernel):
+        assert rewrite not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]
 
 
 def test_the_workgroups_cover_every_row_once():
     """A block of rows a workgroup: about ROW_ELEMENTS, at least MIN_WORKGROUPS of them, at most MAX_WORKGROUPS."""
     for rows, length in [(4096, 128), (3, 1000), (10**6, 1), (10**7, 4), (1, 16384)]:
-        per = softmax_kernel._rows_per_workgroup(rows, length)
+        per = normalization_kernels._rows_per_workgroup(rows, length)
         workgroups = -(-rows // per)
-        assert workgroups <= softmax_kernel.MAX_WORKGROUPS and (workgroups - 1) * per < rows <= workgroups * per
-        assert workgroups >= min(rows, softmax_kernel.MIN_WORKGROUPS) or per * length <= softmax_kernel.ROW_ELEMENTS
+        assert workgroups <= normalization_kernels.MAX_WORKGROUPS and (workgroups - 1) * per < rows <= workgroups * per
+        assert workgroups >= min(rows, normalization_kernels.MIN_WORKGROUPS) or per * length <= normalization_kernels.ROW_ELEMENTS
+
+
+def layer_norm64(x, scale=None, offset=None, eps=1e-5):
+    """(x - mean) / sqrt(mean((x - mean)²) + eps) [* scale] [+ offset] in f64, eps as the f32 the module holds."""
+    x = x.astype(np.float64)
+    centred = x - x.mean(axis=-1, keepdims=True)
+    y = centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + float(np.float32(eps)))
+    return y * (1 if scale is None else scale) + (0 if offset is None else offset)
+
+
+def test_layer_norms_agree_with_numpy_with_and_without_scale_and_offset(every_row):
+    """Each form (scale and offset, neither, one of them, another eps) over every row length, one program."""
+    rng = np.random.default_rng(3)
+    cases = []
+    for shape in SHAPES:
+        x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+        scale, offset = (rng.standard_normal(shape[-1]).astype(np.float32) for _ in range(2))
+        cases += [(x, scale, offset, 1e-5), (x, None, None, 1e-5), (x, scale, None, 1e-5), (x, None, offset, 1e-3)]
+    forms = [(s is not None, o is not None, eps) for _, s, o, eps in cases]
+    arrays = [a for x, s, o, _ in cases for a in (x, s, o) if a is not None]
+
+    def norms(*arrays):
+        it, out = iter(arrays), []
+        for has_scale, has_offset, eps in forms:
+            x = next(it)
+            out.append(nn.layer_norm(x, next(it) if has_scale else None, next(it) if has_offset else None, eps=eps))
+        return tuple(out)
+    fn = hj.jit(norms, backend="iree:cpu")
+    counts, text = rewritten(str(fn.lower(*arrays).program.module))
+    assert counts["layer_norms_by_kernel"] == len(cases)
+    assert "stablehlo.rsqrt" not in text and "stablehlo.reduce" not in text
+    for got, (x, scale, offset, eps) in zip(fn(*arrays), cases):
+        np.testing.assert_allclose(np.asarray(got), layer_norm64(x, scale, offset, eps), rtol=1e-5, atol=2e-6)
+
+
+def test_layer_norm_special_values_stay_in_their_rows(every_row):
+    """inf or NaN in a row makes that row NaN; a constant row is 0 (then the offset); huge values are centred
+    before they are squared."""
+    x = np.random.default_rng(4).standard_normal((5, 40)).astype(np.float32)
+    x[0, 3], x[1, 7], x[2] = np.inf, np.nan, 7.0
+    x[3] = x[3] * 1e3 + 1e4
+    offset = np.linspace(-1, 1, 40, dtype=np.float32)
+    got = np.asarray(hj.jit(lambda x, o: nn.layer_norm(x, None, o), backend="iree:cpu")(x, offset))
+    assert np.isnan(got[:2]).all() and not np.isnan(got[2:]).any()
+    np.testing.assert_array_equal(got[2], offset)
+    np.testing.assert_allclose(got[3:], layer_norm64(x[3:], None, offset), rtol=1e-5, atol=2e-6)
+
+
+def test_a_layer_norm_whose_parts_are_used_again_keeps_them():
+    """The centred values feeding another op stay (the kernel still runs); a scale multiplied in before the
+    normalising multiply, a mean over another axis, or a variance divided by n - 1 is not a layer norm here."""
+    def shared(x):
+        centred = x - x.mean(axis=-1, keepdims=True)
+        y = centred * hj.ops.rsqrt((centred * centred).mean(axis=-1, keepdims=True) + 1e-5)
+        return y, centred * 2.0
+    x = np.ones((64, 128), np.float32)
+    counts, text = rewritten(str(hj.jit(shared).lower(x).program.module))
+    assert counts["layer_norms_by_kernel"] == 1 and "stablehlo.subtract" in text
+
+    def unbiased(x):
+        centred = x - x.mean(axis=-1, keepdims=True)
+        return centred * hj.ops.rsqrt((centred * centred).sum(axis=-1, keepdims=True) / 127.0 + 1e-5)
+    for fn in (unbiased, lambda x: nn.layer_norm(x, axis=0)):
+        assert "layer_norms_by_kernel" not in rewritten(str(hj.jit(fn).lower(x).program.module))[0]
