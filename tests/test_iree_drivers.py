@@ -220,23 +220,22 @@ def test_local_task_functions_take_fences_and_their_calls_wait_for_them():
     np.testing.assert_array_equal(np.asarray(z), np.full(BIG, 31.0, np.float32))
 
 
-def test_a_fenced_call_sleeps_through_most_of_its_wait_and_forgets_a_long_one():
-    """The pace (iree.PACE of the quickest recent waits after `invoke` returned) is slept in one go before the
-    polling: set far too long, one call sleeps it (its result still final), and the calls after shrink it by
-    PACE a call to about the work's own time."""
+def test_a_fenced_call_sleeps_through_most_of_its_wait_and_halves_a_pace_too_long():
+    """The pace (iree.PACE of the recent waits after `invoke` returned) is slept in one go before the polling, not
+    taken from a first call; set far too long, a call that waits sleeps it (its result still final) and halves it."""
     x = np.linspace(-2, 2, BIG, dtype=np.float32)
     f = hj.jit(lambda x: ops.exp(x) * 2.0, driver="local-task")
     pace = f.compile(x).call_single.__globals__["pace"]   # a function of one result returns it alone
+    f(x)
+    assert pace[0] == 0.0    # not from the first call: it loads the executable
     for _ in range(3):
         f(x)
     assert 0 <= pace[0] < 0.05
     pace[0] = 0.05
     start = time.perf_counter()
     np.testing.assert_allclose(np.asarray(f(x)), np.exp(x) * 2, rtol=1e-6)
-    assert time.perf_counter() - start >= 0.05 and iree.PACE * 0.05 <= pace[0] <= iree.PACE_GROWTH * 0.05
-    for _ in range(20):
-        f(x)
-    assert pace[0] < iree.PACE * 0.05 * iree.PACE ** 5
+    slept = time.perf_counter() - start > 0.04   # else its work was done as invoke returned: nothing to wait for
+    assert pace[0] == (0.025 if slept else 0.05)   # its ~1 ms of work done within the pace: halved
 
 
 def test_a_pinned_driver_is_not_raced():

@@ -250,7 +250,7 @@ class Executable:
             "check_donations": check_donations, "donated": self.donated,
             "same_buffer": _same_buffer, "shared": _mark_shared,
             "no_wait": rt.HalFence(1).ref, "fence_at": rt.HalFence.create_at, "sleep": time.sleep,
-            "clock": time.perf_counter, "pace": [0.0], "PACE": PACE, "GROWTH": PACE_GROWTH,
+            "clock": time.perf_counter, "pace": [0.0, False], "PACE": PACE, "GROWTH": PACE_GROWTH,
             "poll_seconds": POLL_SECONDS, "timeline": [dev.create_semaphore(0), 0] if self._fenced else None,
             "renew": _renew_timeline,
         }
@@ -297,9 +297,12 @@ class Executable:
     def _run_lines(self) -> list[str]:
         """The invocation. A fenced call returns once its signal fence is reached: looked at at once (local-sync ran
         the work inline), then after sleeping `pace[0]`, then every POLL_SECONDS (IREE's own wait would keep this
-        thread busy). The pace is PACE of the time from `invoke`'s return to the signal, of the quickest recent
-        calls: each call sets it to PACE of its own wait, at most PACE_GROWTH times the last (a first call's slow
-        wait is forgotten in a few calls, a slower machine followed within a few). From invoke's return, not its
+        thread busy). The pace is PACE of the time from `invoke`'s return to the signal: a call that had to poll
+        after its pace sets it to PACE of its own wait, at most PACE_GROWTH times the last (a slower machine is
+        followed within a few calls); one whose work was done by the end of its pace (it slept too long, by how
+        much unknown) halves it. Not from a first call (it loads the executable and touches fresh memory: as slow
+        as several later calls, and a pace from it made the next calls sleep for it, shrinking by PACE a call: the
+        test suite, whose functions run a few calls each, took 1081 s against 851). From invoke's return, not its
         start: a function that awaits its own work midway (the MLP Adam step's three command buffers: `invoke`
         returns after 4.2 of its 4.4 ms) has little left to wait for. A failure raises from `invoke` or `wait` and
         leaves the semaphore failed for good: the next call gets a new one."""
@@ -310,10 +313,16 @@ class Executable:
                 "    if not signal.wait(timeout=0):",
                 "        queued = clock()",
                 "        sleep(pace[0])",
-                "        while not signal.wait(timeout=0):",
+                "        overslept = signal.wait(timeout=0)",
+                "        while not overslept and not signal.wait(timeout=0):",
                 "            sleep(poll_seconds)",
                 "        took = PACE * (clock() - queued)",
-                "        pace[0] = min(took, GROWTH * pace[0]) if pace[0] else took",
+                "        if not pace[1]:",
+                "            pace[1] = True",
+                "        elif overslept:",
+                "            pace[0] *= 0.5",
+                "        else:",
+                "            pace[0] = min(took, GROWTH * pace[0]) if pace[0] else took",
                 "except BaseException:",
                 "    renew(timeline, device)",
                 "    raise"]
