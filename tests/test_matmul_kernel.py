@@ -224,3 +224,54 @@ def test_the_tile_of_cpus_without_avx512(kernels_everywhere, monkeypatch):
     want = hj.jit(fn, backend="reference")(a, b, x, w)
     for g, w_ in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w_), rtol=1e-5, atol=1e-4)
+
+
+def test_the_elementwise_chain_after_a_kernel_runs_in_its_tile(kernels_everywhere, monkeypatch):
+    """kernel_epilogues.py: a dense layer's bias and ReLU, a residual added (through a reshape of the product), a
+    scale and a subtracted bias, the chain in the last of several blocks of k; each against the reference backend,
+    and nothing of the chain left outside the kernel."""
+    monkeypatch.setattr(matmul_kernel, "K_BLOCK", 16)
+    rng = np.random.default_rng(7)
+
+    def normal(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+    x, w, b, r = normal(33, 40), normal(40, 70), normal(70), normal(33, 70)
+    x3, r3 = normal(4, 30, 40), normal(4, 30, 70)
+    cases = [(lambda x, w, b: ops.relu(x @ w + b), (x, w, b)),
+             (lambda x, w, b, r: r + (x @ w + b), (x, w, b, r)),
+             (lambda x, w, b: (x @ w) * 0.5 - b, (x, w, b)),
+             (lambda x, w, b, r: r + hj.nn.dense(x, w, b), (x3, w, b, r3))]
+    for fn, args in cases:
+        counts, text = rewritten(fn, *args)
+        main = text[text.index("func.func @main"):]
+        assert counts["matmuls_by_kernel"] == 1 and not re.search(r"stablehlo\.(add|multiply|subtract|maximum) ", main)
+        np.testing.assert_allclose(np.asarray(hj.jit(fn)(*args)), np.asarray(hj.jit(fn, backend="reference")(*args)),
+                                   rtol=1e-5, atol=1e-4)
+    # a product of the same shapes with no chain, and one with another: three kernels, one packing of B
+    counts, text = rewritten(lambda x, w, b: (x @ w, ops.relu(x @ w + b), (x @ w) * 2.0), x, w, b)
+    assert counts["matmuls_by_kernel"] == 3 and text.count("hal.executable.source private") == 4
+
+
+def test_what_stays_outside_a_kernels_tile(kernels_everywhere):
+    """A product used twice, an operand computed from the product itself, a division, and a maximum with anything
+    but 0 end the chain where they stand; a convolution takes none (the results still right)."""
+    rng = np.random.default_rng(8)
+    x, w, b = rng.standard_normal((33, 40), dtype=np.float32), rng.standard_normal((40, 70), dtype=np.float32), \
+        rng.standard_normal(70, dtype=np.float32)
+    def used_twice(x, w, b):
+        y = x @ w
+        return y + b, y
+    cases = [(used_twice, "add"),
+             (lambda x, w, b: (x @ w + b) * ops.exp(x @ w + b), "multiply"),
+             (lambda x, w, b: (x @ w + b) / 3.0, "divide"),
+             (lambda x, w, b: ops.maximum(x @ w + b, 1.0), "maximum")]
+    xc, wc, s = rng.standard_normal((2, 9, 9, 16), dtype=np.float32), \
+        rng.standard_normal((3, 3, 16, 24), dtype=np.float32), rng.standard_normal(24, dtype=np.float32)
+    args = [(x, w, b)] * len(cases) + [(xc, wc, s)]
+    cases.append((lambda x, w, s: ops.relu(ops.conv(x, w, padding=1, layout="NHWC") * s), "multiply"))
+    for (fn, kept), arguments in zip(cases, args):
+        counts, text = rewritten(fn, *arguments)
+        assert f"stablehlo.{kept} " in text[text.index("func.func @main"):], kept
+        want = hj.jit(fn, backend="reference")(*arguments)
+        for g, wt in zip(*(v if isinstance(v, tuple) else (v,) for v in (hj.jit(fn)(*arguments), want))):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(wt), rtol=1e-5, atol=1e-4)

@@ -152,12 +152,17 @@ def call_instead(op, callee: ir.Attribute, operands=None):
 def call_of_source(module: ir.Module, op, symbol: str, source, operands=None) -> None:
     """Replace `op` by a call of the function `symbol` (on `operands`, default: op's own), parsing `source(symbol)`
     (a module text holding that function and what it dispatches) into `module`, before its first op, the first time
-    `module` lacks it: a hand-written kernel's function, once per shape however many ops call it."""
-    if not any("sym_name" in o.attributes and ir.StringAttr(o.attributes["sym_name"]).value == symbol
-               for o in module.body.operations):
+    `module` lacks it: a hand-written kernel's function, once per shape however many ops call it. What the source
+    holds under a symbol the module has already (an executable two kernels dispatch: a packing of B) is not added
+    again: a symbol names one text."""
+    def name(o):
+        return ir.StringAttr(o.attributes["sym_name"]).value if "sym_name" in o.attributes else None
+    present = {name(o) for o in module.body.operations} - {None}
+    if symbol not in present:
         parsed = ir.Module.parse(source(symbol), context=module.context)
         for inner in list(parsed.body.operations):
-            inner.operation.move_before(module.body.operations[0].operation)
+            if name(inner) not in present:
+                inner.operation.move_before(module.body.operations[0].operation)
     call_instead(op, ir.FlatSymbolRefAttr.get(symbol), operands)
 
 

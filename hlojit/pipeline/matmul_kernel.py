@@ -24,13 +24,14 @@ dtypes, dilated or grouped convolutions, and small ones (below MIN_WORK multiply
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 
 import numpy as np
 from iree.compiler import ir
 
 from ..dialects.types import attr_ints, dot_dimensions, dtype_of, shape_of
-from . import cache
+from . import cache, kernel_epilogues
 from .kernel_rows import (CONVOLUTION_UNROLL, PRODUCT_UNROLL, VECTORS, ConvolutionRows, PatchRows, ProductRows,
                           memref_of)
 from .kernel_text import executable
@@ -92,17 +93,21 @@ def _mask(name: str, column: str, n: int, lanes: int) -> list[str]:
             f"{name} = vector.create_mask {name}_count : vector<{lanes}xi1>"]
 
 
-def kernel_body(plan: Plan, rows) -> str:
+def kernel_body(plan: Plan, rows, epilogue=None) -> str:
     """The dispatch's body: bindings (A, read by `rows`; packed B; the result [m, n]); workgroup w takes row block
     w / (column blocks) and column block w % (column blocks), and for each column panel of its block, each tile
     of mr rows: mr x nr accumulators through all of k (or, where the plan is blocked, through each block of k in
-    turn, starting from the sums written so far), then written out. Rows past m read row m - 1 and are not
-    written."""
+    turn, starting from the sums written so far), then written out, through the `epilogue`'s chain where there is
+    one (kernel_epilogues.py: its operands bound between B and the result; in the last block of k only). Rows past
+    m read row m - 1 and are not written."""
     mr, lanes = plan.mr, plan.lanes
     v = f"vector<{lanes}xf32>"
     names = [(r, w) for r in range(mr) for w in range(VECTORS)]
     c = memref_of((plan.m, plan.n))
     whole_panels = plan.n % plan.nr == 0     # else every write is masked to the columns before n
+    extra = epilogue.types(plan.m, plan.n) if epilogue else []
+    head = [f"%e{i} = hal.interface.binding.subspan layout(#layout) binding({2 + i}) alignment(64) offset(%c0) : "
+            f"{memref_of(shape)}" for i, shape in enumerate(extra)]
     head = [f"""%c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
 %zero = arith.constant 0.0 : f32
@@ -113,7 +118,7 @@ def kernel_body(plan: Plan, rows) -> str:
 %bj = arith.remui %wg, %column_blocks : index
 %a = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {rows.type}
 %b = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {plan.b_type}
-%c = hal.interface.binding.subspan layout(#layout) binding(2) alignment(64) offset(%c0) : {c}
+%c = hal.interface.binding.subspan layout(#layout) binding({2 + len(extra)}) alignment(64) offset(%c0) : {c}
 %block_rows = arith.constant {plan.block_rows} : index
 %block_columns = arith.constant {plan.block_columns} : index
 %row_panels = arith.constant {plan.row_panels} : index
@@ -127,7 +132,7 @@ def kernel_body(plan: Plan, rows) -> str:
 %mr = arith.constant {mr} : index
 %nr = arith.constant {plan.nr} : index
 %m = arith.constant {plan.m} : index
-%last_row = arith.constant {plan.m - 1} : index"""]
+%last_row = arith.constant {plan.m - 1} : index"""] + head
     head += [f"%q{q} = arith.constant {q} : index"
              for q in range(max(mr, PRODUCT_UNROLL, CONVOLUTION_UNROLL, plan.nr))]
     tile = [f"%i0 = arith.muli %ip, %mr : index"]
@@ -162,6 +167,16 @@ def kernel_body(plan: Plan, rows) -> str:
         writes = []
         for w in range(VECTORS):
             value, at = f"{result}#{names.index((r, w))}", f"%c[%row{r}, %column{w}]"
+            if epilogue:
+                lines, out = kernel_epilogues.tile_lines(epilogue, value, r, w, lanes, whole_panels, plan.m, plan.n,
+                                                         f"%ep{r}_{w}")
+                if plan.blocked:    # the chain in the last block of k only
+                    tile += [f"%epi{r}_{w} = scf.if %last_block -> ({v}) {{", *["  " + line for line in lines],
+                             f"  scf.yield {out} : {v}", "} else {", f"  scf.yield {value} : {v}", "}"]
+                    out = f"%epi{r}_{w}"
+                else:
+                    tile += lines
+                value = out
             writes.append(f"vector.transfer_write {value}, {at} {{in_bounds = [true]}} : {v}, {c}" if whole_panels else
                           f"vector.maskedstore {at}, %mask{w}, {value} : {c}, vector<{lanes}xi1>, {v}")
         if plan.m % mr:
@@ -176,7 +191,8 @@ def kernel_body(plan: Plan, rows) -> str:
                  "scf.for %k_start = %c0 to %k_all step %k_block {",
                  "  %k_end = arith.addi %k_start, %k_block : index",
                  "  %k_stop = arith.minui %k_end, %k_all : index",
-                 "  %first_block = arith.cmpi eq, %k_start, %c0 : index"] + ["  " + line for line in loops] + ["}"]
+                 "  %first_block = arith.cmpi eq, %k_start, %c0 : index",
+                 "  %last_block = arith.cmpi eq, %k_stop, %k_all : index"] + ["  " + line for line in loops] + ["}"]
     else:
         loops = [f"%k_start = arith.constant 0 : index", f"%k_stop = arith.constant {plan.k} : index"] + loops
     body = head + loops + ["return"]
@@ -230,7 +246,7 @@ def _packed_b(plan: Plan, b: str, b_shape, stored_nk: bool) -> tuple[list[str], 
     k, n, nr, panels = plan.k, plan.n, plan.nr, plan.column_panels
     packed = _tensor((panels, k, nr))
     if not stored_nk:
-        symbol = f"{plan.symbol}_pack"
+        symbol = f"{plan.symbol.split(EPILOGUE_MARK)[0]}_pack"   # one packing whatever follows the kernel
         return ([f"    %bp = flow.dispatch @{symbol}_executable::@{symbol}({b}) : ({_tensor(b_shape)}) -> {packed}"],
                 [executable(symbol, panels * -(-k // PACK_ROWS), 1, 1, pack_body(plan))])
     return [f"    %bz = stablehlo.constant dense<0.0> : tensor<f32>",
@@ -241,19 +257,31 @@ def _packed_b(plan: Plan, b: str, b_shape, stored_nk: bool) -> tuple[list[str], 
 
 
 def _module(plan: Plan, rows, arguments: list[tuple[str, tuple]], prologue: list[str], a: str, a_shape,
-            b_lines: list[str], b_executables: list, result_shape) -> str:
-    """A module holding the executables and `func.func private @symbol(arguments) -> result`: the prologue's
-    lines, B packed, the kernel's dispatch on (a, %bp) and a reshape of its [m, n] to result_shape."""
-    aliases, executables = zip(executable(plan.symbol, plan.workgroups(), 2, 1, kernel_body(plan, rows)),
-                               *b_executables)
+            b_lines: list[str], b_executables: list, result_shape, epilogue=None) -> str:
+    """A module holding the executables and `func.func private @symbol(arguments, the epilogue's operands) ->
+    result`: the prologue's lines, B packed, the kernel's dispatch on (a, %bp, the epilogue's operands as [n] or
+    [m, n]) and a reshape of its [m, n] to result_shape (the epilogue's last op's, where there is one)."""
+    extra = epilogue.types(plan.m, plan.n) if epilogue else []
+    aliases, executables = zip(executable(plan.symbol, plan.workgroups(), 2 + len(extra), 1,
+                                          kernel_body(plan, rows, epilogue)), *b_executables)
     product, packed = _tensor((plan.m, plan.n)), _tensor((plan.column_panels, plan.k, plan.nr))
+    operands, types = [a, "%bp"], [_tensor(a_shape), packed]
+    if epilogue:
+        result_shape = shape_of(epilogue.last.results[0].type)
+        for i, (value, shape) in enumerate(zip(epilogue.operands, extra)):
+            arguments = [*arguments, (f"%e{i}", shape_of(value.type))]
+            if shape_of(value.type) != shape:
+                prologue = [*prologue, f"    %e{i}_2 = stablehlo.reshape %e{i} : ({_tensor(shape_of(value.type))}) -> "
+                                       f"{_tensor(shape)}"]
+            operands.append(f"%e{i}_2" if shape_of(value.type) != shape else f"%e{i}")
+            types.append(_tensor(shape))
     signature = ", ".join(f"{name}: {_tensor(shape)}" for name, shape in arguments)
     return "\n".join(aliases) + f"""
 module {{
 {chr(10).join(executables)}
   func.func private @{plan.symbol}({signature}) -> {_tensor(result_shape)} {{
 {chr(10).join(prologue + b_lines)}
-    %product = flow.dispatch @{plan.symbol}_executable::@{plan.symbol}({a}, %bp) : ({_tensor(a_shape)}, {packed}) -> {product}
+    %product = flow.dispatch @{plan.symbol}_executable::@{plan.symbol}({', '.join(operands)}) : ({', '.join(types)}) -> {product}
     %result = stablehlo.reshape %product : ({product}) -> {_tensor(result_shape)}
     return %result : {_tensor(result_shape)}
   }}
@@ -279,14 +307,14 @@ def _product_sizes(op) -> tuple[int, int, int, int, int] | None:
     return math.prod(lhs_shape[:lc]), lhs_shape[lc], math.prod(lhs_shape[lc + 1:]), rhs_shape[1 - rc], rc
 
 
-def product_source(symbol: str, lhs_shape, rhs_shape, result_shape, sizes) -> str:
+def product_source(symbol: str, lhs_shape, rhs_shape, result_shape, sizes, epilogue=None) -> str:
     outer, k, inner, n, rhs_contracted = sizes
     plan = Plan(symbol, outer * inner, k, n)
     b_lines, b_executables = _packed_b(plan, "%rhs", rhs_shape, stored_nk=rhs_contracted == 1)
     a3 = (outer, k, inner)
     prologue = [f"    %a3 = stablehlo.reshape %lhs : ({_tensor(lhs_shape)}) -> {_tensor(a3)}"]
     return _module(plan, ProductRows(*a3), [("%lhs", lhs_shape), ("%rhs", rhs_shape)], prologue, "%a3", a3,
-                   b_lines, b_executables, result_shape)
+                   b_lines, b_executables, result_shape, epilogue)
 
 
 # --- products of im2col patches (autodiff's kernel gradients) ---
@@ -399,9 +427,9 @@ def _dispatchable(m: int, k: int, n: int, k_unit: int) -> bool:
     return max(plan.workgroups(), plan.column_panels * -(-k // PACK_ROWS)) <= MAX_WORKGROUPS
 
 
-def _claim(op) -> tuple[str, callable, list] | None:
-    """(the symbol, a function of it giving the source, the operands to call it with) of the kernel that takes
-    `op`, or None."""
+def _claim(op) -> tuple[str, callable, list, int] | None:
+    """(the symbol, a function of it and an epilogue (or None) giving the source, the operands to call it with, the
+    result's columns n) of the kernel that takes `op`, or None."""
     sizes = _product_sizes(op)
     if sizes is not None:
         outer, k, inner, n, rc = sizes
@@ -416,10 +444,11 @@ def _claim(op) -> tuple[str, callable, list] | None:
             parts = [patches["source_shape"], patches["out"], patches["strides"], patches["window"],
                      patches["first_tap"], patches["tap_step"], rhs_shape]
             symbol = "hlojit_patch_kernel_" + "_".join("x".join(map(str, p)) for p in parts) + f"_c{rc}"
-            return (symbol, lambda s: patches_source(s, patches, rhs_shape, result_shape, sizes),
-                    [patches["source"], op.operands[1]])
+            return (symbol, lambda s, _: patches_source(s, patches, rhs_shape, result_shape, sizes),
+                    [patches["source"], op.operands[1]], n)
         symbol = f"hlojit_matmul_kernel_{'x'.join(map(str, lhs_shape))}_{'x'.join(map(str, rhs_shape))}_c{lc}{rc}"
-        return symbol, lambda s: product_source(s, lhs_shape, rhs_shape, result_shape, sizes), list(op.operands)
+        return (symbol, lambda s, e: product_source(s, lhs_shape, rhs_shape, result_shape, sizes, e),
+                list(op.operands), n)
     geometry = _convolution_geometry(op)
     if geometry is not None:
         kh, kw, channels, features = geometry["w"]
@@ -428,21 +457,42 @@ def _claim(op) -> tuple[str, callable, list] | None:
             return None
         parts = [geometry["x"], geometry["w"], geometry["strides"], geometry["padding"]]
         symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
-        return symbol, lambda s: convolution_source(s, geometry), list(op.operands)
+        return symbol, lambda s, _: convolution_source(s, geometry), list(op.operands), features
     return None
+
+
+EPILOGUE_MARK = "_then_"
+
+
+def _epilogue_symbol(symbol: str, epilogue) -> str:
+    """The kernel's symbol with its epilogue's chain and shapes (a short digest: they make the source)."""
+    shapes = [shape_of(v.type) for v in epilogue.operands] + [shape_of(epilogue.last.results[0].type)]
+    return f"{symbol}{EPILOGUE_MARK}{hashlib.sha256(repr((epilogue.signature(), shapes)).encode()).hexdigest()[:12]}"
 
 
 def matmuls_by_kernel(module: ir.Module) -> int:
     """Each product and convolution a kernel claims as a call of the kernel's function (parsed into the module
-    once per shape), inlined."""
+    once per shape and epilogue), inlined; with the elementwise chain after it where there is one
+    (kernel_epilogues.py), whose last op the call then replaces. Claimed as the walk left them: an earlier claim
+    replaces values (its chain's last) that a later product may read, and erases its chain's ops."""
     count = 0
-    for op in list(walk(module.operation)):
+    candidates = [op for op in walk(module.operation) if op.name in ("stablehlo.dot_general", "stablehlo.convolution")]
+    for op in candidates:
         claim = _claim(op)
         if claim is None:
             continue
-        symbol, source, operands = claim
+        symbol, source, operands, n = claim
+        patched = symbol.startswith("hlojit_patch_kernel")
+        epilogue = kernel_epilogues.find(op, n) if op.name == "stablehlo.dot_general" and not patched else None
         left = op.operands[0]
-        call_of_source(module, op, symbol, source, operands)
+        if epilogue is None:
+            call_of_source(module, op, symbol, lambda s: source(s, None), operands)
+        else:
+            call_of_source(module, epilogue.last, _epilogue_symbol(symbol, epilogue),
+                           lambda s: source(s, epilogue), operands + epilogue.operands)
+            for dead in reversed(epilogue.ops[:-1]):
+                dead.erase()
+            op.erase()
         erase_unused(left, _PATCH_OPS)     # im2col patches read in place: their slices and concatenation
         count += 1
     if count:
