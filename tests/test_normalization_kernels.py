@@ -134,13 +134,15 @@ def layer_norm64(x, scale=None, offset=None, eps=1e-5):
 
 
 def test_layer_norms_agree_with_numpy_with_and_without_scale_and_offset(every_row):
-    """Each form (scale and offset, neither, one of them, another eps) over every row length, one program."""
+    """Each form (scale and offset, neither, one of them, another eps, a scale shaped [1, ..., n]) over every row
+    length, one program."""
     rng = np.random.default_rng(3)
     cases = []
     for shape in SHAPES:
         x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
         scale, offset = (rng.standard_normal(shape[-1]).astype(np.float32) for _ in range(2))
-        cases += [(x, scale, offset, 1e-5), (x, None, None, 1e-5), (x, scale, None, 1e-5), (x, None, offset, 1e-3)]
+        cases += [(x, scale, offset, 1e-5), (x, None, None, 1e-5), (x, scale, None, 1e-5), (x, None, offset, 1e-3),
+                  (x, scale.reshape((1,) * (len(shape) - 1) + (-1,)), offset, 1e-5)]   # a scale [1, ..., n]
     forms = [(s is not None, o is not None, eps) for _, s, o, eps in cases]
     arrays = [a for x, s, o, _ in cases for a in (x, s, o) if a is not None]
 

@@ -61,12 +61,14 @@ class Epilogue(NamedTuple):
         return [(n,) if kinds[i] == COLUMN else (m, n) for i in range(len(self.operands))]
 
 
-def _only_user(value: ir.Value):
+def only_user(value: ir.Value):
+    """The op that is `value`'s only user, or None (none, or several)."""
     users = [use.owner for use in value.uses]
     return users[0] if len(users) == 1 else None
 
 
-def _splat(value: ir.Value) -> float | None:
+def splat_value(value: ir.Value) -> float | None:
+    """The float a splat constant (or a broadcast scalar constant) holds; else None."""
     op = producer(value)
     if op is not None and op.name == "stablehlo.broadcast_in_dim" and not shape_of(op.operands[0].type):
         op = producer(op.operands[0])
@@ -76,7 +78,7 @@ def _splat(value: ir.Value) -> float | None:
     return float(values[0]) if values.size == 1 else None
 
 
-def _column(value: ir.Value, shape: tuple):
+def column_vector(value: ir.Value, shape: tuple):
     """The f32 vector of n that `value` broadcasts along the last axis of `shape`: [n] broadcast along it, or [1,
     ..., 1, n] broadcast as it stands (the layout pass's per-channel scales); else None."""
     op = producer(value)
@@ -92,7 +94,7 @@ def find(kernel_op, n: int) -> Epilogue | None:
     """The chain after `kernel_op`'s result (its last dimension n), or None where there is none."""
     value, steps, operands, ops, taken = kernel_op.results[0], [], [], [], 0
     while True:
-        user = _only_user(value)
+        user = only_user(value)
         if user is None or len(user.results) != 1 or dtype_of(user.results[0].type) != np.float32:
             break
         shape = shape_of(user.results[0].type)
@@ -122,12 +124,12 @@ def find(kernel_op, n: int) -> Epilogue | None:
 
 def _step(name: str, other: ir.Value, shape: tuple, kernel_op, operands: list) -> Step | None:
     arith = _ARITH[name]
-    constant = _splat(other)
+    constant = splat_value(other)
     if name == "stablehlo.maximum":
         return Step(arith, RELU, None, None) if constant == 0.0 else None
     if constant is not None:
         return Step(arith, SCALAR, None, constant)
-    column = _column(other, shape)
+    column = column_vector(other, shape)
     if column is not None:
         operands.append(column)
         return Step(arith, COLUMN, len(operands) - 1, None)

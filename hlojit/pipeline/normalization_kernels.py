@@ -27,6 +27,7 @@ from iree.compiler import ir
 
 from ..dialects.types import attr_ints, constant_value, dtype_of, shape_of
 from . import cache
+from .kernel_epilogues import column_vector, only_user, splat_value
 from .kernel_text import KernelText, executable
 from .legalize import call_of_source, erase_unused, inline_calls, producer, walk
 
@@ -67,18 +68,6 @@ def _row_of(value: ir.Value, shape: tuple):
     return op.operands[0]
 
 
-def _scalar(value: ir.Value):
-    """The float a splat constant (or a broadcast scalar constant) holds; else None."""
-    op = _named(value, "stablehlo.broadcast_in_dim")
-    if op is not None and not shape_of(op.operands[0].type):
-        value = op.operands[0]
-    constant = _named(value, "stablehlo.constant")
-    if constant is None:
-        return None
-    values = np.unique(constant_value(constant))
-    return float(values[0]) if values.size == 1 else None
-
-
 def _reduced(value: ir.Value, shape: tuple, body: str, init: float):
     """x where `value` (per row: [..., rows] or [..., rows, 1]) is reduce(x, init) by `body` over the last axis of
     x of `shape`, through a reshape to [..., 1]; else None."""
@@ -91,7 +80,7 @@ def _reduced(value: ir.Value, shape: tuple, body: str, init: float):
     if attr_ints(op, "dimensions") != [len(shape) - 1] or shape_of(x.type) != shape:
         return None
     body_ops = [inner.operation.name for inner in op.regions[0].blocks[0].operations]
-    return x if body_ops == [body, "stablehlo.return"] and _scalar(init_value) == init else None
+    return x if body_ops == [body, "stablehlo.return"] and splat_value(init_value) == init else None
 
 
 def _reduced_row(value: ir.Value, body: str, init: float):
@@ -104,7 +93,7 @@ def _reduced_row(value: ir.Value, body: str, init: float):
 def _mean(value: ir.Value, shape: tuple):
     """x where `value` (per row) is sum(x over the last axis) / n, x of `shape` [..., n]; else None."""
     op = _named(value, "stablehlo.divide")
-    if op is None or _scalar(op.operands[1]) != shape[-1]:
+    if op is None or splat_value(op.operands[1]) != shape[-1]:
         return None
     return _reduced(op.operands[0], shape, "stablehlo.add", 0.0)
 
@@ -147,29 +136,22 @@ def _normalised(op) -> tuple[ir.Value, float] | None:
             continue
         x, mean_row = subtract.operands
         mean = _row_of(mean_row, shape)
-        if mean is not None and _same(_mean(mean, shape), x) and _scalar(eps) is not None:
-            return x, _scalar(eps)
+        if mean is not None and _same(_mean(mean, shape), x) and splat_value(eps) is not None:
+            return x, splat_value(eps)
     return None
 
 
 def _by_row_vector(op, name: str):
-    """(the [n] vector, the other operand) where `op` is `name` of a value and a [n] vector broadcast along the
+    """(the vector of n, the other operand) where `op` is `name` of a value and a vector of n broadcast along the
     last axis; else None."""
     if op is None or op.name != name:
         return None
     shape = shape_of(op.results[0].type)
     for value, other in (op.operands, reversed(list(op.operands))):
-        bc = _named(value, "stablehlo.broadcast_in_dim")
-        if (bc is not None and shape_of(bc.operands[0].type) == shape[-1:]
-                and attr_ints(bc, "broadcast_dimensions") == [len(shape) - 1]
-                and dtype_of(bc.operands[0].type) == np.float32):
-            return bc.operands[0], other
+        vector = column_vector(value, shape)
+        if vector is not None:
+            return vector, other
     return None
-
-
-def _only_user(value: ir.Value):
-    users = [use.owner for use in value.uses]
-    return users[0] if len(users) == 1 and isinstance(users[0], ir.OpView | ir.Operation) else None
 
 
 def _layer_norm(op):
@@ -180,11 +162,11 @@ def _layer_norm(op):
     if found is None:
         return None
     (x, eps), last, scale, offset = found, op, None, None
-    user = _only_user(last.results[0])
+    user = only_user(last.results[0])
     scaled = _by_row_vector(user, "stablehlo.multiply")
     if scaled is not None and _same(scaled[1], last.results[0]):
         scale, last = scaled[0], user
-        user = _only_user(last.results[0])
+        user = only_user(last.results[0])
     shifted = _by_row_vector(user, "stablehlo.add")
     if shifted is not None and _same(shifted[1], last.results[0]):
         offset, last = shifted[0], user
@@ -277,21 +259,28 @@ def layer_norm_body(rows: int, length: int, per: int, lanes: int, eps: float, sc
     return _rows_loop(k, rows, length, per, 2 + scaled + offset, row_body)
 
 
-def _source(symbol: str, shape: tuple, body, vectors: int) -> str:
+def _source(symbol: str, shape: tuple, body, vector_shapes: list = ()) -> str:
     """A module holding the executable and `func.func private @symbol(x, vectors...) -> y` for x and y of `shape`
-    and `vectors` operands [shape[-1]]; body(rows, length, rows a workgroup, lanes) gives the kernel's text."""
+    and vectors of shape[-1] elements (of `vector_shapes`: [n] or [1, ..., 1, n], bound as [n]); body(rows, length,
+    rows a workgroup, lanes) gives the kernel's text."""
     length, rows = shape[-1], math.prod(shape[:-1])
     per = _rows_per_workgroup(rows, length)
+    vectors = len(vector_shapes)
     alias, text = executable(symbol, -(-rows // per), 1 + vectors, 1, body(rows, length, per, _lanes()))
-    full, matrix, row = (f"tensor<{'x'.join(map(str, s))}xf32>" for s in (shape, (rows, length), (length,)))
-    arguments = ", ".join([f"%x: {full}"] + [f"%p{i}: {row}" for i in range(vectors)])
-    operands = ", ".join(["%rows"] + [f"%p{i}" for i in range(vectors)])
+
+    def tensor(s):
+        return f"tensor<{'x'.join(map(str, s))}xf32>"
+    full, matrix, row = tensor(shape), tensor((rows, length)), tensor((length,))
+    arguments = ", ".join([f"%x: {full}"] + [f"%p{i}: {tensor(s)}" for i, s in enumerate(vector_shapes)])
+    operands = ", ".join(["%rows"] + [f"%v{i}" for i in range(vectors)])
     types = ", ".join([matrix] + [row] * vectors)
+    reshapes = "".join(f"    %v{i} = stablehlo.reshape %p{i} : ({tensor(s)}) -> {row}\n"
+                       for i, s in enumerate(vector_shapes))
     return alias + f"""
 module {{
 {text}
   func.func private @{symbol}({arguments}) -> {full} {{
-    %rows = stablehlo.reshape %x : ({full}) -> {matrix}
+{reshapes}    %rows = stablehlo.reshape %x : ({full}) -> {matrix}
     %y = flow.dispatch @{symbol}_executable::@{symbol}({operands}) : ({types}) -> {matrix}
     %result = stablehlo.reshape %y : ({matrix}) -> {full}
     return %result : {full}
@@ -336,7 +325,7 @@ def softmaxes_by_kernel(module: ir.Module) -> int:
         op, x = match
         shape, denominator = shape_of(x.type), op.operands[1]
         call_of_source(module, op, f"hlojit_softmax_kernel_{_shape_name(shape)}",
-                       lambda symbol: _source(symbol, shape, softmax_body, 0), [x])
+                       lambda symbol: _source(symbol, shape, softmax_body), [x])
         erase_unused(denominator, _PATTERN_OPS)   # the sum, then the exponentials it read where nothing else does
         count += 1
     if count:
@@ -352,11 +341,13 @@ def layer_norms_by_kernel(module: ir.Module) -> int:
     while (match := _next_match(module, _layer_norm_claimed)) is not None:
         last, x, eps, scale, offset = match[1]
         shape, vectors = shape_of(x.type), [v for v in (scale, offset) if v is not None]
-        form = f"{'s' if scale is not None else ''}{'o' if offset is not None else ''}"
-        symbol = f"hlojit_layer_norm_kernel_{_shape_name(shape)}_{form}_{np.float32(eps).view(np.uint32):08x}"
+        vector_shapes = [shape_of(v.type) for v in vectors]
+        form = "".join(f"_{name}{len(s)}" for name, s in zip([n for n, v in (("s", scale), ("o", offset)) if v is not None],
+                                                             vector_shapes))   # scale, offset and their ranks
+        symbol = f"hlojit_layer_norm_kernel_{_shape_name(shape)}{form}_{np.float32(eps).view(np.uint32):08x}"
         dead = list(last.operands)
         call_of_source(module, last, symbol, lambda s: _source(
-            s, shape, lambda *a: layer_norm_body(*a, eps, scale is not None, offset is not None), len(vectors)),
+            s, shape, lambda *a: layer_norm_body(*a, eps, scale is not None, offset is not None), vector_shapes),
             [x, *vectors])
         for value in dead:
             erase_unused(value, _PATTERN_OPS)
