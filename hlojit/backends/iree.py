@@ -55,10 +55,10 @@ SMALL_WORK = 1 << 19
 # on the MLP forward at load ~12 (4.26 ms a call; every 20 us: 4.89, the wake-ups cost more than they save)
 FENCED_FLAGS = ("--iree-execution-model=async-external",)
 POLL_SECONDS = 1e-4
-# ... after first sleeping PACE of the time this executable's calls take (`pace`: the quickest recent, allowed to
-# grow by PACE_GROWTH a call): a transformer block's forward (~9 ms on local-task) polled every 100 us from its
-# start woke its thread ~70 times a call, each waking taking a core from a worker: 10.2-10.5 ms a call and 19 ms
-# of CPU, against 9.0-9.2 ms and 17 with IREE's own wait (idle 2-vCPU Xeon, 2026-12-06)
+# ... after first sleeping PACE of the wait its recent calls had (Executable._run_lines; growing by PACE_GROWTH a
+# call at most): a transformer block's forward (~9 ms on local-task) polled every 100 us from its start woke its
+# thread ~70 times a call, each waking taking a core from a worker: 10.2-10.5 ms a call and 19 ms of CPU, against
+# 9.0-9.2 ms and 17 with IREE's own wait (idle 2-vCPU Xeon, 2026-12-06)
 PACE = 0.8
 PACE_GROWTH = 1.1
 
@@ -250,7 +250,8 @@ class Executable:
             "check_donations": check_donations, "donated": self.donated,
             "same_buffer": _same_buffer, "shared": _mark_shared,
             "no_wait": rt.HalFence(1).ref, "fence_at": rt.HalFence.create_at, "sleep": time.sleep,
-            "clock": time.perf_counter, "pace": [0.0, False], "PACE": PACE, "GROWTH": PACE_GROWTH,
+            "clock": time.perf_counter, "PACE": PACE, "GROWTH": PACE_GROWTH,
+            "pace": [0.0, False],   # [seconds slept before polling, whether a (first) call has waited already]
             "poll_seconds": POLL_SECONDS, "timeline": [dev.create_semaphore(0), 0] if self._fenced else None,
             "renew": _renew_timeline,
         }
@@ -316,12 +317,12 @@ class Executable:
                 "        overslept = signal.wait(timeout=0)",
                 "        while not overslept and not signal.wait(timeout=0):",
                 "            sleep(poll_seconds)",
-                "        took = PACE * (clock() - queued)",
                 "        if not pace[1]:",
                 "            pace[1] = True",
                 "        elif overslept:",
                 "            pace[0] *= 0.5",
                 "        else:",
+                "            took = PACE * (clock() - queued)",
                 "            pace[0] = min(took, GROWTH * pace[0]) if pace[0] else took",
                 "except BaseException:",
                 "    renew(timeline, device)",
