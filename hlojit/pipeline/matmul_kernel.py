@@ -106,8 +106,8 @@ def kernel_body(plan: Plan, rows, epilogue=None) -> str:
     c = memref_of((plan.m, plan.n))
     whole_panels = plan.n % plan.nr == 0     # else every write is masked to the columns before n
     extra = epilogue.types(plan.m, plan.n) if epilogue else []
-    head = [f"%e{i} = hal.interface.binding.subspan layout(#layout) binding({2 + i}) alignment(64) offset(%c0) : "
-            f"{memref_of(shape)}" for i, shape in enumerate(extra)]
+    epilogue_bindings = [f"%e{i} = hal.interface.binding.subspan layout(#layout) binding({2 + i}) alignment(64) "
+                         f"offset(%c0) : {memref_of(shape)}" for i, shape in enumerate(extra)]
     head = [f"""%c0 = arith.constant 0 : index
 %c1 = arith.constant 1 : index
 %zero = arith.constant 0.0 : f32
@@ -132,7 +132,7 @@ def kernel_body(plan: Plan, rows, epilogue=None) -> str:
 %mr = arith.constant {mr} : index
 %nr = arith.constant {plan.nr} : index
 %m = arith.constant {plan.m} : index
-%last_row = arith.constant {plan.m - 1} : index"""] + head
+%last_row = arith.constant {plan.m - 1} : index"""] + epilogue_bindings
     head += [f"%q{q} = arith.constant {q} : index"
              for q in range(max(mr, PRODUCT_UNROLL, CONVOLUTION_UNROLL, plan.nr))]
     tile = [f"%i0 = arith.muli %ip, %mr : index"]
