@@ -429,7 +429,8 @@ def _dispatchable(m: int, k: int, n: int, k_unit: int) -> bool:
 
 def _claim(op) -> tuple[str, callable, list, int] | None:
     """(the symbol, a function of it and an epilogue (or None) giving the source, the operands to call it with, the
-    result's columns n) of the kernel that takes `op`, or None."""
+    result's columns n where an epilogue may follow the kernel: a product's; None for the kernel gradients' and
+    the convolutions') of the kernel that takes `op`, or None."""
     sizes = _product_sizes(op)
     if sizes is not None:
         outer, k, inner, n, rc = sizes
@@ -445,7 +446,7 @@ def _claim(op) -> tuple[str, callable, list, int] | None:
                      patches["first_tap"], patches["tap_step"], rhs_shape]
             symbol = "hlojit_patch_kernel_" + "_".join("x".join(map(str, p)) for p in parts) + f"_c{rc}"
             return (symbol, lambda s, _: patches_source(s, patches, rhs_shape, result_shape, sizes),
-                    [patches["source"], op.operands[1]], n)
+                    [patches["source"], op.operands[1]], None)
         symbol = f"hlojit_matmul_kernel_{'x'.join(map(str, lhs_shape))}_{'x'.join(map(str, rhs_shape))}_c{lc}{rc}"
         return (symbol, lambda s, e: product_source(s, lhs_shape, rhs_shape, result_shape, sizes, e),
                 list(op.operands), n)
@@ -457,7 +458,7 @@ def _claim(op) -> tuple[str, callable, list, int] | None:
             return None
         parts = [geometry["x"], geometry["w"], geometry["strides"], geometry["padding"]]
         symbol = "hlojit_conv_kernel_" + "_".join("x".join(map(str, p)) for p in parts)
-        return symbol, lambda s, _: convolution_source(s, geometry), list(op.operands), features
+        return symbol, lambda s, _: convolution_source(s, geometry), list(op.operands), None
     return None
 
 
@@ -482,8 +483,7 @@ def matmuls_by_kernel(module: ir.Module) -> int:
         if claim is None:
             continue
         symbol, source, operands, n = claim
-        patched = symbol.startswith("hlojit_patch_kernel")
-        epilogue = kernel_epilogues.find(op, n) if op.name == "stablehlo.dot_general" and not patched else None
+        epilogue = kernel_epilogues.find(op, n) if n is not None else None
         left = op.operands[0]
         if epilogue is None:
             call_of_source(module, op, symbol, lambda s: source(s, None), operands)

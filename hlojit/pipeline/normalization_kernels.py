@@ -313,7 +313,7 @@ def _softmax_claimed(op):
 
 
 def _layer_norm_claimed(op):
-    found = _layer_norm(op) if op.name == "stablehlo.multiply" else None
+    found = _layer_norm(op)
     return found if found is not None and _claimed(found[1]) else None
 
 
@@ -340,10 +340,10 @@ def layer_norms_by_kernel(module: ir.Module) -> int:
     count = 0
     while (match := _next_match(module, _layer_norm_claimed)) is not None:
         last, x, eps, scale, offset = match[1]
-        shape, vectors = shape_of(x.type), [v for v in (scale, offset) if v is not None]
+        named = [(name, v) for name, v in (("s", scale), ("o", offset)) if v is not None]
+        shape, vectors = shape_of(x.type), [v for _, v in named]
         vector_shapes = [shape_of(v.type) for v in vectors]
-        form = "".join(f"_{name}{len(s)}" for name, s in zip([n for n, v in (("s", scale), ("o", offset)) if v is not None],
-                                                             vector_shapes))   # scale, offset and their ranks
+        form = "".join(f"_{name}{len(shape_of(v.type))}" for name, v in named)   # scale, offset and their ranks
         symbol = f"hlojit_layer_norm_kernel_{_shape_name(shape)}{form}_{np.float32(eps).view(np.uint32):08x}"
         dead = list(last.operands)
         call_of_source(module, last, symbol, lambda s: _source(
