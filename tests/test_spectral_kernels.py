@@ -123,14 +123,17 @@ def every_svd(x):   # one program: one compile for the three forms
             ops.linalg.svd(x, compute_uv=False))
 
 
-# (1, 1): n = 1 (the decomposition with vectors); (3, 2): V has no reflection; (4, 9): wide, transposed
-SVD_SHAPES = [(1, 1), (3, 2), (6, 6), (4, 9), (2, 3, 7, 5), (140, 140)]
+# (1, 1): n = 1 (the decomposition with vectors); (3, 2): V has no reflection; (4, 9): wide, transposed. f32 takes
+# the shapes that reach the kernel's blocks and batches: the edge shapes' paths are the same code in either dtype
+# (~8 s of the suite's compiles, 2026-12-06)
+SVD_SHAPES = {np.float64: [(1, 1), (3, 2), (6, 6), (4, 9), (2, 3, 7, 5), (140, 140)],
+              np.float32: [(6, 6), (2, 3, 7, 5), (140, 140)]}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_svd_kernel_gives_numpy_singular_values_and_orthonormal_vectors(dtype):
     rng = np.random.default_rng(19)
-    inputs = [rng.standard_normal(shape).astype(dtype) for shape in SVD_SHAPES]
+    inputs = [rng.standard_normal(shape).astype(dtype) for shape in SVD_SHAPES[dtype]]
     for a, (reduced, full, values) in zip(inputs, on_each(every_svd, inputs, "iree:cpu")):
         tolerance = (1e-5 if dtype == np.float32 else 1e-13) * max(a.shape[-2:])
         m, n = a.shape[-2:]
