@@ -12,7 +12,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, shape_of
 from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
-               normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites)
+               normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites, window_scatters)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
@@ -200,7 +200,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 # Float compares by bits (subnormal_compares.py) come after every rewrite that builds compares, bf16's and f16's
 # widening included (so vmvx's NaN fix finds no float compare it would still have to mend).
-_SPEC_OPS = scatter_rewrites.ALL_TARGETS
+_SPEC_OPS = scatter_rewrites.ALL_TARGETS + window_scatters.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
 _CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold_constants] + \

@@ -100,9 +100,10 @@ def _network(op) -> None:
     op.erase()
 
 
-def _rebuildable(block: ir.Block) -> bool:
-    """Whether the comparator's ops can be built again as a map's body: none with a region of its own, none that
-    reads a value from outside the comparator (a map's body sees nothing else)."""
+def rebuildable_block(block: ir.Block) -> bool:
+    """Whether a region's ops can be built again as a map's body (a sort's comparator, select_and_scatter's
+    regions): none with a region of its own, none that reads a value from outside the block (a map's body sees
+    nothing else)."""
     own = set(block.arguments)
     for inner in block.operations:
         if len(inner.operation.regions) or any(v not in own for v in inner.operation.operands):
@@ -117,7 +118,7 @@ def sorts_by_network(module: ir.Module) -> int:
         length = shape[ir.IntegerAttr(op.attributes["dimension"]).value]
         return length > 1 and int(np.prod(shape, dtype=np.int64)) * length >= NETWORK_FROM and not any(
             np.dtype(dtype_of(v.type)).kind == "c" for v in op.operands) \
-            and _rebuildable(op.regions[0].blocks[0])
+            and rebuildable_block(op.regions[0].blocks[0])
     sorts = [op for op in walk(module.operation) if op.name == "stablehlo.sort" and long(op)]
     for op in sorts:
         _network(op)
