@@ -325,6 +325,18 @@ GOLDEN = [
       "%1 = stablehlo.maximum %arg2, %arg3 : tensor<f32>",
       "stablehlo.return %1 : tensor<f32>",
       "}) : (tensor<1x3x8x8xf32>, tensor<f32>) -> tensor<1x3x4x4xf32>"], ["1x3x4x4xf32"]),
+    ("select_and_scatter", "max-pool-gradient", ["4x6xf32", "2x2xf32", "f32"],
+     lambda x, g, init: hlo.select_and_scatter(x, g, init, window=[2, 3], strides=[2, 3], padding=[[0, 0], [0, 0]],
+                                               select="GE", scatter="add"),
+     ['%0 = "stablehlo.select_and_scatter"(%arg0, %arg1, %arg2) <{padding = dense<0> : tensor<2x2xi64>, '
+      'window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, 3>}> ({',
+      "^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):",
+      "%1 = stablehlo.compare GE, %arg3, %arg4, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>",
+      "stablehlo.return %1 : tensor<i1>", "}, {",
+      "^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):",
+      "%1 = stablehlo.add %arg3, %arg4 : tensor<f32>",
+      "stablehlo.return %1 : tensor<f32>",
+      "}) : (tensor<4x6xf32>, tensor<2x2xf32>, tensor<f32>) -> tensor<4x6xf32>"], ["4x6xf32"]),
     # control family: region bodies are callables; if/case take their result types from the bodies
     ("if_", "one-result", ["i1", "3xf32"], lambda p, x: hlo.if_(p, lambda: [hlo.unary("negate", x)], lambda: [x]),
      ['%0 = "stablehlo.if"(%arg0) ({', "%1 = stablehlo.negate %arg1 : tensor<3xf32>",

@@ -43,6 +43,8 @@ LOCATED = {  # builder -> (argument types, call with loc=)
         rhs_dilation=[1], loc=loc)),
     "reduce_window": (["4xf32", "f32"], lambda loc, x, init: hlo.reduce_window(
         [x], [init], window=[2], strides=[2], padding=[[0, 0]], body="add", loc=loc)),
+    "select_and_scatter": (["4xf32", "2xf32", "f32"], lambda loc, x, g, init: hlo.select_and_scatter(
+        x, g, init, window=[2], strides=[2], padding=[[0, 0]], select="GE", scatter="add", loc=loc)),
     "if_": (["i1", "3xf32"], lambda loc, p, x: hlo.if_(p, lambda: [x], lambda: [x], loc=loc)),
     "case": (["i32", "3xf32"], lambda loc, k, x: hlo.case(k, [lambda: [x]], loc=loc)),
     "while_": (["i1"], lambda loc, p: hlo.while_([p], lambda a: [a], lambda a: [a], loc=loc)),
@@ -99,7 +101,7 @@ def test_located_covers_every_builder():
     assert set(LOCATED) - GENERATED == public_builders()
 
 
-GENERIC_FORM = {"reduce_window", "if", "case", "sort", "gather", "scatter", "map"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+GENERIC_FORM = {"reduce_window", "select_and_scatter", "if", "case", "sort", "gather", "scatter", "map"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
 OP_NAMES = {"unary": "exponential", "binary": "add", "if_": "if", "while_": "while"}  # builder -> op name
 
 

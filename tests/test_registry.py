@@ -53,7 +53,6 @@ GAPS = {
         **_gaps("nn computes batch norm from reductions and elementwise ops",
                 "batch_norm_grad batch_norm_inference batch_norm_training"),
         **_gaps("ops.linalg computes them from dot_general and elementwise ops in loops", "cholesky triangular_solve"),
-        **_gaps("max-pooling's gradient is emitted as a scatter of the window's argmax", "select_and_scatter"),
         **_gaps(_FROM_MLIR, "custom_call reduce_precision"),
     },
     "reference": {
@@ -70,7 +69,7 @@ GAPS = {
         **_gaps("emitted only by hlojit.random's integer hash, which has no gradient", "map"),
         **_gaps(_FROM_MLIR + " (their frontend forms differentiate through their own ops)",
                 "batch_norm_grad batch_norm_inference batch_norm_training cholesky triangular_solve "
-                "select_and_scatter custom_call reduce_precision"),
+                "custom_call reduce_precision"),
         **_gaps("hlojit's composites carry a derivative region, the vjp of their implementation "
                 "(frontend/composites.py); a from_mlir module's are inlined where it is called", "composite"),
     },

@@ -14,10 +14,10 @@ import numpy as np
 from iree.compiler import ir
 
 from .build import create, dims_attr, i64_array, scalar_type, with_shape
-from .elementwise import BINARY_OPS, binary
+from .elementwise import BINARY_OPS, binary, compare
 from .types import shape_of
 
-__all__ = ["reduce", "reduce_window", "if_", "case", "while_", "scatter", "sort", "map"]
+__all__ = ["reduce", "reduce_window", "select_and_scatter", "if_", "case", "while_", "scatter", "sort", "map"]
 
 
 # --- reductions (a binary op's name, or a body over accumulators and elements) -------------------
@@ -71,6 +71,30 @@ def reduce_window(inputs: Sequence[ir.Value], init_values: Sequence[ir.Value], *
     op = create("stablehlo.reduce_window", results, [*inputs, *init_values], attrs, regions=1, loc=loc, ip=ip)
     reduction_body(op, [scalar_type(v) for v in init_values], body, loc=loc)
     return list(op.results)
+
+
+def select_and_scatter(operand: ir.Value, source: ir.Value, init_value: ir.Value, *, window: Sequence[int],
+                       strides: Sequence[int], padding: Sequence[Sequence[int]], select: str, scatter: str,
+                       loc=None, ip=None) -> ir.Value:
+    """`stablehlo.select_and_scatter` (the gradient of a max or min pool): in each window of the padded operand
+    the element `select` prefers (a compare direction, "GE" for the first maximum, "LE" for the first minimum)
+    receives the window's source element, combined by `scatter` (a binary op name) from `init_value`."""
+    if scatter not in BINARY_OPS:
+        raise ValueError(f"unknown StableHLO binary op {scatter!r} for a select_and_scatter scatter region")
+    if select not in ("GE", "GT", "LE", "LT"):
+        raise ValueError(f"select_and_scatter selects by GE, GT, LE or LT, not {select!r}")
+    attrs = {"window_dimensions": i64_array(window), "window_strides": i64_array(strides),
+             "padding": ir.DenseElementsAttr.get(np.asarray(padding, dtype=np.int64).reshape(len(window), 2))}
+    op = create("stablehlo.select_and_scatter", [operand.type], [operand, source, init_value], attrs, regions=2,
+                loc=loc, ip=ip)
+    element = scalar_type(operand)
+    select_block = op.regions[0].blocks.append(element, element)
+    with ir.InsertionPoint(select_block), loc or ir.Location.unknown():
+        create("stablehlo.return", [], [compare(*select_block.arguments, select)])
+    scatter_block = op.regions[1].blocks.append(scalar_type(source), scalar_type(source))
+    with ir.InsertionPoint(scatter_block), loc or ir.Location.unknown():
+        create("stablehlo.return", [], [binary(scatter, *scatter_block.arguments)])
+    return op.result
 
 
 # --- control flow: if, case, while (control family) -------------------------------------------------

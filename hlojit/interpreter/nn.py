@@ -138,9 +138,11 @@ def _reduce_window(op):
 
 
 def _select_and_scatter(op, functions):
-    """For each window of the padded operand, the element the `select` region prefers (the first when it says
-    the current one is no worse), and into it the matching source element, combined by `scatter` starting
-    from the init value; then the padding is cut off."""
+    """For each window of the padded operand, the element the `select` region prefers (the first in the window's
+    row-major order, unless select(best, later) says false), never a padding element; into it the matching
+    source element, combined by `scatter` starting from the init value; then the padding is cut off. Vectorized
+    over the windows: one pass per offset inside the window (a strided view holds that element of every
+    window), the regions applied to whole arrays as reduce_window's are."""
     rank = len(shape_of(op.operands[0].type))
     window, strides = _ints(op, "window_dimensions", 1, rank), _ints(op, "window_strides", 1, rank)
     pads = _padding(op, rank)
@@ -149,30 +151,28 @@ def _select_and_scatter(op, functions):
     dtype = dtype_of(op.result.type)
 
     def run(operand, source, init):
-        padded = _pad(operand, pads, 0)
+        padded, inside = _pad(operand, pads, 0), _pad(np.ones(operand.shape, bool), pads, False)
+        views = [tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(offset, source.shape, strides))
+                 for offset in np.ndindex(*window)]
+        best = chosen = have = None
+        for k, view in enumerate(views):
+            candidate, valid = padded[view], inside[view]
+            if best is None:
+                best, chosen, have = candidate, np.zeros(source.shape, np.int64), valid
+                continue
+            take = valid & (~have | ~np.asarray(select(best, candidate)[0], bool))
+            best, chosen, have = np.where(take, candidate, best), np.where(take, k, chosen), have | take
         result = np.full(padded.shape, init, dtype)
-        for out_index in np.ndindex(*source.shape):
-            start = [i * s for i, s in zip(out_index, strides)]
-            best, best_value = None, None
-            for offset in np.ndindex(*window):
-                position = tuple(a + b for a, b in zip(start, offset))
-                if _in_padding(position, pads, padded.shape):      # padding is never selected (XLA's rule)
-                    continue
-                value = padded[position]
-                if best is None or not bool(np.asarray(select(best_value, value)[0])):
-                    best, best_value = position, value
-            if best is not None:
-                result[best] = np.asarray(scatter(result[best], source[out_index])[0], dtype)
+        for k, view in enumerate(views):
+            current = result[view]
+            combined = np.asarray(scatter(current, source)[0], dtype)
+            result[view] = np.where(have & (chosen == k), combined, current)
         crop = tuple(slice(max(lo, 0), n - max(hi, 0)) for (lo, hi), n in zip(pads, padded.shape))
         return np.ascontiguousarray(result[crop])
     return run
 
 
 _select_and_scatter.takes_functions = True
-
-
-def _in_padding(position, pads, shape) -> bool:
-    return any(p < max(lo, 0) or p >= n - max(hi, 0) for p, (lo, hi), n in zip(position, pads, shape))
 
 
 def _feature(op) -> int:

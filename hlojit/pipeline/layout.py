@@ -8,7 +8,7 @@ last (64 channels at 56x56: 99 ms against 6 ms), and the user's layout is the us
 1. `convolutions_channels_last`: each convolution gets [b, 0.., f]x[0.., i, o]->[b, 0.., f] dimension numbers,
    with transposes in front of its operands and behind its result, which give the module its old meaning.
 2. `sink_transposes`, to a fixed point: a transpose moves down through its users (elementwise ops, reduce,
-   reduce_window, broadcast_in_dim) where the users' other operands can take its layout for free (a
+   reduce_window, select_and_scatter, broadcast_in_dim) where the users' other operands can take its layout for free (a
    broadcast_in_dim of a per-channel parameter, a splat constant, a transpose the other way, a chain of such),
    and one meeting its inverse cancels. A ResNet block keeps no transpose; the network keeps those of its
    entry (the image, each kernel) and exit.
@@ -295,9 +295,27 @@ _WINDOW_ATTRS = ("window_dimensions", "window_strides", "base_dilations", "windo
 
 
 def _sink_into_reduce_window(transpose, user, index: _Index) -> bool:
+    return _sink_into_window_op(transpose, user, len(user.results), index)
+
+
+def _sink_into_select_and_scatter(transpose, user, index: _Index) -> bool:
+    """A max pool's gradient: its operand and source (the windows) take the layout together. Where the operand
+    comes transposed and the source does not come free (ResNet's: a sum of the block's two gradient paths), the
+    source gets a transpose of its own, a quarter of the operand's size at stride 2, rather than the operand and
+    the result keeping theirs (built as a pair of transposes: `_inputs_in_layout` takes the inner one)."""
+    mine, inverse = transpose.results[0], _inverse(_permutation(transpose))
+    source = user.operands[1]
+    if user.operands[0] == mine and source != mine and not _free(source, inverse, index):
+        with ir.InsertionPoint(user), user.location:
+            user.operands[1] = hlo.transpose(hlo.transpose(source, inverse), _permutation(transpose))
+    return _sink_into_window_op(transpose, user, 2, index)
+
+
+def _sink_into_window_op(transpose, user, inputs: int, index: _Index) -> bool:
+    """reduce_window and select_and_scatter: the window's attributes follow the dimensions."""
     perm = _permutation(transpose)
     inverse = _inverse(perm)
-    if not _inputs_in_layout(transpose, user, len(user.results), index):
+    if not _inputs_in_layout(transpose, user, inputs, index):
         return False
     for name in _WINDOW_ATTRS:
         if name in user.attributes:
@@ -322,7 +340,8 @@ def _padding_attr(pairs) -> ir.Attribute:
 
 
 _SINKS = {"stablehlo.transpose": _sink_into_transpose, "stablehlo.broadcast_in_dim": _sink_into_broadcast,
-          "stablehlo.reduce": _sink_into_reduce, "stablehlo.reduce_window": _sink_into_reduce_window}
+          "stablehlo.reduce": _sink_into_reduce, "stablehlo.reduce_window": _sink_into_reduce_window,
+          "stablehlo.select_and_scatter": _sink_into_select_and_scatter}
 
 
 def _sink(transpose, index: _Index) -> int:

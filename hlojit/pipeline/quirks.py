@@ -200,7 +200,7 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 # Float compares by bits (subnormal_compares.py) come after every rewrite that builds compares, bf16's and f16's
 # widening included (so vmvx's NaN fix finds no float compare it would still have to mend).
-_SPEC_OPS = scatter_rewrites.ALL_TARGETS + window_scatters.ALL_TARGETS
+_SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
 _CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold_constants] + \
@@ -208,7 +208,7 @@ _CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.VMVX + legalize.CHLO_FIRST
                   + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs] + _CPU_SPEC
-                  + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
+                  + window_scatters.ALL_TARGETS + vmvx_rewrites.AFTER_SPEC + accurate_math.VMVX + [
                   truncate_before_float_to_int, vmvx_rewrites.bf16_arithmetic_in_f32,
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
@@ -217,10 +217,10 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                  + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
                                                                 complex_as_real_pairs_native_ends] + _CPU_SPEC + [
               float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd,
-              matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
+              *window_scatters.ALL_TARGETS, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
-                  + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
+                  + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:

@@ -12,13 +12,13 @@ import itertools
 
 import numpy as np
 
-from ...dialects import stablehlo as hlo
+from ...dialects import regions, stablehlo as hlo
 from ...dialects.types import conv_labels, dot_dimensions
 from ...errors import DifferentiationError
 from .. import ops
 from ..ops import nn
 from ..ops._core import convert, emit
-from .conv_phases import conv_by_phases, convolution as _conv, interleave, phases, shifted_sum
+from .conv_phases import conv_by_phases, convolution as _conv
 from .core import register, site_of
 from .rules_shape import op_result, pad, slice_
 
@@ -301,40 +301,76 @@ def _reduce_window(p, cts, active):
         (value,) = emit(hlo.reduce_window, [spread.value], [zero.value], window=window, strides=[1] * x.ndim,
                         padding=[(0, 0)] * x.ndim, body="add")
         return [op_result(value, g.dtype), None]
-    return [_extremum_cotangent(x, z, g, window, strides, padding, kind), None]
+    # the first extremum of each window (row-major, never padding) takes the window's cotangent: the spec's
+    # select_and_scatter, JAX's own gradient op (targets without it get pipeline/window_scatters.py's rewrite)
+    zero = ops.zeros((), g.dtype)
+    value = emit(regions.select_and_scatter, x.value, g.value, zero.value, window=window, strides=strides,
+                 padding=padding, select="GE" if kind == "maximum" else "LE", scatter="add")
+    return [op_result(value, g.dtype), None]
 
 
-def _extremum_cotangent(x, z, g, window, strides, padding, kind):
-    """Per offset inside the window, the strided slice of the padded input that sits there in every
-    window; the first element equal to the result takes the window's cotangent (select_and_scatter's
-    choice: JAX gives one element of a tie all of it). The offsets' shares go back by input phase
-    (conv_phases.shifted_sum: each phase of the input the sum of the shares that land on it, shifted) and
-    one interleave, not as interior pads of each share added up (measured at ResNet-18's 3x3/2 pool, batch
-    8: 0.54x JAX's speed as pads)."""
-    fill = -np.inf if kind == "maximum" else np.inf
-    xp = pad(x, fill, [lo for lo, _ in padding], [hi for _, hi in padding])
-    shares, taken = {}, None
-    for offset in itertools.product(*[range(w) for w in window]):
-        limit = [o + (n - 1) * s + 1 for o, n, s in zip(offset, g.shape, strides)]
-        hit = slice_(xp, list(offset), limit, strides) == z
-        if taken is not None:
-            hit = hit & ops.logical_not(taken)
-        taken = hit if taken is None else taken | hit
-        shares[offset] = ops.where(hit, g, 0.0).astype(g.dtype)
-    axes = [a for a in range(x.ndim) if window[a] != 1 or strides[a] != 1 or padding[a] != [0, 0]]
-    if not axes:
-        return shares[(0,) * x.ndim]
-    # phases see the window flipped: tap k of an input phase is the share of offset window - 1 - k
-    per_axis = [phases(g.shape[a], window[a], strides[a], 1, window[a] - 1 - padding[a][0], x.shape[a]) for a in axes]
-    full = list(x.shape)
-    for a in axes:
-        full[a] = -(-x.shape[a] // strides[a])
+_PREFERS = {"GE": lambda a, b: a >= b, "GT": lambda a, b: a > b, "LE": lambda a, b: a <= b, "LT": lambda a, b: a < b}
 
-    def share(ks):
-        offset = [0] * x.ndim
-        for a, k in zip(axes, ks):
-            offset[a] = window[a] - 1 - k
-        return shares[tuple(offset)]
-    results = {index: shifted_sum(share, [per_axis[i][r] for i, r in enumerate(index)], full, axes, g.dtype)
-               for index in itertools.product(*[range(strides[a]) for a in axes])}
-    return interleave(results, [strides[a] for a in axes], [x.shape[a] for a in axes], axes, list(range(x.ndim)))
+
+def _region_kind(block) -> tuple[str, list] | None:
+    """(op name, its operands) of a region that returns one op of its two block arguments, else None."""
+    inner = list(block.operations)
+    if len(inner) != 2 or list(inner[0].operands) != list(block.arguments) \
+            or list(inner[1].operands) != [inner[0].results[0]]:
+        return None
+    return inner[0].operation.name.removeprefix("stablehlo."), inner[0].operation
+
+
+def _window_choice(x, windows, window, strides, padding, prefers):
+    """Per window (`windows`: the source's shape), the row-major offset of the element select_and_scatter picks
+    (`prefers(best, candidate)`: its select region; a later element wins where that is false), and whether the
+    window holds any element of x at all (None: every window does)."""
+    lows, highs = [lo for lo, _ in padding], [hi for _, hi in padding]
+    padded = any(lo or hi for lo, hi in padding)
+    xp = pad(x, 0, lows, highs) if padded else x
+    inside = pad(ops.ones(x.shape, "bool"), False, lows, highs) if padded else None
+    best = chosen = have = None
+    for k, offset in enumerate(itertools.product(*[range(w) for w in window])):
+        limit = [o + (n - 1) * s + 1 for o, n, s in zip(offset, windows, strides)]
+        candidate = slice_(xp, list(offset), limit, strides)
+        valid = slice_(inside, list(offset), limit, strides) if padded else None
+        if best is None:
+            best, chosen, have = candidate, ops.zeros(windows, "int32"), valid
+            continue
+        take = ops.logical_not(prefers(best, candidate))
+        if valid is not None:
+            take = valid & (ops.logical_not(have) | take)
+            have = have | take
+        best, chosen = ops.where(take, candidate, best), ops.where(take, k, chosen)
+    return chosen, have
+
+
+@register("select_and_scatter")
+def _select_and_scatter(p, cts, active):
+    """Linear in the source and the init value: the source's cotangent is each window's chosen element of the
+    result's cotangent (its transpose), the init value's the sum of it; the operand only chooses (zero)."""
+    x, source, _ = p.inputs
+    g = cts[0]
+    select, scatter = (_region_kind(p.op.regions[i].blocks[0]) for i in (0, 1))
+    if scatter is None or scatter[0] != "add":
+        _unsupported(p, "a scatter region other than add")
+    if select is None or select[0] != "compare":
+        _unsupported(p, "a select region other than one compare of its arguments")
+    direction = str(select[1].attributes["comparison_direction"]).split()[-1].rstrip(">")
+    rank = x.ndim
+    window = p.ints("window_dimensions")
+    strides = p.ints("window_strides") or [1] * rank
+    padding = np.array(p.op.attributes["padding"]).reshape(rank, 2).tolist() if "padding" in p.op.attributes \
+        else [[0, 0]] * rank
+    source_ct = init_ct = None
+    if active[1]:
+        chosen, have = _window_choice(x, source.shape, window, strides, padding, _PREFERS[direction])
+        gp = pad(g, 0, [lo for lo, _ in padding], [hi for _, hi in padding])
+        for k, offset in enumerate(itertools.product(*[range(w) for w in window])):
+            limit = [o + (n - 1) * s + 1 for o, n, s in zip(offset, source.shape, strides)]
+            mine = chosen == k if have is None else (chosen == k) & have
+            share = ops.where(mine, slice_(gp, list(offset), limit, strides), 0.0).astype(g.dtype)
+            source_ct = share if source_ct is None else source_ct + share
+    if active[2]:
+        init_ct = ops.sum(g).astype(g.dtype)
+    return [None, source_ct, init_ct]

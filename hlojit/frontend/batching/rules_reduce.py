@@ -1,4 +1,4 @@
-"""Batching rules of reduce, reduce_window, sort, dot_general and convolution.
+"""Batching rules of reduce, reduce_window, select_and_scatter, sort, dot_general and convolution.
 
 reduce, reduce_window and sort keep the batch where it is and shift their dimensions past it.
 dot_general makes a batch shared by both operands one of its batching dimensions, and one operand's
@@ -58,6 +58,28 @@ def _reduce_window(p):
     shapes = [with_batch(s, p.size, dim) for s in p.result_shapes()]
     results = recreate(p, [at(b, dim, p.size) for b in inputs] + [b.t for b in inits], shapes, attrs)
     return [Batched(t, dim) for t in results]
+
+
+@register("select_and_scatter")
+def _select_and_scatter(p):
+    """The batch one more window dimension of size 1 (each example's windows its own), operand and source both
+    batched there; a batched init value, or regions that capture batched values, run lane by lane."""
+    operand, source, init = p.args
+    if p.captures_batched or init.dim is not None:
+        return lane_by_lane(p)
+    dim = _first_batched([operand, source])
+    attrs = {}
+    for name in ("window_dimensions", "window_strides"):
+        if name in p.op.attributes:
+            values = p.ints(name)
+            values.insert(dim, 1)
+            attrs[name] = i64_array(values)
+    if "padding" in p.op.attributes:
+        padding = np.array(p.op.attributes["padding"], dtype=np.int64).reshape(-1, 2)
+        attrs["padding"] = ir.DenseElementsAttr.get(np.insert(padding, dim, [0, 0], axis=0))
+    shape = with_batch(p.result_shapes()[0], p.size, dim)
+    (result,) = recreate(p, [at(operand, dim, p.size), at(source, dim, p.size), init.t], [shape], attrs)
+    return [Batched(result, dim)]
 
 
 @register("sort")

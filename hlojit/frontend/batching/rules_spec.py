@@ -13,7 +13,7 @@ RULES.update({name: lane_by_lane for name in registry.names("chlo", rule=registr
 RULES.update({f"chlo.{name}": lane_by_lane for name in ("top_k", "constant_like")})
 register("fft", "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast", "cholesky", "dot",
          "dynamic_broadcast_in_dim", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape",
-         "einsum", "get_dimension_size", "real_dynamic_slice", "select_and_scatter", "triangular_solve",
+         "einsum", "get_dimension_size", "real_dynamic_slice", "triangular_solve",
          "unary_einsum")(lane_by_lane)
 
 _NOWHERE = "every backend here refuses it (one process, no host channels), so nothing runs it to batch"
