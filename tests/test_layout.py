@@ -71,9 +71,11 @@ def test_only_llvm_cpu_gets_the_layout():
     """vmvx and cuda get the user's layout (IREE's GPU pipeline picks its own; vmvx measured no faster)."""
     cpu = quirks.QUIRKS["cpu"]
     # Speed rewrites run last but for the matmul operands' barriers, which must see the graph they leave;
-    # select_and_scatter's rewrite after the layout, which moves the op itself channels last (a max-pool gradient)
+    # select_and_scatter's rewrite after the layout, which moves the op itself channels last (a max-pool gradient),
+    # and float compares by bits after both (the layout cannot move through their bitcasts)
     speed_then_tiling = [layout.channels_last, quirks.requested_winograd,
-                         window_scatters.select_and_scatters_by_offset, matmul_kernel.matmuls_by_kernel,
+                         window_scatters.select_and_scatters_by_offset, quirks.float_compares_by_bits,
+                         matmul_kernel.matmuls_by_kernel,
                          normalization_kernels.softmaxes_by_kernel, normalization_kernels.layer_norms_by_kernel,
                          *compile_rewrites.CPU_AFTER_PAIRS, *compile_rewrites.CPU_DATA_TILING]
     assert cpu[-len(speed_then_tiling):] == speed_then_tiling   # the tiling list's length is its own

@@ -191,15 +191,17 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # slices on every target, and on the CPUs long sorts become sorting networks (sort_networks.py: IREE's sort is
 # quadratic in the length); then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last (layout.py:
-# one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it; then the
-# hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
+# one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it; then
+# select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
+# get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
 # matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
 # flag set, then the data-tiled builds' slices, bools and updates).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix). llvm-cpu and vmvx expand CHLO first (legalize.py), so the ops of
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
 # Float compares by bits (subnormal_compares.py) come after every rewrite that builds compares, bf16's and f16's
-# widening included (so vmvx's NaN fix finds no float compare it would still have to mend).
+# widening included (so vmvx's NaN fix finds no float compare it would still have to mend), and on llvm-cpu after
+# the layout too: its bitcasts would stop the layout at every compare (a relu's gradient mask, ResNet's stem).
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
@@ -216,8 +218,8 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
           "cpu": _CPU_FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
                  + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
                                                                 complex_as_real_pairs_native_ends] + _CPU_SPEC + [
-              float_compares_by_bits, vector_products_as_reductions, layout.channels_last, requested_winograd,
-              *window_scatters.ALL_TARGETS, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
+              vector_products_as_reductions, layout.channels_last, requested_winograd,
+              *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts] + _SPEC_OPS
                   + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
