@@ -64,20 +64,21 @@ def _rewrite(op) -> None:
         x = operand
         if any_padding:
             x = hlo.pad(operand, hlo.constant(np.zeros((), dtype_of(operand.type))), lows, highs)
-            inside = hlo.pad(_splat(np.array(True), shape).value, hlo.constant(np.array(False)), lows, highs)
         offsets = list(itertools.product(*[range(w) for w in window]))
-        best = chosen = have = None
+        best = chosen = have = None      # have: whether the window has met an element of the operand (None: all)
         for k, offset in enumerate(offsets):
             limit = [o + (g - 1) * s + 1 for o, g, s in zip(offset, windows, strides)]
             candidate = V(hlo.slice(x, list(offset), limit, strides))
-            valid = V(hlo.slice(inside, list(offset), limit, strides)) if any_padding else None
+            valid = _inside(offset, windows, strides, pads, shape)
             if best is None:
                 best, chosen, have = candidate, _splat(np.int32(0), windows), valid
                 continue
             take = ~_applied(select, [best, candidate])
+            if have is not None:
+                take = take | ~have
             if valid is not None:
-                take = valid & (~have | take)
-                have = have | take
+                take = take & valid
+            have = None if have is None or valid is None else have | valid
             best = where(take, candidate, best)
             chosen = where(take, _splat(np.int32(k), windows), chosen)
         value = _scattered(scatter, init, source, chosen, have, offsets, padded, strides)
@@ -86,6 +87,21 @@ def _rewrite(op) -> None:
             value = hlo.slice(value, lows, crop)
     op.result.replace_all_uses_with(value)
     op.erase()
+
+
+def _inside(offset, windows, strides, pads, shape) -> V | None:
+    """Which windows' element at `offset` lies in the operand, not its padding (None: every window's does):
+    bounds on iotas, which IREE computes inside the dispatch that reads the elements (a padded mask of the
+    operand's size, read back by strided slices, ran the 3x3/2 max pool's gradient 2.4x slower)."""
+    valid = None
+    for d, (o, g, s, (lo, _), n) in enumerate(zip(offset, windows, strides, pads, shape)):
+        first, last = o - lo, (g - 1) * s + o - lo          # the operand positions of the first and last window
+        if first >= 0 and last < n:
+            continue
+        position = V(hlo.iota(windows, d, np.int32)) * s + (o - lo)
+        bound = (position >= 0) & (position < n)
+        valid = bound if valid is None else valid & bound
+    return valid
 
 
 def _scattered(scatter: ir.Block, init, source, chosen: V, have, offsets, padded, strides) -> ir.Value:
