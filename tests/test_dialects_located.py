@@ -101,7 +101,8 @@ def test_located_covers_every_builder():
     assert set(LOCATED) - GENERATED == public_builders()
 
 
-GENERIC_FORM = {"reduce_window", "select_and_scatter", "if", "case", "sort", "gather", "scatter", "map"}  # ops MLIR prints in the generic "stablehlo.op"(...) form
+# ops MLIR prints in the generic "stablehlo.op"(...) form
+GENERIC_FORM = {"reduce_window", "select_and_scatter", "if", "case", "sort", "gather", "scatter", "map"}
 OP_NAMES = {"unary": "exponential", "binary": "add", "if_": "if", "while_": "while"}  # builder -> op name
 
 

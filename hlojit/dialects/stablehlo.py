@@ -20,7 +20,7 @@ from iree.compiler import ir
 from . import elementwise, regions
 from .build import create, dims_attr, i64_array, with_shape
 from .elementwise import *  # noqa: F401,F403  (the elementwise builders, unary, binary, compare, convert)
-from .regions import *  # noqa: F401,F403  (reduce, reduce_window, select_and_scatter, if_, case, while_, scatter, sort, map)
+from .regions import *  # noqa: F401,F403  (reduce, reduce_window, select_and_scatter, if_, case, while_, ...)
 from .types import dtype_of, shape_of, tensor_type
 
 __all__ = [

@@ -127,6 +127,11 @@ def attr_ints(op, name: str) -> list[int]:
     return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
 
 
+def enum_attr(op, name: str) -> str:
+    """An op's enum attribute by its value: `#stablehlo<comparison_direction LT>` -> "LT"."""
+    return str(op.attributes[name]).rstrip(">").split()[-1]
+
+
 def dot_dimensions(op) -> tuple[list[int], list[int], list[int], list[int]]:
     """(lhs_batch, rhs_batch, lhs_contract, rhs_contract) of a stablehlo.dot_general, read back from the
     attribute stablehlo.dot_general writes."""

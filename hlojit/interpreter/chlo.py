@@ -9,10 +9,10 @@ import math
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects.types import attr_ints, dtype_of, shape_of
+from ..dialects.types import attr_ints, dtype_of, enum_attr, shape_of
 from .complex import _complex
 from .elementwise import _BINARY, _COMPARE, _is_float, _total_order_key
-from .interpreter import OPS, enum_attr
+from .interpreter import OPS
 from .special import bessel_i1e, digamma, polygamma, zeta
 
 

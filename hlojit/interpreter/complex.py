@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialects.types import attr_ints, dtype_of
-from .interpreter import OPS, enum_attr
+from ..dialects.types import attr_ints, dtype_of, enum_attr
+from .interpreter import OPS
 
 
 def _typed(fn):

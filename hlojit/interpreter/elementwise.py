@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialects.types import dtype_of
+from ..dialects.types import dtype_of, enum_attr
 from ..errors import BackendError
-from .interpreter import OPS, enum_attr
+from .interpreter import OPS
 
 
 def _is_float(dtype) -> bool:

@@ -38,11 +38,6 @@ def _quiet_hooks():
 _QUIET_ENTER, _QUIET_EXIT = _quiet_hooks()
 
 
-def enum_attr(op, name) -> str:
-    """`#stablehlo<comparison_direction LT>` -> "LT"."""
-    return str(op.attributes[name]).rstrip(">").split()[-1]
-
-
 def supported_ops() -> list[str]:
     return sorted(OPS)
 

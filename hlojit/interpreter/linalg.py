@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects.types import dtype_of
-from .interpreter import OPS, enum_attr
+from ..dialects.types import dtype_of, enum_attr
+from .interpreter import OPS
 
 
 def _working(x: np.ndarray) -> np.ndarray:

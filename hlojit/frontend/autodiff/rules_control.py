@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dialects import stablehlo as hlo
+from ...dialects.types import enum_attr
 from ...errors import DifferentiationError
 from .. import dtypes, ops, trace as _trace
 from ..ops._core import constant, emit
@@ -80,7 +81,7 @@ def trip_count(op) -> int | None:
     that adds 1 to the counter (fori_loop's and scan's loops), else None."""
     cond, body = op.regions[0].blocks[0], op.regions[1].blocks[0]
     test = list(cond.operations)[-1].operands[0].owner
-    if getattr(test, "name", None) != "stablehlo.compare" or "LT" not in str(test.attributes["comparison_direction"]):
+    if getattr(test, "name", None) != "stablehlo.compare" or enum_attr(test, "comparison_direction") != "LT":
         return None
     lhs, rhs = test.operands
     args = list(cond.arguments)

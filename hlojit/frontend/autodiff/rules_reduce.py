@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 
 from ...dialects import regions, stablehlo as hlo
-from ...dialects.types import conv_labels, dot_dimensions
+from ...dialects.types import conv_labels, dot_dimensions, enum_attr
 from ...errors import DifferentiationError
 from .. import ops
 from ..ops import nn
@@ -243,7 +243,7 @@ def _kernel_cotangent_by_im2col(lhs, rhs, g, spec, strides, padding, rhs_dil):
 # --- reduce_window: pools and short cumulative sums and products -----------------------------------
 
 def _window(p, x):
-    """(window, strides, padding) of a reduce_window without dilations."""
+    """(window, strides, padding) of a reduce_window without dilations, or of a select_and_scatter."""
     if any(d != 1 for d in p.ints("base_dilations") + p.ints("window_dilations")):
         _unsupported(p, "dilations")
     window, strides = p.ints("window_dimensions"), p.ints("window_strides") or [1] * x.ndim
@@ -283,7 +283,7 @@ def _cumulative_product(p, x, init, y, g):
 @register("reduce_window")
 def _reduce_window(p, cts, active):
     """add: JAX's transpose (a window sum of the strided-out cotangent). maximum/minimum: the first
-    extremum of each window takes its cotangent (_extremum_cotangent). multiply: cumulative products only
+    extremum of each window takes its cotangent (select_and_scatter). multiply: cumulative products only
     (cumprod's window)."""
     kind = body_op(p.op)
     x, init = p.inputs
@@ -312,8 +312,8 @@ def _reduce_window(p, cts, active):
 _PREFERS = {"GE": lambda a, b: a >= b, "GT": lambda a, b: a > b, "LE": lambda a, b: a <= b, "LT": lambda a, b: a < b}
 
 
-def _region_kind(block) -> tuple[str, list] | None:
-    """(op name, its operands) of a region that returns one op of its two block arguments, else None."""
+def _region_kind(block) -> tuple[str, object] | None:
+    """(name, op) of the one op a region applies to its two block arguments and returns, else None."""
     inner = list(block.operations)
     if len(inner) != 2 or list(inner[0].operands) != list(block.arguments) \
             or list(inner[1].operands) != [inner[0].results[0]]:
@@ -356,12 +356,8 @@ def _select_and_scatter(p, cts, active):
         _unsupported(p, "a scatter region other than add")
     if select is None or select[0] != "compare":
         _unsupported(p, "a select region other than one compare of its arguments")
-    direction = str(select[1].attributes["comparison_direction"]).split()[-1].rstrip(">")
-    rank = x.ndim
-    window = p.ints("window_dimensions")
-    strides = p.ints("window_strides") or [1] * rank
-    padding = np.array(p.op.attributes["padding"]).reshape(rank, 2).tolist() if "padding" in p.op.attributes \
-        else [[0, 0]] * rank
+    direction = enum_attr(select[1], "comparison_direction")
+    window, strides, padding = _window(p, x)
     source_ct = init_ct = None
     if active[1]:
         chosen, have = _window_choice(x, source.shape, window, strides, padding, _PREFERS[direction])
