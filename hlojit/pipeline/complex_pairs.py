@@ -31,7 +31,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.elementwise import BINARY_OPS, UNARY_OPS
 from ..dialects.regions import reduction_body
-from ..dialects.types import attr_ints, constant_value, dtype_of, shape_of
+from ..dialects.types import attr_ints, constant_value, dtype_of, enum_attr, shape_of
 from ..errors import CompileError
 from .complex_math_pairs import RULES, mul
 from .legalize import walk
@@ -84,10 +84,6 @@ def _nested_complex(op) -> bool:
 def _has_complex(op) -> bool:
     """Whether op or anything nested in it has a complex value."""
     return _touches_complex(op) or _nested_complex(op)
-
-
-def _direction(op) -> str:
-    return str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
 
 
 def _supported_block(block) -> bool:
@@ -238,7 +234,7 @@ def _rewrite_op(op, pairs: dict):
         return {0: tuple(_window(op, [xr, xi, ir_, ii], [part, part],
                                  lambda ar, ai, br, bi: list(mul((ar, ai), (br, bi)))))}
     if name == "stablehlo.compare":
-        return {0: _compare(_direction(op), get(op.operands[0]), get(op.operands[1]))}
+        return {0: _compare(enum_attr(op, "comparison_direction"), get(op.operands[0]), get(op.operands[1]))}
     if name == "stablehlo.convert":
         return {0: _convert(op, get(op.operands[0]))}
     raise AssertionError(f"complex_pairs: {name} passed _supported but has no rule")
@@ -368,7 +364,7 @@ def _math_by_parts(root, dots: bool = False) -> int:
         with ir.InsertionPoint(op), op.location:
             parts = [(hlo.real(v), hlo.imag(v)) for v in op.operands]
             if op.name == "stablehlo.compare":
-                new = _compare(_direction(op), *parts)
+                new = _compare(enum_attr(op, "comparison_direction"), *parts)
             elif op.name == "stablehlo.dot_general":
                 new = _native_complex(*_dot(op, *parts))
             else:

@@ -10,7 +10,7 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import dot_dimensions, dtype_of, shape_of
+from ..dialects.types import dot_dimensions, dtype_of, enum_attr, shape_of
 from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
                normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites, window_scatters)
 from .constant_folding import fold_constants
@@ -95,9 +95,9 @@ def nan_aware_float_compares(module: ir.Module) -> int:
             continue
         if op.name != "stablehlo.compare" or not _is_float(dtype_of(op.operands[0].type)):
             continue
-        direction = str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
+        direction = enum_attr(op, "comparison_direction")
         lhs, rhs = op.operands[0], op.operands[1]
-        total_order = "compare_type" in op.attributes and "TOTALORDER" in str(op.attributes["compare_type"])
+        total_order = "compare_type" in op.attributes and enum_attr(op, "compare_type") == "TOTALORDER"
         if direction not in ("EQ", "NE", "LE", "GE") or total_order:    # TOTALORDER orders NaNs: no guard
             continue
         with ir.InsertionPoint(op), op.location:

@@ -25,19 +25,15 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
-from ..dialects.types import constant_value, dtype_of, finfo, shape_of
+from ..dialects.types import constant_value, dtype_of, enum_attr, finfo, shape_of
 from .values import V
 
 _FLUSHED = {"float32", "float64", "bfloat16"}
 _SIGNED = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
-def _direction(op) -> str:
-    return str(op.attributes["comparison_direction"]).rstrip(">").split()[-1]
-
-
 def _is_total_order(op) -> bool:
-    return "compare_type" in op.attributes and "TOTALORDER" in str(op.attributes["compare_type"])
+    return "compare_type" in op.attributes and enum_attr(op, "compare_type") == "TOTALORDER"
 
 
 def _constant(value: ir.Value) -> np.ndarray | None:
@@ -158,7 +154,7 @@ def float_compares_by_bits(module: ir.Module) -> int:
         if not _needs_exact(op):
             continue
         with ir.InsertionPoint(op), op.location:
-            new = _exact_compare(op.operands[0], op.operands[1], _direction(op))
+            new = _exact_compare(op.operands[0], op.operands[1], enum_attr(op, "comparison_direction"))
         op.result.replace_all_uses_with(new.value)
         op.erase()
         count += 1
