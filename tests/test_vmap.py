@@ -90,6 +90,9 @@ CASES = [  # (id, fn, args, in_axes)
     ("argmax argmin", lambda x: (ops.argmax(x, 1), ops.argmin(x)), (normal(3, 4, 5),), 0),
     ("cumsum", lambda x: ops.cumsum(x, 1), (normal(3, 2, 5),), 0),
     ("max_pool", lambda x: ops.max_pool(x, (2, 2)), (normal(1, 2, 3, 4, 4),), 2),
+    ("max_pool gradient (select_and_scatter)",
+     lambda x, g: hj.grad(lambda x: ops.sum(ops.max_pool(x, 3, 2, padding=1) * g))(x),
+     (normal(2, 1, 2, 7, 6), normal(1, 2, 4, 2, 3)), (0, 3)),
     ("sort top_k argsort", lambda x: (ops.sort(x), ops.top_k(x, 2)[0], ops.argsort(x)), (normal(4, 3),), 1),
     # dot_general
     ("matmul both batched", lambda a, b: a @ b, (normal(3, 2, 4), normal(4, 3, 5)), (0, 1)),

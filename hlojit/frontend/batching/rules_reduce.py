@@ -39,13 +39,9 @@ def _reduce(p):
     return [Batched(t, out_dim) for t in results]
 
 
-@register("reduce_window")
-def _reduce_window(p):
-    n = len(p.args) // 2
-    inputs, inits = p.args[:n], p.args[n:]
-    if p.captures_batched or any(b.dim is not None for b in inits):
-        return lane_by_lane(p)
-    dim = _first_batched(inputs)
+def _window_with_batch(p, dim: int) -> dict:
+    """A windowed op's attributes with the batch at `dim` one more window dimension: size, stride and dilations
+    1, no padding (reduce_window's and select_and_scatter's)."""
     attrs = {}
     for name in ("window_dimensions", "window_strides", "base_dilations", "window_dilations"):
         if name in p.op.attributes:
@@ -55,8 +51,19 @@ def _reduce_window(p):
     if "padding" in p.op.attributes:
         padding = np.array(p.op.attributes["padding"], dtype=np.int64).reshape(-1, 2)
         attrs["padding"] = ir.DenseElementsAttr.get(np.insert(padding, dim, [0, 0], axis=0))
+    return attrs
+
+
+@register("reduce_window")
+def _reduce_window(p):
+    n = len(p.args) // 2
+    inputs, inits = p.args[:n], p.args[n:]
+    if p.captures_batched or any(b.dim is not None for b in inits):
+        return lane_by_lane(p)
+    dim = _first_batched(inputs)
     shapes = [with_batch(s, p.size, dim) for s in p.result_shapes()]
-    results = recreate(p, [at(b, dim, p.size) for b in inputs] + [b.t for b in inits], shapes, attrs)
+    results = recreate(p, [at(b, dim, p.size) for b in inputs] + [b.t for b in inits], shapes,
+                       _window_with_batch(p, dim))
     return [Batched(t, dim) for t in results]
 
 
@@ -68,17 +75,9 @@ def _select_and_scatter(p):
     if p.captures_batched or init.dim is not None:
         return lane_by_lane(p)
     dim = _first_batched([operand, source])
-    attrs = {}
-    for name in ("window_dimensions", "window_strides"):
-        if name in p.op.attributes:
-            values = p.ints(name)
-            values.insert(dim, 1)
-            attrs[name] = i64_array(values)
-    if "padding" in p.op.attributes:
-        padding = np.array(p.op.attributes["padding"], dtype=np.int64).reshape(-1, 2)
-        attrs["padding"] = ir.DenseElementsAttr.get(np.insert(padding, dim, [0, 0], axis=0))
     shape = with_batch(p.result_shapes()[0], p.size, dim)
-    (result,) = recreate(p, [at(operand, dim, p.size), at(source, dim, p.size), init.t], [shape], attrs)
+    (result,) = recreate(p, [at(operand, dim, p.size), at(source, dim, p.size), init.t], [shape],
+                         _window_with_batch(p, dim))
     return [Batched(result, dim)]
 
 
