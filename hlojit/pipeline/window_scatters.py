@@ -1,16 +1,18 @@
 """Target rewrite of `stablehlo.select_and_scatter`, which IREE 3.13 marks illegal on every target ("failed to
 legalize operation 'stablehlo.select_and_scatter' that was explicitly marked illegal"): the gradient of a max or
 min pool in JAX's exports (`jax.grad` of `lax.reduce_window(x, -inf, lax.max, ...)`), so a JAX-exported CNN
-training step did not compile through `hj.from_mlir`. StableHLO -> StableHLO, listed in quirks.py for every
-target (hlojit's own traced pools differentiate without the op: autodiff's reduce_window rule).
+training step did not compile through `hj.from_mlir`; hlojit's own max and min pools differentiate into it too
+(autodiff's reduce_window rule). StableHLO -> StableHLO, listed in quirks.py for every target (on llvm-cpu after
+the layout pass, which moves the op channels last with the network).
 
 The spec's meaning, as the reference interpreter runs it: in each window of the padded operand the element the
 `select` region prefers (the first in the window's row-major order, unless a later one is preferred: select(best,
 candidate) false), never a padding element; into it the window's source element, combined by the `scatter`
 region starting from the init value. Built of ops IREE lowers, without loops: the window's offsets in order, each
 a strided slice of the padded operand (one element of every window), the best so far and its offset kept per
-window (the select region as a `stablehlo.map`); then per offset the windows that chose it give their source
-elements back to the operand's positions (an interior pad by the strides) where the scatter region combines them.
+window (the select region as a `stablehlo.map`); then, per phase of the strides (the positions one offset class
+lands on), the windows that chose each offset give their source elements back where the scatter region combines
+them, and the phases are interleaved.
 A region holding an op with a region of its own, or reading a value from outside, is left to IREE (it refuses).
 """
 from __future__ import annotations
@@ -21,24 +23,12 @@ import numpy as np
 from iree.compiler import ir
 
 from ..dialects import regions, stablehlo as hlo
-from ..dialects.types import dtype_of, shape_of
+from ..dialects.types import attr_ints, dtype_of, shape_of
+from .layout import padding_pairs
 from .legalize import walk
 from .sort_networks import rebuildable_block
 from .sort_rewrites import rebuilt_comparator
 from .values import V, where
-
-
-def _ints(op, name: str, rank: int, default: int) -> list[int]:
-    if name not in op.attributes:
-        return [default] * rank
-    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
-
-
-def _padding(op, rank: int) -> list[tuple[int, int]]:
-    if "padding" not in op.attributes:
-        return [(0, 0)] * rank
-    flat = np.asarray(ir.DenseIntElementsAttr(op.attributes["padding"]), np.int64).reshape(rank, 2)
-    return [(int(lo), int(hi)) for lo, hi in flat]
 
 
 def _applied(block: ir.Block, operands: list[V]) -> V:
@@ -54,8 +44,9 @@ def _rewrite(op) -> None:
     operand, source, init = op.operands
     shape, windows = list(shape_of(operand.type)), list(shape_of(source.type))
     rank = len(shape)
-    window, strides = _ints(op, "window_dimensions", rank, 1), _ints(op, "window_strides", rank, 1)
-    pads = _padding(op, rank)
+    window = attr_ints(op, "window_dimensions")
+    strides = attr_ints(op, "window_strides") if "window_strides" in op.attributes else [1] * rank
+    pads = padding_pairs(op) if "padding" in op.attributes else [(0, 0)] * rank
     select, scatter = op.regions[0].blocks[0], op.regions[1].blocks[0]
     padded = [n + lo + hi for n, (lo, hi) in zip(shape, pads)]
     lows, highs = [lo for lo, _ in pads], [hi for _, hi in pads]
