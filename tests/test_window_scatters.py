@@ -114,3 +114,12 @@ def test_the_rewrite_leaves_no_select_and_scatter_and_every_iree_target_gets_it(
     for target in ("cpu", "vmvx", "cuda"):
         applied, text = target_rewritten(module([CASES["min 2x3/1x2 maximum"]]), target)
         assert applied["select_and_scatters_by_offset"] == 1 and "select_and_scatter" not in text
+
+
+def test_a_max_pool_gradient_compiles_for_cuda():
+    """iree:cuda has no GPU here: hlojit's own max-pool gradient (select_and_scatter, rewritten) must compile."""
+    from hlojit.pipeline import compile_program, cuda
+    grad = hj.jit(hj.grad(lambda x, g: hj.ops.sum(hj.ops.max_pool(x, 3, 2, padding=1) * g)))
+    lowered = grad.lower(np.zeros((2, 3, 9, 8), np.float32), np.zeros((2, 3, 5, 4), np.float32))
+    assert "stablehlo.select_and_scatter" in lowered.mlir
+    compile_program(lowered.program, cuda())
