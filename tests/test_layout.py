@@ -5,13 +5,14 @@ gradients) on every backend against the reference."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import nn, ops
 from hlojit.pipeline import compile_rewrites, layout, matmul_kernel, normalization_kernels, quirks, window_scatters
 
-from conftest import assert_close
+from conftest import LIBRARY_BACKENDS, assert_close
 
 SMALL = """func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x3xf32> {
   %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32>
@@ -156,6 +157,7 @@ def test_rewritten_module_means_the_same_on_the_reference_backend():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("backend", LIBRARY_BACKENDS)   # vmvx keeps the user's layout: its nets are the op tables'
 def test_conv_nets_match_the_reference_backend(backend):
     got = hj.jit(nets, backend=backend)(*ARGS)
     want = hj.jit(nets, backend="reference")(*ARGS)

@@ -14,7 +14,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.frontend.ops.linalg import spectral
 
-from conftest import assert_close
+from conftest import LIBRARY_BACKENDS, assert_close
 
 L = ops.linalg
 RNG = np.random.default_rng(1212)
@@ -75,6 +75,13 @@ def _all_of(names):
 
 
 _RESULTS = {}
+@pytest.fixture(params=LIBRARY_BACKENDS)
+def backend(request):
+    """Not vmvx (conftest.LIBRARY_BACKENDS): its complex128 arithmetic is test_complex's and test_complex_pairs'
+    (this module took ~10 s of the suite there, 2026-12-06)."""
+    return request.param
+
+
 pytestmark = pytest.mark.shares_compiles   # a backend's tests on one xdist worker: its module compiles once
 
 
