@@ -116,9 +116,15 @@ REFERENCE_ONLY = frozenset({"solve", "inv batched", "det batched", "det singular
                             # expm runs on iree:cpu in test_linalg (~12 s more, 2026-12-06); lu_solve not
                             # conjugated: the batched solve's and test_linalg's lu_solve-trans in complex (~5 s)
                             "qr complete", "expm batched", "lu_solve trans 0, 1",
-                            # lu's P, L, U of the batch: its factorization is the batched solve's, slogdet's and
-                            # lu_solve trans 2's, which run on iree:cpu (~4 s more, 2026-12-06)
-                            "lu"})
+                            # lu's P, L, U of the batch: its factorization is the batched solve's and slogdet's,
+                            # which run on iree:cpu (~4 s more, 2026-12-06)
+                            "lu",
+                            # the conjugated LU solve (the batched solve's LU, then the triangles' solves conjugated
+                            # and transposed: the 'C' unit case's), the transposed upper triangular solves and the
+                            # batched upper Cholesky (cho_solve's, 4 x 4): each compiled alone in 1.1-4.1 s, ~8 s of
+                            # the module's 28 (2026-12-06)
+                            "lu_solve trans 2", "solve_triangular trans 1 lower False",
+                            "solve_triangular trans 2 lower False", "cholesky upper batched"})
 
 
 def _traced(eigen: bool, backend: str):
