@@ -16,6 +16,10 @@ os.environ["HLOJIT_TIERED"] = "0"
 # already keep busy: there it only added work (+2 CPU-minutes of the suite, 28.9 against 26.8, the halves of its
 # big table modules compiling ~10% longer than each whole). Off in the suite; tests/test_halves.py turns it on
 os.environ["HLOJIT_COMPILE_HALVES"] = "0"
+# Two xdist workers keep both cores compiling: MLIR's thread pool in each compile then only adds work (8-15% more
+# compiler CPU for the same vmfb, pipeline/sessions.py). Each compile on its caller's thread, in the suite and the
+# subprocesses it starts
+os.environ["HLOJIT_COMPILE_THREADS"] = "1"
 
 import hlojit as hj  # noqa: E402
 

@@ -93,3 +93,34 @@ def test_compiling_leaves_the_traced_module_as_it_was():
     compiled = hj.pipeline.compile_program(lowered.program, hj.pipeline.vmvx())
     assert compiled.vmfb and lowered.mlir == text
     assert hj.pipeline.compile_program(lowered.program, hj.pipeline.vmvx()).vmfb == compiled.vmfb
+
+
+def test_one_thread_a_compile_when_asked_and_the_same_vmfb(monkeypatch):
+    """HLOJIT_COMPILE_THREADS=1 (the suite runs with it: conftest.py) makes a session's compiles run on its
+    caller's thread; a session on MLIR's pool (the default) compiles the same vmfb, byte for byte."""
+    from iree.compiler.api import Session
+    from hlojit.pipeline import compiler, quirks, targets
+    monkeypatch.delenv("HLOJIT_COMPILE_THREADS", raising=False)
+    assert sessions.multithreaded()
+    for setting, expected in (("1", False), ("all", True), (" ALL ", True)):
+        monkeypatch.setenv("HLOJIT_COMPILE_THREADS", setting)
+        assert sessions.multithreaded() is expected
+    monkeypatch.setenv("HLOJIT_COMPILE_THREADS", "4")
+    with pytest.raises(ValueError, match="HLOJIT_COMPILE_THREADS='4': 1 .* or all"):
+        sessions.multithreaded()
+
+    program = hj.jit(lambda x, y: (x @ y, hj.ops.tanh(x) + 1)).lower(np.ones((8, 8), np.float32),
+                                                                      np.ones((8, 8), np.float32)).program
+    target = targets.cpu()
+    vmfbs = []
+    for threads in (True, False):
+        session = Session()    # made here, not by session_for: its pool would hand back a session as it was made
+        session.context.enable_multithreading(threads)
+        session.context.load_all_available_dialects()
+        session.set_flags(*target.flags)
+        if not threads:
+            assert session.context.get_num_threads() == 1
+        module = sessions.module_in(session, program.module)
+        quirks.apply(module, target)
+        vmfbs.append(compiler._compile(session, module.operation, target).vmfb)
+    assert vmfbs[0] == vmfbs[1]
