@@ -147,17 +147,20 @@ def test_svd_kernel_gives_numpy_singular_values_and_orthonormal_vectors(dtype):
 
 
 def test_svd_kernel_on_zero_repeated_rank_deficient_and_nan_matrices():
+    """One program (a module each took ~10 s of the suite's compiles, 2026-12-06): the zero and the repeated
+    diagonal matrix as a batch, the tall and wide low-rank ones, and the NaN one's svd."""
     rng = np.random.default_rng(20)
     low_rank = rng.standard_normal((7, 2)) @ rng.standard_normal((2, 5))
     nan = rng.standard_normal((5, 5))
     nan[2, 3] = np.nan
-    for matrix in (np.zeros((5, 5)), np.diag([3.0, 1.0, 1.0, 2.0, 0.0]), low_rank, low_rank.T):
-        reduced, full, values = (tuple(map(np.asarray, x)) if isinstance(x, tuple) else np.asarray(x)
-                                 for x in hj.jit(every_svd, backend="iree:cpu")(matrix))
+    square = np.stack([np.zeros((5, 5)), np.diag([3.0, 1.0, 1.0, 2.0, 0.0])])
+    *edges, with_nan = hj.jit(lambda *xs: (*(every_svd(x) for x in xs[:-1]), ops.linalg.svd(xs[-1])),
+                              backend="iree:cpu")(square, low_rank, low_rank.T, nan)
+    for matrices, (reduced, full, values) in zip((square, low_rank, low_rank.T), edges):
         for u, s, vh in (reduced, full):
-            assert max(svd_errors(matrix, u, s, vh)) < 1e-13
-        np.testing.assert_allclose(values, np.linalg.svd(matrix, compute_uv=False), atol=1e-13)
-    u, s, vh = (np.asarray(x) for x in hj.jit(ops.linalg.svd, backend="iree:cpu")(nan))
+            assert max(svd_errors(matrices, *(np.asarray(x) for x in (u, s, vh)))) < 1e-13
+        np.testing.assert_allclose(np.asarray(values), np.linalg.svd(matrices, compute_uv=False), atol=1e-13)
+    u, s, vh = (np.asarray(x) for x in with_nan)
     assert np.isnan(s).all() and np.isnan(u).all() and np.isnan(vh).all()   # as JAX's LAPACK failure
 
 
