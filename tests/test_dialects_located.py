@@ -1,7 +1,8 @@
 """The StableHLO builders' locations and insertion points, the result types they compute, and their errors:
 bad operands, unknown names and bodies that disagree with the op's types raise and leave no op behind.
 
-The golden text of each builder is tests/test_dialects.py's; its `build` helper is shared.
+The golden text of each builder is tests/test_dialects.py's and test_dialects_regions.py's; `build` is
+dialect_golden.py's.
 """
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 from iree.compiler import ir
 
 from hlojit.dialects import stablehlo as hlo
-from test_dialects import GENERATED, SPELLINGS, argmax_body, build, public_builders
+from dialect_golden import SPELLINGS, build
+from test_dialects import GENERATED, public_builders
+from test_dialects_regions import argmax_body
 
 # --- locations and insertion points -----------------------------------------------------------------
 
