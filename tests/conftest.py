@@ -35,14 +35,14 @@ TOLERANCES = {  # dtype name -> (rtol, atol)
 }
 
 
-# Where the library's functions (linalg, fft, the numpy composites, Winograd's transforms) are checked: not on
-# iree:vmvx. vmvx lowers each StableHLO op its own way (no LLVM: its own kernels, and pipeline/vmvx_rewrites.py's
+# Where the library's functions (linalg, fft, the numpy composites, Winograd's transforms, gradients of
+# convolutions and pools, vmap's batched programs) are checked: not on iree:vmvx. vmvx lowers each StableHLO op its own way (no LLVM: its own kernels, and pipeline/vmvx_rewrites.py's
 # f64/f16/bf16/complex fixes), so the op tables (test_ops*, test_complex's table, test_legalize*, the
 # conformance bundles, the runtime tests) check every op in every dtype there. A library function is those ops
 # composed, after the same rewrites as on iree:cpu and through the same flow/stream pipeline; on vmvx its
 # module would compile again (test_linalg_complex's alone took 85 s of the suite's 15 minutes) to check the
-# same ops once more. A library test that runs on vmvx says what vmvx lowers differently there (test_linalg's
-# f64 module, test_linalg_complex_svd's complex128 loops).
+# same ops once more. A library test that runs on vmvx says what vmvx lowers differently there (test_linalg_svd's
+# polar program, which no other IREE target runs: llvm-cpu's svd is pipeline/svd_kernel.py's).
 LIBRARY_BACKENDS = [b for b in BACKENDS if b != "iree:vmvx"]
 
 
