@@ -75,6 +75,8 @@ def _all_of(names):
 
 
 _RESULTS = {}
+
+
 @pytest.fixture(params=LIBRARY_BACKENDS)
 def backend(request):
     """Not vmvx (conftest.LIBRARY_BACKENDS): its complex128 arithmetic is test_complex's and test_complex_pairs'

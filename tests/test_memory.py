@@ -98,7 +98,6 @@ def test_compiling_leaves_the_traced_module_as_it_was():
 def test_one_thread_a_compile_when_asked_and_the_same_vmfb(monkeypatch):
     """HLOJIT_COMPILE_THREADS=1 (the suite runs with it: conftest.py) makes a session's compiles run on its
     caller's thread; a session on MLIR's pool (the default) compiles the same vmfb, byte for byte."""
-    from iree.compiler.api import Session
     from hlojit.pipeline import compiler, quirks, targets
     monkeypatch.delenv("HLOJIT_COMPILE_THREADS", raising=False)
     assert sessions.multithreaded()
@@ -114,10 +113,7 @@ def test_one_thread_a_compile_when_asked_and_the_same_vmfb(monkeypatch):
     target = targets.cpu()
     vmfbs = []
     for threads in (True, False):
-        session = Session()    # made here, not by session_for: its pool would hand back a session as it was made
-        session.context.enable_multithreading(threads)
-        session.context.load_all_available_dialects()
-        session.set_flags(*target.flags)
+        session = sessions.new_session(target.flags, threads)   # not session_for's: its pool keeps its setting
         if not threads:
             assert session.context.get_num_threads() == 1
         module = sessions.module_in(session, program.module)

@@ -75,13 +75,20 @@ def session_for(flags: tuple[str, ...]) -> Session:
             spare = _idle.get(flags)
             session = spare.pop() if spare else None
         if session is None:
-            global created
-            session = Session()
-            session.context.enable_multithreading(multithreaded())
-            session.context.load_all_available_dialects()
-            session.set_flags(*flags)
-            created += 1
+            session = new_session(flags, multithreaded())
         mine[flags] = session
+    return session
+
+
+def new_session(flags: tuple[str, ...], threaded: bool) -> Session:
+    """A session of its own for `flags`, on MLIR's thread pool or not (session_for makes its sessions here; each
+    one stays for the life of the process, as the module docstring says)."""
+    global created
+    session = Session()
+    session.context.enable_multithreading(threaded)
+    session.context.load_all_available_dialects()
+    session.set_flags(*flags)
+    created += 1
     return session
 
 
