@@ -14,6 +14,7 @@ import os
 import numpy as np
 import pytest
 
+import hlojit as hj
 from hlojit import conformance
 
 from conftest import BACKENDS
@@ -89,6 +90,31 @@ def test_bundle_reports_each_case_as_alone():
     good, bad = CASES[0][1], conformance.cases_of(TESTDATA_STYLE.replace("[1.75, 2.0]", "[1.75, 2.5]"))[0]
     outcomes = conformance.run_cases([good, bad, good], "reference")
     assert [o.passed for o in outcomes] == [True, False, True] and "differs" in outcomes[1].detail
+
+
+def test_a_bundle_of_modules_with_arguments_gives_each_its_own_and_returns_each_ones_results():
+    """bundle_modules: @main takes every module's arguments in turn and returns their results in order; two
+    modules' functions of the same name (both @main, both @twice) do not clash."""
+    one = """func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = func.call @twice(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = stablehlo.subtract %a, %b : tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+func.func private @twice(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %x, %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+    other = """func.func @main(%i: tensor<3xi32>) -> tensor<3xi32> {
+  %0 = func.call @twice(%i) : (tensor<3xi32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+func.func private @twice(%x: tensor<3xi32>) -> tensor<3xi32> {
+  %0 = stablehlo.multiply %x, %x : tensor<3xi32>
+  return %0 : tensor<3xi32>
+}"""
+    a, b, i = np.float32([1, 2]), np.float32([5, -1]), np.int32([3, -4, 0])
+    outputs = hj.from_mlir(conformance.bundle_modules([(one, "main"), (other, "main")]), backend="reference")(a, b, i)
+    assert [o.tolist() for o in map(np.asarray, outputs)] == [[2, 4], [-4, 3], [9, 16, 0]]
 
 
 def test_every_reference_op_has_a_case():

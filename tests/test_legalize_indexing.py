@@ -11,7 +11,7 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import legalize, linalg_rewrites, scatter_rewrites, vmvx_rewrites
 
-from test_legalize import on_target_and_reference, rewritten, target_rewritten
+from test_legalize import bundled_on_target_and_reference, on_target_and_reference, rewritten, target_rewritten
 
 
 def _scatter(operand: str, indices: str, updates: str, numbers: str, body: str = "add") -> str:
@@ -164,11 +164,11 @@ ARGUMENT_CASES = SOLVES + SCATTERS + [(NAN_CONSTANTS, [np.float32([np.nan, 1.0])
                                                  np.int32([1, -3, 257, 4097, 0, 7])])]
 
 
+@pytest.mark.shares_compiles
 @pytest.mark.parametrize("backend", ["iree:cpu", "iree:vmvx"])
 @pytest.mark.parametrize("index", range(len(ARGUMENT_CASES)))
 def test_rewritten_modules_agree_with_the_reference_backend(backend, index):
-    text, inputs = ARGUMENT_CASES[index]
-    for a, e in on_target_and_reference(text, inputs, backend):
+    for a, e in bundled_on_target_and_reference(ARGUMENT_CASES, index, backend):
         if e.dtype.kind == "c":
             np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
         elif e.dtype.kind == "f":        # bit for bit, any NaN for a NaN
