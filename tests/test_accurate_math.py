@@ -3,8 +3,11 @@ ops each takes, the map each becomes, and what IREE compiles of it. Their number
 test_legalize_remainder, the conformance cases."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import hlojit as hj
+from hlojit import ops
 from hlojit.frontend.from_mlir import parse
 from hlojit.pipeline import accurate_math, compile_program, targets
 
@@ -46,3 +49,19 @@ def test_each_rewritten_math_op_is_one_map_and_one_dispatch(op, dtype, rewrite):
     count, after = rewritten(text, rewrite)
     assert count == 1 and after.count("stablehlo.map") == 1 and f"stablehlo.{op.split()[0]}" not in after
     assert compile_program(parse(text), targets.cpu()).dispatch_count == 1
+
+
+def test_exact_reduction_reads_the_right_bits_of_two_over_pi_at_every_exponent():
+    """sin and cos at x = m 2**E for every exponent E of f32 and f64 from 2**-1 to the largest (each E reads its own
+    window of 2/pi's bits: accurate_math._window's shifter), against numpy within a few ulp of 1."""
+    rng = np.random.default_rng(7)
+    inputs = []
+    for dtype in (np.float32, np.float64):
+        top = np.finfo(dtype).maxexp - 1
+        exponents = np.repeat(np.arange(-1, top + 1), 3)
+        x = np.ldexp(1 + rng.random(exponents.size), exponents) * rng.choice([-1, 1], exponents.size)
+        inputs.append(x.astype(dtype))
+    outputs = hj.jit(lambda a, b: [ops.sin(a), ops.cos(a), ops.sin(b), ops.cos(b)], backend="iree:cpu")(*inputs)
+    for got, fn, x in zip(outputs, [np.sin, np.cos] * 2, [inputs[0]] * 2 + [inputs[1]] * 2):
+        eps = np.finfo(x.dtype).eps
+        np.testing.assert_allclose(np.asarray(got, np.float64), fn(x.astype(np.float64)), rtol=0, atol=2 * eps)

