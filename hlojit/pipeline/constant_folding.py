@@ -89,10 +89,11 @@ class _Folder:
     """The values known so far (constants read, ops evaluated), the ops evaluated in program order, and the
     constants read (erased once nothing uses them)."""
 
-    def __init__(self):
+    def __init__(self, complex_results: bool = True):
         self.values: dict = {}
         self.folded: list = []
         self.constants_read: list = []
+        self.complex_results = complex_results
 
     def value_of(self, value: ir.Value, limit: int):
         """The array `value` holds when it is known and within `limit` elements, else None."""
@@ -114,6 +115,8 @@ class _Folder:
         limit = MAX_REGION_ELEMENTS if len(op.regions) else MAX_ELEMENTS
         operands = [self.value_of(v, limit) for v in op.operands]   # first: most ops have a non-constant one
         if any(x is None for x in operands) or not _evaluable(op, limit):
+            return False
+        if not self.complex_results and any(dtype_of(v.type).kind == "c" for v in op.results):
             return False
         builder = OPS[name]
         try:
@@ -182,9 +185,11 @@ def _stays(user, members) -> bool:
     return True
 
 
-def fold_constants(module: ir.Module) -> int:
-    """Replace constant-only expressions by the constants they compute; the number of ops folded away."""
-    folder = _Folder()
+def fold_constants(module: ir.Module, complex_results: bool = True) -> int:
+    """Replace constant-only expressions by the constants they compute; the number of ops folded away. Without
+    `complex_results`, ops that make complex values stay (after complex_pairs.py: the pairs' `stablehlo.complex`
+    at a function's ends; a complex<f64> constant can crash IREE's compiler, test_complex_pairs.py)."""
+    folder = _Folder(complex_results)
     folder.visit(module.operation)
     members = _members(folder)
     chosen = set(members)   # (all decided before any edit: an edit may give the ops new Python objects)
