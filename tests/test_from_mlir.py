@@ -9,7 +9,8 @@ import pytest
 import hlojit as hj
 from hlojit.frontend.upgrade import upgrade
 from hlojit.pipeline import legalize
-from test_legalize import on_target_and_reference, rewritten   # rewritten: parse, rewrite, verify
+from legalize_runs import on_target_and_reference
+from test_legalize import rewritten   # rewritten: parse, rewrite, verify
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jax")
 CHECKED_IN = sorted(glob.glob(os.path.join(DATA, "*.mlir")))

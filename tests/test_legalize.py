@@ -9,9 +9,10 @@ import pytest
 from iree.compiler import ir
 
 import hlojit as hj
-from hlojit import conformance
 from hlojit.frontend.from_mlir import parse
 from hlojit.pipeline import accurate_math, cache, explain, legalize, linalg_rewrites, quirks, targets, vmvx_rewrites
+
+from legalize_runs import bundled_on_target_and_reference
 
 
 def rewritten(text: str, rewrite) -> tuple[int, str]:
@@ -532,42 +533,6 @@ ARGUMENT_CASES = [  # (module text, inputs): run on each IREE target and on the 
     (BF16_OPS, [np.array([1.5, -2.25, 100.0, 0.1, np.nan, -0.0], _BF16),
                 np.array([0.3, 3.0, -7.0, 0.1, 1.0, 6.5e4], _BF16), np.int32([1, -3, 257, 16777217, 0, 7])]),
 ]
-
-
-def on_target_and_reference(text: str, inputs: list, backend: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(backend's output, the reference backend's) per result of the from_mlir module `text`."""
-    expected = hj.from_mlir(text, backend="reference")(*inputs)
-    actual = hj.from_mlir(text, backend=backend)(*inputs)
-    expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
-    return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
-
-
-_BUNDLES: dict = {}   # (id of a case list, backend) -> every case's outputs in a flat tuple, or what compiling raised
-
-
-def bundled_on_target_and_reference(cases: list, index: int, backend: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """`on_target_and_reference` for case `index` of `cases` ((module text, inputs) each), where `backend` runs every
-    case in ONE module (conformance.bundle_modules): an IREE compile costs ~0.35 s however small the module, and
-    test_legalize's and test_legalize_indexing's ~30 modules took ~45 s of the suite's compiles on the two IREE
-    targets. The reference backend runs the case's module alone; where the bundle does not compile or run, the
-    case runs alone on `backend` too, so its verdict is the one it gets by itself. Tests using it are marked
-    `shares_compiles` (one worker compiles a backend's bundle)."""
-    text, inputs = cases[index]
-    key = (id(cases), backend)
-    if key not in _BUNDLES:
-        try:
-            bundled = conformance.bundle_modules([(case_text, "main") for case_text, _ in cases])
-            outputs = hj.from_mlir(bundled, backend=backend)(*[x for _, case_inputs in cases for x in case_inputs])
-            _BUNDLES[key] = outputs if isinstance(outputs, tuple) else (outputs,)
-        except Exception as e:  # noqa: BLE001  (each case then runs alone)
-            _BUNDLES[key] = e
-    if isinstance(_BUNDLES[key], Exception):
-        return on_target_and_reference(text, inputs, backend)
-    expected = hj.from_mlir(text, backend="reference")(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    first = sum(len(parse(case_text).outputs) for case_text, _ in cases[:index])
-    actual = _BUNDLES[key][first:first + len(expected)]
-    return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
 
 
 @pytest.mark.shares_compiles

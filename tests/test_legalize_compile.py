@@ -12,7 +12,8 @@ from hlojit import ops
 from hlojit.frontend.from_mlir import parse
 from hlojit.pipeline import compile_program, compile_rewrites, cuda, targets
 
-from test_legalize import on_target_and_reference, rewritten, target_rewritten
+from legalize_runs import on_target_and_reference
+from test_legalize import rewritten, target_rewritten
 
 EMPTY_DOT = """func.func @main(%a: tensor<3x0xf32>, %b: tensor<0x4xf32>) -> tensor<3x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]

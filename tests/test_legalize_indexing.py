@@ -11,7 +11,8 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import legalize, linalg_rewrites, scatter_rewrites, vmvx_rewrites
 
-from test_legalize import bundled_on_target_and_reference, on_target_and_reference, rewritten, target_rewritten
+from legalize_runs import bundled_on_target_and_reference, on_target_and_reference
+from test_legalize import rewritten, target_rewritten
 
 
 def _scatter(operand: str, indices: str, updates: str, numbers: str, body: str = "add") -> str:

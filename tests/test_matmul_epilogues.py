@@ -10,7 +10,8 @@ import numpy as np
 from hlojit.frontend.from_mlir import parse
 from hlojit.pipeline import compile_program, compile_rewrites, targets
 
-from test_legalize import on_target_and_reference, rewritten, target_rewritten
+from legalize_runs import on_target_and_reference
+from test_legalize import rewritten, target_rewritten
 
 
 # An Adam update of a weight gradient, as hj.optim traces it without barriers (and as JAX exports optax's step).

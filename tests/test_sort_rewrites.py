@@ -10,7 +10,8 @@ import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import sort_rewrites
 
-from test_legalize import on_target_and_reference, rewritten, target_rewritten
+from legalize_runs import on_target_and_reference
+from test_legalize import rewritten, target_rewritten
 
 def _stable_sort(n: int) -> str:
     t = f"tensor<2x{n}xi32>"

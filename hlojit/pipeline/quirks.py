@@ -178,10 +178,18 @@ def vector_products_as_reductions(module: ir.Module) -> int:
     return count
 
 
+def fold_constants_of_pairs(module: ir.Module) -> int:
+    """fold_constants again after complex values became real pairs: a complex constant's parts are constants, and
+    what the pair rules build on them (Smith's division by (2+0j): |re| >= |im|, the quotients) would go to
+    IREE's const-eval (4.4 s of the complex128 op table's 19 s compile). The pairs' ends stay complex."""
+    return fold_constants(module, complex_results=False)
+
+
 # Calls and composites are inlined first (legalize.py: the rewrites work function by function); on llvm-cpu the
 # composites a hand-written kernel claims become its dispatches instead, before any other rewrite (kernels.py).
 # Constant-only expressions are folded next (constant_folding.py: by the reference's meaning of each op, before
-# IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them.
+# IREE's const-eval JIT-compiles them for seconds each), so no rewrite after sees them; again once complex values are
+# real pairs (fold_constants_of_pairs).
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, the double rounding of int -> f32 -> bf16 kept on vmvx and llvm-cpu, vmvx's f64 -> int, llvm-cpu's
 # bf16 converts rounded once); FFTs IREE cannot lower become real matrix products next (fft_rewrites.py: f64 ones,
@@ -202,13 +210,6 @@ def vector_products_as_reductions(module: ir.Module) -> int:
 # Float compares by bits (subnormal_compares.py) come after every rewrite that builds compares, bf16's and f16's
 # widening included (so vmvx's NaN fix finds no float compare it would still have to mend), and on llvm-cpu after
 # the layout too: its bitcasts would stop the layout at every compare (a relu's gradient mask, ResNet's stem).
-def fold_constants_of_pairs(module: ir.Module) -> int:
-    """fold_constants again after complex values became real pairs: a complex constant's parts are constants, and
-    what the pair rules build on them (Smith's division by (2+0j): |re| >= |im|, the quotients) would go to
-    IREE's const-eval (4.4 s of the complex128 op table's 19 s compile). The pairs' ends stay complex."""
-    return fold_constants(module, complex_results=False)
-
-
 _SPEC_OPS = scatter_rewrites.ALL_TARGETS
 _CPU_SPEC = _SPEC_OPS + legalize.CPU_FIRST + accurate_math.CPU + legalize.ALL_TARGETS + legalize.CPU
 _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
