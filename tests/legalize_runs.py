@@ -17,7 +17,7 @@ def on_target_and_reference(text: str, inputs: list, backend: str) -> list[tuple
     return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
 
 
-_BUNDLES: dict = {}   # (id of a case list, backend) -> every case's outputs in a flat tuple, or what compiling raised
+_BUNDLES: dict = {}   # (id of a case list, backend) -> each case's outputs (a list of tuples), or what compiling raised
 
 
 def bundled_on_target_and_reference(cases: list, index: int, backend: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -33,13 +33,16 @@ def bundled_on_target_and_reference(cases: list, index: int, backend: str) -> li
         try:
             bundled = conformance.bundle_modules([(case_text, "main") for case_text, _ in cases])
             outputs = hj.from_mlir(bundled, backend=backend)(*[x for _, case_inputs in cases for x in case_inputs])
-            _BUNDLES[key] = outputs if isinstance(outputs, tuple) else (outputs,)
+            outputs, per_case = list(outputs if isinstance(outputs, tuple) else (outputs,)), []
+            for case_text, _ in cases:
+                count = len(parse(case_text).outputs)
+                per_case.append(tuple(outputs[:count]))
+                outputs = outputs[count:]
+            _BUNDLES[key] = per_case
         except Exception as e:  # noqa: BLE001  (each case then runs alone)
             _BUNDLES[key] = e
     if isinstance(_BUNDLES[key], Exception):
         return on_target_and_reference(text, inputs, backend)
     expected = hj.from_mlir(text, backend="reference")(*inputs)
     expected = expected if isinstance(expected, tuple) else (expected,)
-    first = sum(len(parse(case_text).outputs) for case_text, _ in cases[:index])
-    actual = _BUNDLES[key][first:first + len(expected)]
-    return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
+    return [(np.asarray(a), np.asarray(e)) for a, e in zip(_BUNDLES[key][index], expected)]
