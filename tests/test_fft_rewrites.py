@@ -96,3 +96,23 @@ def test_a_2d_fft_of_powers_of_two_is_rewritten_for_llvm_cpu_and_runs():
     x = (rng.normal(size=(2, 4, 8)) + 1j * rng.normal(size=(2, 4, 8))).astype(np.complex64)
     got = hj.from_mlir(FFT2_OF_POWERS_OF_TWO, backend="iree:cpu")(x)
     np.testing.assert_allclose(np.asarray(got), np.fft.fft2(x), rtol=0, atol=2e-5)
+
+
+def test_real_dft_products_beside_a_native_fft_compile_data_tiled():
+    """A 2-D f32 FFT (real DFT products, complex_pairs.py kept off by the native 1-D FFT beside it): the complex op
+    that reads the products was fused into their data-tiled matmul, which failed, and the module compiled a second
+    time without data tiling (compile_rewrites.complex_results_apart_from_matmuls)."""
+    t = "tensor<3x5x4xcomplex<f32>>"
+    text = f"""func.func @main(%a: {t}, %e: {t}) -> ({t}, {t}) {{
+  %0 = stablehlo.fft %a, type = FFT, length = [5, 4] : ({t}) -> {t}
+  %1 = stablehlo.fft %e, type = IFFT, length = [4] : ({t}) -> {t}
+  return %0, %1 : {t}, {t}
+}}"""
+    rng = np.random.default_rng(6)
+    a, e = ((rng.normal(size=(3, 5, 4)) + 1j * rng.normal(size=(3, 5, 4))).astype(np.complex64) for _ in range(2))
+    module = hj.from_mlir(text, backend="iree:cpu")
+    got = module(a, e)
+    np.testing.assert_allclose(np.asarray(got[0]), np.fft.fftn(a, axes=(1, 2)), rtol=0, atol=2e-5)
+    np.testing.assert_allclose(np.asarray(got[1]), np.fft.ifft(e, axis=2), rtol=0, atol=2e-5)
+    used = module.executable.compiled.target
+    assert used == hj.backends.get("iree:cpu").target, used.flags      # no fallback

@@ -64,6 +64,12 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   whole module compiled without data tiling. The matmul's result passes a barrier before its first use (hj.nn's
   attention once turned its mask into floats behind a barrier). A mask computed from iotas (causal) is computed
   in the consumer's dispatch and needs none.
+- llvm-cpu with data tiling: a matmul whose result a `stablehlo.complex` reads (through elementwise ops): the
+  real DFT products of an FFT llvm-cpu cannot lower, in a module whose native FFT keeps complex_pairs.py from
+  running (a 2-D f32 FFT beside a 1-D one of four points): IREE fuses the complex op into the matmul's dispatch
+  and fails ("'vector.transfer_read' op requires valid padding vector elemental type" of a complex<f32>
+  vector), and the whole module compiled a second time without data tiling. The matmul's result passes a barrier
+  before its first use.
 - llvm-cpu, every flag set: a dot_general whose operand is a splat constant spread or moved (a gather, slice,
   broadcast, reshape, transpose, reverse or convert of one), as the zero imaginary part of a complex identity
   permuted by LU's pivots in complex_pairs' real products (`inv` of a 64 x 64 complex128 matrix): IREE folds the
@@ -384,6 +390,24 @@ def traced_bools_apart_from_matmuls(module: ir.Module) -> int:
     return _matmuls_apart(module, _reads_a_traced_bool)
 
 
+def _makes_complex(result: ir.Value, seen: set) -> bool:
+    """Whether a `stablehlo.complex` consumes result through elementwise ops, reshapes and transposes (what IREE
+    fuses into the dispatch that makes result)."""
+    for use in result.uses:
+        consumer = use.owner.operation
+        if consumer.name == "stablehlo.complex":
+            return True
+        if consumer.name in _SEE_THROUGH and consumer not in seen:
+            seen.add(consumer)
+            if any(_makes_complex(r, seen) for r in consumer.results):
+                return True
+    return False
+
+
+def complex_results_apart_from_matmuls(module: ir.Module) -> int:
+    return _matmuls_apart(module, lambda result: _makes_complex(result, set()))
+
+
 _SPLAT_KEEPING = registry.op_set({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
                                  "stablehlo.slice", "stablehlo.dynamic_slice", "stablehlo.gather", "stablehlo.reverse",
                                  "stablehlo.convert"}, "ops whose result is a splat when their first operand is")
@@ -417,4 +441,4 @@ CPU = [double_rounding_kept, bf16_converts_rounded_once, reverses_before_strided
 CPU_AFTER_PAIRS = [splat_matmul_operands_materialized]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls
 CPU_DATA_TILING = [sliced_matmul_inputs_materialized, bool_dots_behind_barriers, matmul_updates_apart,
-                   traced_bools_apart_from_matmuls]
+                   traced_bools_apart_from_matmuls, complex_results_apart_from_matmuls]
