@@ -274,6 +274,24 @@ def test_every_target_folds_first_and_counts_it():
     assert set(constant_folding.EVALUATOR_MODULES) <= set(cache.fingerprinted_modules())
 
 
+MASK_OF_IOTAS = """func.func @main(%x: tensor<9xf64>) -> tensor<9xf64> {
+  %i = stablehlo.iota dim = 0 : tensor<9xi32>
+  %c = stablehlo.constant dense<4> : tensor<i32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<9xi32>
+  %m = stablehlo.compare GT, %i, %b, SIGNED : (tensor<9xi32>, tensor<9xi32>) -> tensor<9xi1>
+  %z = stablehlo.constant dense<0.0> : tensor<9xf64>
+  %0 = stablehlo.select %m, %x, %z : tensor<9xi1>, tensor<9xf64>
+  return %0 : tensor<9xf64>
+}"""
+
+
+def test_a_mask_of_iotas_stays_computed_not_a_bool_constant():
+    """A bool mask that is no splat stays the compare that makes it (IREE computes it where it is read); as a
+    bool constant in memory, IREE 3.13 with data tiling failed to pack it (an LU gradient compiled twice)."""
+    count, text = rewritten(MASK_OF_IOTAS, fold_constants)
+    assert count == 0 and "stablehlo.compare" in text and "dense<[" not in text, text
+
+
 COMPLEX_BY_A_CONSTANT = """func.func @main(%z: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
   %k = stablehlo.constant dense<(2.0, 0.0)> : tensor<complex<f32>>
   %b = stablehlo.broadcast_in_dim %k, dims = [] : (tensor<complex<f32>>) -> tensor<4xcomplex<f32>>

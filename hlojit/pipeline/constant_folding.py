@@ -162,14 +162,23 @@ def _members(folder: _Folder) -> list:
     broadcast or reshape that only spreads a splat, as `x + 1`'s and relu's do; an iota), left as they are."""
     members = set(folder.folded)
     for op in reversed(folder.folded):      # users before what they use: a root left makes its operands roots
-        if _left_in_place(op, folder.values) and _is_root(op, members):
+        if _left_in_place(op, folder.values, members) and _is_root(op, members):
             members.discard(op)
     return [op for op in folder.folded if op in members]
 
 
-def _left_in_place(op, values: dict) -> bool:
-    """An iota, or a spread of a splat (the operand's elements all alike: a scalar, mostly)."""
-    return op.name == "stablehlo.iota" or op.name in SPREADS and all_alike(values[op.operands[0]])
+def _left_in_place(op, values: dict, members) -> bool:
+    """An iota, a spread of a splat (the operand's elements all alike: a scalar, mostly), or an op making a bool
+    mask that is not a splat (a compare of iotas: tril's, LU's row masks) which an op that stays computes with.
+    IREE computes those in the dispatch that reads them; a bool constant is read from memory instead, and with data
+    tiling IREE 3.13 packs it where the mask selects a matmul's operand and fails ("unresolved target
+    materialization" of tensor<9xi1>: the LU gradient compiled a second time without data tiling). A mask the
+    function only returns is a constant like any other."""
+    if op.name == "stablehlo.iota" or op.name in SPREADS and all_alike(values[op.operands[0]]):
+        return True
+    return len(op.results) == 1 and values[op.results[0]].dtype == np.bool_ and \
+        not all_alike(values[op.results[0]]) and any(use.owner.operation.name != "func.return" and
+                                                     _stays(use.owner.operation, members) for use in op.results[0].uses)
 
 
 def _is_root(op, members) -> bool:
