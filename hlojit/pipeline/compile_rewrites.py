@@ -337,18 +337,21 @@ def bool_dots_behind_barriers(module: ir.Module) -> int:
     return count
 
 
-def _results_reached(value: ir.Value, reached: set, seen: set) -> set:
-    """The positions of the function results that `value` reaches through elementwise ops, reshapes and
-    transposes (what IREE fuses into the dispatch that makes value)."""
+def _uses_reached(value: ir.Value, seen: set):
+    """Every use of `value`, and of what consumes it through elementwise ops, reshapes and transposes (what IREE
+    fuses into the dispatch that makes value)."""
     for use in value.uses:
+        yield use
         consumer = use.owner.operation
-        if consumer.name == "func.return":
-            reached.add(use.operand_number)
-        elif consumer.name in _SEE_THROUGH and consumer not in seen:
+        if consumer.name in _SEE_THROUGH and consumer not in seen:
             seen.add(consumer)
             for result in consumer.results:
-                _results_reached(result, reached, seen)
-    return reached
+                yield from _uses_reached(result, seen)
+
+
+def _results_reached(value: ir.Value) -> set:
+    """The positions of the function results that `value` reaches through what IREE fuses with it."""
+    return {use.operand_number for use in _uses_reached(value, set()) if use.owner.operation.name == "func.return"}
 
 
 def _matmuls_apart(module: ir.Module, needs_barrier) -> int:
@@ -360,7 +363,7 @@ def _matmuls_apart(module: ir.Module, needs_barrier) -> int:
 
 
 def matmul_updates_apart(module: ir.Module) -> int:
-    return _matmuls_apart(module, lambda result: len(_results_reached(result, set(), set())) >= 2)
+    return _matmuls_apart(module, lambda result: len(_results_reached(result)) >= 2)
 
 
 _BOOL_SOURCES_SEEN_THROUGH = _SEE_THROUGH | registry.op_set({"stablehlo.broadcast_in_dim"},
@@ -390,22 +393,9 @@ def traced_bools_apart_from_matmuls(module: ir.Module) -> int:
     return _matmuls_apart(module, _reads_a_traced_bool)
 
 
-def _makes_complex(result: ir.Value, seen: set) -> bool:
-    """Whether a `stablehlo.complex` consumes result through elementwise ops, reshapes and transposes (what IREE
-    fuses into the dispatch that makes result)."""
-    for use in result.uses:
-        consumer = use.owner.operation
-        if consumer.name == "stablehlo.complex":
-            return True
-        if consumer.name in _SEE_THROUGH and consumer not in seen:
-            seen.add(consumer)
-            if any(_makes_complex(r, seen) for r in consumer.results):
-                return True
-    return False
-
-
 def complex_results_apart_from_matmuls(module: ir.Module) -> int:
-    return _matmuls_apart(module, lambda result: _makes_complex(result, set()))
+    return _matmuls_apart(module, lambda result: any(use.owner.operation.name == "stablehlo.complex"
+                                                     for use in _uses_reached(result, set())))
 
 
 _SPLAT_KEEPING = registry.op_set({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
