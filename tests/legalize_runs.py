@@ -11,10 +11,14 @@ from hlojit.frontend.from_mlir import parse
 
 def on_target_and_reference(text: str, inputs: list, backend: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """(backend's output, the reference backend's) per result of the from_mlir module `text`."""
-    expected = hj.from_mlir(text, backend="reference")(*inputs)
-    actual = hj.from_mlir(text, backend=backend)(*inputs)
-    expected, actual = (e if isinstance(e, tuple) else (e,) for e in (expected, actual))
+    expected = _results(hj.from_mlir(text, backend="reference")(*inputs))
+    actual = _results(hj.from_mlir(text, backend=backend)(*inputs))
     return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
+
+
+def _results(outputs) -> tuple:
+    """A module's outputs as a tuple (from_mlir returns one result bare)."""
+    return outputs if isinstance(outputs, tuple) else (outputs,)
 
 
 _BUNDLES: dict = {}   # (id of a case list, backend) -> each case's outputs (a list of tuples), or what compiling raised
@@ -33,7 +37,7 @@ def bundled_on_target_and_reference(cases: list, index: int, backend: str) -> li
         try:
             bundled = conformance.bundle_modules([(case_text, "main") for case_text, _ in cases])
             outputs = hj.from_mlir(bundled, backend=backend)(*[x for _, case_inputs in cases for x in case_inputs])
-            outputs, per_case = list(outputs if isinstance(outputs, tuple) else (outputs,)), []
+            outputs, per_case = list(_results(outputs)), []
             for case_text, _ in cases:
                 count = len(parse(case_text).outputs)
                 per_case.append(tuple(outputs[:count]))
@@ -43,6 +47,5 @@ def bundled_on_target_and_reference(cases: list, index: int, backend: str) -> li
             _BUNDLES[key] = e
     if isinstance(_BUNDLES[key], Exception):
         return on_target_and_reference(text, inputs, backend)
-    expected = hj.from_mlir(text, backend="reference")(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
+    expected = _results(hj.from_mlir(text, backend="reference")(*inputs))
     return [(np.asarray(a), np.asarray(e)) for a, e in zip(_BUNDLES[key][index], expected)]

@@ -103,9 +103,8 @@ def _window(c: V, offset: V, first: int, last: int, count: int) -> list[V]:
         set_ = ((index >> b) & 1) == 1
         shifted = []
         for i in range(min(keep, len(table))):
-            if i + step >= len(table):             # c + k beyond last + count - 1: no c reaches it
-                shifted.append(table[i])
-            elif isinstance(table[i], int) and table[i] == table[i + step]:
+            # c + k beyond last + count - 1 (no c reaches it), or the same chunk either way: no select
+            if i + step >= len(table) or isinstance(table[i], int) and table[i] == table[i + step]:
                 shifted.append(table[i])
             else:
                 low = table[i] if isinstance(table[i], V) else offset.splat(table[i])
