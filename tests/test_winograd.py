@@ -117,20 +117,28 @@ def error_bound(x, w, pad, m):
     return (x.shape[-1] + 24) * np.finfo(np.float32).eps * y[:, :out_h, :out_w]
 
 
-def _inputs():
+# The cases each tile runs: F(2,3) every one; F(4,3) NCHW with uneven padding and the 64-channel layer (both end
+# in partial tiles, as the first case does), where its amplification is checked. Why not all: the tiling is one
+# code for both tiles, and on llvm-cpu each small odd-channel case cost F(4,3)'s module ~3.5 s of compile (all
+# five 17.2 s, these two ~8; a 2-vCPU Zen 3, 2026-12-07).
+CASES_OF_TILE = {2: CASES, 4: [CASES[2], CASES[4]]}
+
+
+def _inputs(cases):
     rng = np.random.default_rng(0)
-    return [rng.standard_normal(shape).astype(np.float32) for case in CASES for shape in case[1:3]]
+    return [rng.standard_normal(shape).astype(np.float32) for case in cases for shape in case[1:3]]
 
 
 # Not vmvx (conftest.LIBRARY_BACKENDS): the transforms are dot_generals, pads and elementwise ops, which the op
 # tables check there, and only llvm-cpu gets the rewrite (its F(2,3) module took ~6 s of the suite on vmvx)
 @pytest.mark.parametrize("backend, m", [(b, m) for b in LIBRARY_BACKENDS for m in (2, 4)])
 def test_winograd_is_within_its_error_bound_on_every_backend(backend, m):
-    count, text = rewritten(module(CASES), m)
-    assert count == len(CASES)
-    inputs = _inputs()
+    cases = CASES_OF_TILE[m]
+    count, text = rewritten(module(cases), m)
+    assert count == len(cases)
+    inputs = _inputs(cases)
     results = hj.from_mlir(text, backend=backend)(*inputs)
-    for k, (spec, _, _, _, pad) in enumerate(CASES):
+    for k, (spec, _, _, _, pad) in enumerate(cases):
         x, w = _as_nhwc_hwio(spec, inputs[2 * k], inputs[2 * k + 1])
         got = np.asarray(results[k])
         got = got if spec == NHWC else got.transpose(0, 2, 3, 1)
