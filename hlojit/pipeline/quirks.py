@@ -225,13 +225,14 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
           "cpu": _CPU_FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
-                 + legalize.CHLO_FIRST + sort_rewrites.CPU + [sort_networks.sorts_by_network,
-                                                                complex_as_real_pairs_native_ends, fold_constants_of_pairs] + _CPU_SPEC + [
+                 + legalize.CHLO_FIRST + sort_rewrites.CPU
+                 + [sort_networks.sorts_by_network, complex_as_real_pairs_native_ends, fold_constants_of_pairs]
+                 + _CPU_SPEC + [
               vector_products_as_reductions, layout.channels_last, requested_winograd,
               *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
-          "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts, fold_constants_of_pairs] + _SPEC_OPS
-                  + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
+          "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts, fold_constants_of_pairs]
+                  + _SPEC_OPS + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:
