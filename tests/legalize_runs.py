@@ -11,8 +11,12 @@ from hlojit.frontend.from_mlir import parse
 
 def on_target_and_reference(text: str, inputs: list, backend: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """(backend's output, the reference backend's) per result of the from_mlir module `text`."""
+    return _beside_reference(_results(hj.from_mlir(text, backend=backend)(*inputs)), text, inputs)
+
+
+def _beside_reference(actual: tuple, text: str, inputs: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each of `actual` paired with the reference backend's result of the module `text` alone."""
     expected = _results(hj.from_mlir(text, backend="reference")(*inputs))
-    actual = _results(hj.from_mlir(text, backend=backend)(*inputs))
     return [(np.asarray(a), np.asarray(e)) for a, e in zip(actual, expected)]
 
 
@@ -47,5 +51,4 @@ def bundled_on_target_and_reference(cases: list, index: int, backend: str) -> li
             _BUNDLES[key] = e
     if isinstance(_BUNDLES[key], Exception):
         return on_target_and_reference(text, inputs, backend)
-    expected = _results(hj.from_mlir(text, backend="reference")(*inputs))
-    return [(np.asarray(a), np.asarray(e)) for a, e in zip(_BUNDLES[key][index], expected)]
+    return _beside_reference(_BUNDLES[key][index], text, inputs)
