@@ -5,9 +5,10 @@ import stat
 import tempfile
 
 import pytest
+from iree.compiler import ir
 
 import hlojit as hj
-from hlojit.pipeline import private_files
+from hlojit.pipeline import private_files, quirks
 
 # a custom call IREE knows no target for: it fails to legalize
 UNCOMPILABLE = """func.func @main(%x: tensor<2xf64>) -> tensor<2xf64> {
@@ -90,3 +91,25 @@ def test_a_folder_someone_else_could_write_is_not_used(temp_root, tmp_path, monk
     assert fresh != str(refused) and os.path.dirname(fresh) == str(temp_root) and mode(fresh) == 0o700
     assert mode(path) == 0o600 and list(refused.iterdir()) == []
     assert not [p for p in tmp_path.glob("chosen-*/*")]
+
+
+def test_a_target_rewrite_that_breaks_the_module_is_named_before_iree_runs(temp_root, monkeypatch):
+    """IREE's passes do not verify what they are given (compiler.new_invocation): the module hlojit hands IREE
+    is verified once, after the target rewrites, so a rewrite's bug is a CompileError that says so (the IR
+    saved), not IREE failing somewhere later or miscompiling."""
+    monkeypatch.setenv("HLOJIT_COMPILE_WORKER", "0")    # the patched rewrites run in this process
+
+    def breaks_the_module(module, target):   # main promises f64 and returns an f32
+        ret = module.body.operations[0].regions[0].blocks[0].operations[-1]
+        with ir.InsertionPoint(ret), ir.Location.unknown(module.context):
+            narrowed = ir.Operation.create("stablehlo.convert", operands=[ret.operands[0]],
+                                           results=[ir.RankedTensorType.get([2], ir.F32Type.get())])
+        ret.operands[0] = narrowed.result
+        return {"breaks_the_module": 1}
+    monkeypatch.setattr(quirks, "apply", breaks_the_module)
+    good = UNCOMPILABLE.replace("stablehlo.custom_call @no_such_target(%x)", "stablehlo.negate %x")
+    with pytest.raises(hj.CompileError, match=r"after the target rewrites \['breaks_the_module'\] is invalid") as e:
+        hj.from_mlir(good, backend="iree:cpu")
+    assert "type of return operand 0" in str(e.value)
+    with open(e.value.ir_path) as f:
+        assert "stablehlo.negate" in f.read()

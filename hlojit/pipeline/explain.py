@@ -19,7 +19,8 @@ import zipfile
 from iree.compiler.api import Output
 
 from ..errors import CompileError
-from .compiler import COMPILE_LOCK, phase_setters, resumed_after_vm_rewrites, scratch_folder, with_fallback
+from .compiler import (BEFORE_CODEGEN, COMPILE_LOCK, new_invocation, phase_setters, resumed_after_vm_rewrites,
+                       scratch_folder, verified_for_codegen, with_fallback)
 from .program import Program
 from .targets import Target
 
@@ -191,7 +192,7 @@ def _explain(program: Program, session, operation, target: Target, stablehlo: st
             lambda d: diagnostics.append(f"{d.severity.name.lower()}: {d.message} ({d.location})") or True)
         try:
             with COMPILE_LOCK:  # one IREE compile at a time (compiler.py says why)
-                invocation = session.invocation()
+                invocation = new_invocation(session, verify=False)   # as compile_program's (compiler.py)
                 invocation.import_module(operation)
                 previous = "start"
                 for phase in PHASES:
@@ -209,8 +210,10 @@ def _explain(program: Program, session, operation, target: Target, stablehlo: st
                             op_counts["optimized"] = _main_op_counts(module_op)
                         else:
                             report = _dispatch_report(module_op)
-                        invocation = session.invocation()
+                        invocation = new_invocation(session, verify=False)
                         invocation.import_module(module_op)
+                    if phase == BEFORE_CODEGEN:
+                        invocation = verified_for_codegen(session, invocation)
                     if phase == "vm":     # what compile_program does there (compiler.py)
                         invocation, copies = resumed_after_vm_rewrites(session, invocation)
                         if copies:
