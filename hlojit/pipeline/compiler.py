@@ -4,7 +4,9 @@ The module is copied, as bytecode, into this thread's compiler session for the t
 (sessions.py), and the target's quirks rewrite that copy: the Program's own module is left as the user's
 function built it, so it can be printed, run on the reference backend or compiled again afterwards.
 Diagnostics are captured; on failure the IR is saved and `CompileError` names the first diagnostic and the
-file. The compile stops at IREE's `vm` phase once, for vm_rewrites.py to mend IREE's own VM module, and resumes.
+file. The compile stops twice and resumes: before codegen, to verify the module once where IREE's passes before
+did not after each (new_invocation says why), and at IREE's `vm` phase, for vm_rewrites.py to mend IREE's own
+VM module.
 `compile_program` runs all this in a worker process (compile_worker.py: a crash of IREE's compiler is then
 an error, not the end of the caller's process); `compile_here` is the same in this process.
 """
