@@ -74,10 +74,10 @@ def with_fallback(program: Program, target: Target, run):
         session = sessions.session_for(chosen.flags)
         module = sessions.module_in(session, program.module)
         rewrites = quirks.apply(module, chosen)
-        try:   # once here: IREE's first phases do not verify what they are given (new_invocation)
-            module.operation.verify()
-        except ir.MLIRError as e:
-            raise CompileError(f"the module after the target rewrites {sorted(rewrites)} is invalid: {e}") from None
+        errors = verifier_errors(module.operation)   # once here: IREE's first phases do not (new_invocation)
+        if errors:
+            raise CompileError(f"the module after the target rewrites {sorted(rewrites)} is invalid: {errors[0]}",
+                               diagnostics=errors)
         return run(session, module.operation, chosen, rewrites)
     try:
         return attempt(target)
@@ -154,16 +154,23 @@ def new_invocation(session, *, verify: bool):
     return invocation
 
 
+def verifier_errors(operation) -> list[str]:
+    """MLIR's verifier's errors of `operation`, written as IREE's diagnostics are here; [] when it is valid."""
+    try:
+        operation.verify()
+    except ir.MLIRError as e:
+        return [f"error: {d.message} ({d.location})" for d in e.error_diagnostics] or [str(e)]
+    return []
+
+
 def verified_for_codegen(session, invocation):
     """The invocation, having run to BEFORE_CODEGEN unverified, with its module verified and imported into a
     fresh invocation that resumes from there verifying after each pass; CompileError with the verifier's
     diagnostics where IREE's passes made invalid IR."""
     module_op = invocation.export_module()
-    try:
-        module_op.verify()
-    except ir.MLIRError as e:
-        diagnostics = [f"error: {d.message} ({d.location})" for d in e.error_diagnostics] or [str(e)]
-        raise CompileError(diagnostics[0], diagnostics=diagnostics) from None
+    errors = verifier_errors(module_op)
+    if errors:
+        raise CompileError(errors[0], diagnostics=errors)
     resumed = new_invocation(session, verify=True)
     resumed.import_module(module_op)
     phase_setters()[0](resumed._inv_p, BEFORE_CODEGEN.encode())
