@@ -171,9 +171,15 @@ def verified_for_codegen(session, invocation):
     errors = verifier_errors(module_op)
     if errors:
         raise CompileError(errors[0], diagnostics=errors)
+    return _resumed_from(session, module_op, BEFORE_CODEGEN)
+
+
+def _resumed_from(session, module_op, phase: str):
+    """A fresh invocation holding `module_op` (exported from one that ran to `phase`), which resumes from there
+    verifying after each pass."""
     resumed = new_invocation(session, verify=True)
     resumed.import_module(module_op)
-    phase_setters()[0](resumed._inv_p, BEFORE_CODEGEN.encode())
+    phase_setters()[0](resumed._inv_p, phase.encode())
     return resumed
 
 
@@ -182,10 +188,7 @@ def resumed_after_vm_rewrites(session, invocation):
     into a fresh invocation that resumes from there; (that invocation, refs given distinct values)."""
     module_op = invocation.export_module()
     copies = vm_rewrites.distinct_branch_refs(module_op)
-    resumed = new_invocation(session, verify=True)
-    resumed.import_module(module_op)
-    phase_setters()[0](resumed._inv_p, b"vm")
-    return resumed, copies
+    return _resumed_from(session, module_op, "vm"), copies
 
 
 @contextlib.contextmanager
