@@ -83,7 +83,7 @@ def session_for(flags: tuple[str, ...]) -> Session:
 # The dialects hlojit creates ops of with `ir.Operation.create` in a session's context: the dialect builders
 # (stablehlo, chlo, func), the target rewrites (complex_pairs' flow.tensor.bitcast) and vm_rewrites (vm). Text
 # that is parsed loads its own dialects, and IREE's passes load theirs.
-CREATED_DIALECTS = ("func", "stablehlo", "chlo", "flow", "util", "vm")
+CREATED_DIALECTS = ("func", "stablehlo", "chlo", "flow", "vm")
 
 
 def new_session(flags: tuple[str, ...], threaded: bool) -> Session:
