@@ -465,3 +465,16 @@ def test_pytree_json_round_trip():
         pytree.to_json(pytree.flatten({(1, 2): 0})[1])
     with pytest.raises(ValueError, match="not a pytree structure"):
         pytree.from_json({"set": []})
+
+
+def test_cpu_exports_the_flag_set_calls_compile_with(monkeypatch, tmp_path):
+    """export(target="cpu") compiled with the plain data-tiling flags, whatever this machine's tuning chose for its
+    calls (pipeline/tuning.py; on the Zen 3 of 2026-12-07 its microbenchmarks ran 4.1x slower that way): the
+    artifact "for this machine's CPU: fastest" was not what its calls ran."""
+    backend = hj.backends.get("iree:cpu")
+    assert backend.target.flag_set == "data-tiling"       # the suite's pin (conftest)
+    monkeypatch.setattr(backend, "_target", hj.pipeline.cpu(flag_set="data-tiling+matmul-kernels"))
+    a = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    manifest = hj.export(lambda x, y: x @ y, a, a, path=str(tmp_path / "product"), target="cpu")
+    assert manifest.rewrites.get("matmuls_by_kernel") == 1
+    np.testing.assert_allclose(np.asarray(hj.load(str(tmp_path / "product"))(a, a)), a @ a, rtol=1e-4, atol=1e-3)

@@ -1,4 +1,5 @@
 """f.explain(): every stage from StableHLO to machine code, and what fused with what."""
+import dataclasses
 import os
 
 import numpy as np
@@ -80,3 +81,43 @@ def test_explain_after_a_compile_prints_nothing(capfd):
     hj.jit(lambda v: v * 5 + 3).explain(x)
     err = capfd.readouterr().err
     assert "Error opening" not in err and "stream-aggregate" not in err
+
+
+def kernel_layer(x, w):
+    y = x @ w  # line-kernel-product
+    return ops.relu(y)  # line-kernel-relu
+
+
+def test_hand_written_kernels_are_dispatches_with_their_ops_lines_and_code():
+    """A product the matmul-kernels flag set makes a dispatch of hlojit's own (pipeline/matmul_kernel.py: the
+    packing of its right operand, then the product with the relu after it) is in the report with the ops it stands
+    for and the user's lines, its code in the llvm_ir and assembly stages. explain listed IREE's own dispatches
+    only: this layer read "dispatches: 0", and a training step's products were missing from its list."""
+    x = np.zeros((256, 256), np.float32)
+    e = hj.jit(kernel_layer).explain(x, x, target=hj.pipeline.cpu(flag_set="data-tiling+matmul-kernels"))
+    assert e.dispatch_count == len(e.dispatch_report) == 2
+    pack, product = e.dispatch_report
+    assert pack.name.endswith("_pack") and product.name.startswith("hlojit_matmul_kernel_256x256_256x256_c10_then")
+    for kernel in (pack, product):
+        assert {op for op, _, _ in kernel.ops} == {"dot_general", "maximum"}
+        assert kernel.lines == [f"{HERE}:{line('line-kernel-product')}", f"{HERE}:{line('line-kernel-relu')}"]
+    assert f"{product.name}: dot_general, maximum" in str(e)
+    assert "define " in e.llvm_ir[product.name] and "vfmadd" in e.assembly[product.name]
+    assert set(e.assembly) == {pack.name, product.name}
+
+
+def test_a_target_name_explains_what_calls_compile(monkeypatch):
+    """explain(target="cpu") compiled with the plain data-tiling flags while this machine's calls compile with the
+    set its tuning measured fastest (pipeline/tuning.py): it explained a program the calls never ran."""
+    backend = hj.backends.get("iree:cpu")
+    assert backend.target.flag_set == "data-tiling"       # the suite's pin (conftest)
+    chosen = dataclasses.replace(hj.pipeline.cpu(flag_set="data-tiling+matmul-kernels"), note="a test's choice")
+    monkeypatch.setattr(backend, "_target", chosen)
+    x = np.zeros((256, 256), np.float32)
+    for name in ("cpu", "iree:cpu"):
+        e = hj.jit(kernel_layer).explain(x, x, target=name)
+        assert e.target == chosen and e.rewrites.get("matmuls_by_kernel") == 1
+        assert str(e).splitlines()[0] == "kernel_layer on cpu[data-tiling+matmul-kernels] (a test's choice)"
+    assert hj.jit(kernel_layer).explain(x, x, target="vmvx").target.name == "vmvx"
+    with pytest.raises(ValueError, match="unknown target 'tpu'"):
+        hj.jit(kernel_layer).explain(x, x, target="tpu")

@@ -35,6 +35,16 @@ def get(name: str | None = None):
     return _CACHE[name]
 
 
+def target_named(name: str):
+    """The target `name` ("cpu", "vmvx", "cuda", or "iree:" before one) as its IREE backend compiles for it: "cpu"
+    is this machine's measured flag set (pipeline/tuning.py; HLOJIT_CPU_FLAGS pins one), so what `explain` and
+    `export` compile is what a call runs. ValueError for a name that is no target."""
+    bare = name.removeprefix("iree:")
+    if bare not in targets.TARGETS:
+        targets.get(bare)   # raises ValueError naming the known targets
+    return get("iree:" + bare).target
+
+
 def device_put(x, backend: str | None = None) -> Array:
     """x (a numpy array or scalar, or an hj.Array) copied once onto `backend`'s device (default: as `get`)
     as an hj.Array, JAX's `device_put`: calls that take it use its buffer as it is, where a numpy argument

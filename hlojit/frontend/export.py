@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from .. import backends
 from ..errors import ArtifactError, BackendError, DTypeError, ShapeError, SignatureError
 from ..pipeline import Target, artifact_checks, artifacts, targets
 from . import pytree
@@ -20,8 +21,9 @@ from .jit import Exec
 
 def _target(target, portable: bool) -> Target:
     if isinstance(target, str):
-        name = target.removeprefix("iree:")
-        return targets.cpu("generic") if portable and name == "cpu" else targets.get(name)
+        if portable and target.removeprefix("iree:") == "cpu":
+            return targets.cpu("generic")
+        return backends.target_named(target)   # "cpu": the flag set this machine's calls compile with
     if not isinstance(target, Target):
         raise TypeError(f"target must be a name ({', '.join(targets.TARGETS)}) or a hlojit.pipeline.Target, "
                         f"not {type(target).__name__}")
@@ -36,7 +38,8 @@ def export(f, *example_args, path, target="cpu", portable: bool = False, absolut
     """Trace `f` (an `hj.jit` function or a plain one) for the example arguments (arrays, or anything with
     `.shape` and `.dtype`), compile it for `target` and write `path.vmfb`, `path.mlir`, `path.json`.
 
-    `target`: "cpu" (this machine's CPU: fastest, runs only on CPUs with its features), "vmvx", "cuda"
+    `target`: "cpu" (this machine's CPU and the flag set its calls compile with, pipeline/tuning.py: fastest, runs
+    only on CPUs with its features), "vmvx", "cuda"
     (sm_80; compiles without a GPU), or a `hlojit.pipeline.Target` such as `cpu("generic")`.
     `portable=True` makes "cpu" code for any CPU of this architecture. The source locations in the .mlir
     and the vmfb are relative to the current directory (file names only for files outside it);

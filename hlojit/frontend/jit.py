@@ -422,7 +422,8 @@ class Exec:
         return Lowered(program, out_tree)
 
     def explain(self, *args, target=None, **kwargs):
-        """Every stage of compiling this signature for `target` (default: this backend's, else cpu):
+        """Every stage of compiling this signature for `target` (default: this backend's, else cpu; a name, "cpu",
+        "vmvx", "cuda", is what that IREE backend's calls compile: on cpu the flag set measured for this machine):
         print it for the summary (op counts, dispatches with the ops and lines fused into each, compile
         time per phase, artifact size); `.stage("stablehlo" | "optimized" | "dispatches" | "llvm_ir" |
         "assembly")` for each stage's text. An autotuned function on iree:cpu (no `target` given) explains what
@@ -431,8 +432,9 @@ class Exec:
         from ..backends.iree import call_timer
         from ..pipeline import explain, targets, tuning
         program = self.lower(*args, **kwargs).program
-        if target is not None:
-            return explain.explain(program, targets.get(target))
+        if target is not None:   # a name: what that backend's calls compile (cpu: the machine's flag set)
+            return explain.explain(program, target if isinstance(target, targets.Target) else
+                                   backends.target_named(target))
         target = getattr(self.backend, "target", None)
         if target is None:
             return explain.explain(program, targets.cpu())

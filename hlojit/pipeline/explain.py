@@ -30,6 +30,7 @@ PHASES = ("input", "abi", "preprocessing", "global-optimization", "dispatch-crea
 STAGES = ("stablehlo", "optimized", "dispatches", "llvm_ir", "assembly")
 _SNAPSHOTS = {"global-optimization": "optimized", "flow": "dispatches"}
 _NAMED_LOCATION = re.compile(r'"stablehlo\.(\w+)"\("([^"]+)":(\d+):\d+\)')
+_ENTRY_POINT = re.compile(r"::@([\w$.-]+)")     # a flow.dispatch's @executable::@entry_point
 
 
 @dataclasses.dataclass
@@ -116,19 +117,35 @@ def _walk(op):
 
 
 def _dispatch_report(module_op) -> list[Dispatch]:
+    """A Dispatch per executable IREE formed (`flow.executable`: its ops' locations name what fused into it) and
+    per entry point of a hand-written one (`hal.executable.source`: a kernel a target rewrite made, matmul_kernel.py
+    and the others; named by the locations of the `flow.dispatch`es that run it), in the module's order."""
+    callers = collections.defaultdict(list)   # a hand-written entry point -> the locations of its dispatches
+    for op in _walk(module_op):
+        if op.name == "flow.dispatch":
+            for entry in _ENTRY_POINT.findall(str(op.attributes["entry_points"])):
+                callers[entry].append(str(op.location))
     report = []
     for op in _walk(module_op):
-        if op.name != "flow.executable":
-            continue
-        name = str(op.attributes["sym_name"]).strip('"')
-        found = {}
-        for inner in _walk(op):
-            for hlo_op, path, line in _NAMED_LOCATION.findall(str(inner.location)):
-                found[(hlo_op, path, int(line))] = None
-        ops = sorted(found, key=lambda t: (t[1], t[2], t[0]))
-        lines = list(dict.fromkeys(f"{os.path.basename(p)}:{n}" for _, p, n in ops))
-        report.append(Dispatch(name, ops, lines))
+        if op.name == "flow.executable":
+            report.append(_dispatch(str(op.attributes["sym_name"]).strip('"'),
+                                    [str(inner.location) for inner in _walk(op)]))
+        elif op.name == "hal.executable.source":
+            for inner in _walk(op):
+                if inner.name == "hal.executable.export":
+                    name = str(inner.attributes["sym_name"]).strip('"')
+                    report.append(_dispatch(name, callers.get(name, [])))
     return report
+
+
+def _dispatch(name: str, locations: list) -> Dispatch:
+    found = {}
+    for location in locations:
+        for hlo_op, path, line in _NAMED_LOCATION.findall(location):
+            found[(hlo_op, path, int(line))] = None
+    ops = sorted(found, key=lambda t: (t[1], t[2], t[0]))
+    lines = list(dict.fromkeys(f"{os.path.basename(p)}:{n}" for _, p, n in ops))
+    return Dispatch(name, ops, lines)
 
 
 # Where a dispatch function starts in each kind of dump: LLVM IR, x86-64 assembly, PTX.
@@ -137,10 +154,11 @@ _FUNCTION_START = {"ll": re.compile(r"^define [^@]*@(\w+)\(", re.M),
                    "ptx": re.compile(r"^\.visible \.entry (\w+)\(", re.M)}
 
 
-def _split_functions(text: str, kind: str) -> dict:
-    """{dispatch function name: its text}: IREE links dispatches into one file, users read them apart."""
+def _split_functions(text: str, kind: str, kernels=frozenset()) -> dict:
+    """{dispatch function name: its text}: IREE links dispatches into one file, users read them apart. A
+    dispatch function is one of IREE's (`..._dispatch_N_...`) or a hand-written kernel's entry point (`kernels`)."""
     starts = [(m.start(), m.group(1)) for m in _FUNCTION_START[kind].finditer(text)]
-    starts = [(pos, name) for pos, name in starts if "_dispatch_" in name]
+    starts = [(pos, name) for pos, name in starts if "_dispatch_" in name or name in kernels]
     return {name: text[pos:(starts[i + 1][0] if i + 1 < len(starts) else len(text))].rstrip() + "\n"
             for i, (pos, name) in enumerate(starts)}
 
@@ -158,12 +176,12 @@ def _ptx_from_vmfb(vmfb: bytes) -> str:
     return "\n".join(texts)
 
 
-def _read_dumps(folder: str) -> tuple[dict, dict]:
+def _read_dumps(folder: str, kernels: frozenset) -> tuple[dict, dict]:
     def read(pattern, kind):
         out = {}
         for path in sorted(glob.glob(os.path.join(folder, pattern))):
             with open(path, errors="replace") as f:
-                out.update(_split_functions(f.read(), kind))
+                out.update(_split_functions(f.read(), kind, kernels))
         return out
     return read("*.optimized.ll", "ll") or read("*.ll", "ll"), read("*.s", "s")
 
@@ -225,8 +243,9 @@ def _explain(program: Program, session, operation, target: Target, stablehlo: st
         finally:
             handler.detach()
             session.set_flags("--iree-hal-dump-executable-intermediates-to=")
-        llvm_ir, assembly = _read_dumps(dump)
+        kernels = frozenset(d.name for d in report)
+        llvm_ir, assembly = _read_dumps(dump, kernels)
         if target.name == "cuda":
-            assembly = _split_functions(_ptx_from_vmfb(vmfb), "ptx")
+            assembly = _split_functions(_ptx_from_vmfb(vmfb), "ptx", kernels)
     return Explanation(program.name, target, stablehlo, snapshots["optimized"], snapshots["dispatches"], llvm_ir,
                        assembly, report, op_counts, seconds, len(vmfb), rewrites)

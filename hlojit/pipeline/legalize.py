@@ -138,9 +138,10 @@ def composites_as_calls(module: ir.Module, keep=lambda op: False) -> int:
     return calls
 
 
-def call_instead(op, callee: ir.Attribute, operands=None):
-    """Replace `op` by a func.call of the function `callee` (a symbol reference) on `operands` (default: its own)."""
-    with ir.InsertionPoint(op), op.location:
+def call_instead(op, callee: ir.Attribute, operands=None, location=None):
+    """Replace `op` by a func.call of the function `callee` (a symbol reference) on `operands` (default: its own),
+    at `location` (default: op's; a call standing for several ops names them all, which explain reads)."""
+    with ir.InsertionPoint(op), location or op.location:
         call = ir.Operation.create("func.call", results=[r.type for r in op.results],
                                    operands=list(op.operands if operands is None else operands),
                                    attributes={"callee": callee})
@@ -149,7 +150,7 @@ def call_instead(op, callee: ir.Attribute, operands=None):
     op.erase()
 
 
-def call_of_source(module: ir.Module, op, symbol: str, source, operands=None) -> None:
+def call_of_source(module: ir.Module, op, symbol: str, source, operands=None, location=None) -> None:
     """Replace `op` by a call of the function `symbol` (on `operands`, default: op's own), parsing `source(symbol)`
     (a module text holding that function and what it dispatches) into `module`, before its first op, the first time
     `module` lacks it: a hand-written kernel's function, once per shape however many ops call it. What the source
@@ -163,7 +164,7 @@ def call_of_source(module: ir.Module, op, symbol: str, source, operands=None) ->
         for inner in list(parsed.body.operations):
             if name(inner) not in present:
                 inner.operation.move_before(module.body.operations[0].operation)
-    call_instead(op, ir.FlatSymbolRefAttr.get(symbol), operands)
+    call_instead(op, ir.FlatSymbolRefAttr.get(symbol), operands, location)
 
 
 def erase_unused(value: ir.Value, names: frozenset) -> None:

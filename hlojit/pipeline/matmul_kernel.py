@@ -488,8 +488,9 @@ def matmuls_by_kernel(module: ir.Module) -> int:
         if epilogue is None:
             call_of_source(module, op, symbol, lambda s: source(s, None), operands)
         else:
+            fused = ir.Location.fused([op.location] + [o.location for o in epilogue.ops], context=op.context)
             call_of_source(module, epilogue.last, _epilogue_symbol(symbol, epilogue),
-                           lambda s: source(s, epilogue), operands + epilogue.operands)
+                           lambda s: source(s, epilogue), operands + epilogue.operands, fused)
             for dead in reversed(epilogue.ops[:-1]):
                 dead.erase()
             op.erase()
