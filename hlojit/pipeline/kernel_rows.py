@@ -51,6 +51,23 @@ class ProductRows:
         return [f"memref.load %a[{index}] : {self.type}"]
 
 
+class PackedRows:
+    """A product's A packed by row tiles, [row panels, k, mr] (matmul_kernel._packed_a): a tile's mr scalars at a
+    step of k are adjacent, one stream through memory whatever A's own strides."""
+
+    def __init__(self, panels: int, k: int, mr: int):
+        self.type = memref_of((panels, k, mr))
+
+    def tile_rows(self, plan: Plan) -> list[str]:
+        return []
+
+    def loops(self, plan: Plan, initial: list[str]) -> tuple[list[str], str]:
+        return _k_loops(plan, "%c0", "%k_start", "%k_stop", initial, self.load, "product", PRODUCT_UNROLL)
+
+    def load(self, r: int, k: str) -> list[str]:
+        return [f"memref.load %a[%ip, {k}, %q{r}] : {self.type}"]
+
+
 class ConvolutionRows:
     """A channels-last convolution's zero-padded input [batch, height, width, channels] as the tile reads it:
     row p of the result is output pixel p (batch, y, x in order), its k = (tap, channel)."""

@@ -32,7 +32,8 @@ from iree.compiler import ir
 
 from ..dialects.types import attr_ints, dot_dimensions, dtype_of, shape_of
 from . import cache, kernel_epilogues
-from .kernel_rows import (CONVOLUTION_UNROLL, PRODUCT_UNROLL, VECTORS, ConvolutionRows, PatchRows, ProductRows,
+from .kernel_rows import (CONVOLUTION_UNROLL, PRODUCT_UNROLL, VECTORS, ConvolutionRows, PackedRows, PatchRows,
+                          ProductRows,
                           memref_of)
 from .kernel_text import executable
 from .legalize import call_of_source, erase_unused, inline_calls, producer, walk
@@ -45,6 +46,7 @@ MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels
 MIN_WORKGROUPS = 8          # fewer tiles a block where a result would have fewer workgroups (both cores busy)
 K_BLOCK = 512               # k past this goes in blocks of it (of whole taps: about it), the sums kept in the result
 PACK_ROWS = 256             # rows of B a workgroup of the packing dispatch copies
+ALIASING_BYTES = 512        # A's stride along k, a multiple of which packs it (_reads_aliasing_columns)
 MAX_WORKGROUPS = 65535      # a dispatch's workgroups at most (kernels.py's bound too); bigger ones stay IREE's
 
 
@@ -313,8 +315,31 @@ def product_source(symbol: str, lhs_shape, rhs_shape, result_shape, sizes, epilo
     b_lines, b_executables = _packed_b(plan, "%rhs", rhs_shape, stored_nk=rhs_contracted == 1)
     a3 = (outer, k, inner)
     prologue = [f"    %a3 = stablehlo.reshape %lhs : ({_tensor(lhs_shape)}) -> {_tensor(a3)}"]
+    if _reads_aliasing_columns(outer, inner):
+        packed = (plan.row_panels, k, plan.mr)
+        return _module(plan, PackedRows(*packed), [("%lhs", lhs_shape), ("%rhs", rhs_shape)],
+                       prologue + _packed_columns(plan), "%ap", packed, b_lines, b_executables, result_shape, epilogue)
     return _module(plan, ProductRows(*a3), [("%lhs", lhs_shape), ("%rhs", rhs_shape)], prologue, "%a3", a3,
                    b_lines, b_executables, result_shape, epilogue)
+
+
+def _reads_aliasing_columns(outer: int, inner: int) -> bool:
+    """Whether the tile would read A [k, m] (contracted on its first dimension: autodiff's weight gradients, x^T dy)
+    a line of memory per step of k at a stride of a multiple of ALIASING_BYTES: those lines fall in a few sets of L1
+    (2 of 64 at m = 512, 4 at 768), which drop them and B's panel too. Such an A is packed by row tiles first."""
+    return outer == 1 and inner > 1 and (4 * inner) % ALIASING_BYTES == 0
+
+
+def _packed_columns(plan: Plan) -> list[str]:
+    """Lines computing %ap [row panels, k, mr] from %a3 [1, k, m] (zeros past m): one transpose (IREE's dispatch)."""
+    k, m, panels, mr = plan.k, plan.m, plan.row_panels, plan.mr
+    return [f"    %am = stablehlo.reshape %a3 : ({_tensor((1, k, m))}) -> {_tensor((k, m))}",
+            "    %az = stablehlo.constant dense<0.0> : tensor<f32>",
+            f"    %apad = stablehlo.pad %am, %az, low = [0, 0], high = [0, {panels * mr - m}], interior = [0, 0] "
+            f": ({_tensor((k, m))}, tensor<f32>) -> {_tensor((k, panels * mr))}",
+            f"    %a_tiles = stablehlo.reshape %apad : ({_tensor((k, panels * mr))}) -> {_tensor((k, panels, mr))}",
+            f"    %ap = stablehlo.transpose %a_tiles, dims = [1, 0, 2] : ({_tensor((k, panels, mr))}) -> "
+            f"{_tensor((panels, k, mr))}"]
 
 
 # --- products of im2col patches (autodiff's kernel gradients) ---
