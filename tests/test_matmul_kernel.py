@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.pipeline import cache, matmul_kernel, quirks, targets, tuning
+from hlojit.pipeline import cache, legalize, matmul_kernel, quirks, targets, tuning
 
 KERNELS = "data-tiling+matmul-kernels"
 
@@ -139,6 +139,22 @@ def test_the_rewrite_dispatches_the_kernels_and_leaves_no_product():
     counts, text = rewritten(lambda x, w: ops.conv(x, w, padding=1, layout="NHWC"), x, w)
     assert counts["matmuls_by_kernel"] == 1 and "stablehlo.convolution" not in text
     assert "flow.dispatch @hlojit_conv_kernel_8x14x14x256_3x3x256x256_1x1_1x1x1x1" in text
+
+
+def test_rewrites_walk_past_the_kernels_code():
+    """legalize.walk lists a kernel's executable but not its code (vector, scf, memref ops), which no StableHLO
+    rewrite reads: walked into, ResNet-18's training step's rewrites took 0.77 s against 0.61 (2026-12-07)."""
+    a = np.ones((300, 256), np.float32)
+    program = hj.jit(lambda a, b: ops.relu(a @ b)).lower(a, a.T.copy()).program
+    with ir.Context() as context:
+        context.load_all_available_dialects()
+        module = ir.Module.parse(str(program.module))
+        quirks.apply(module, targets.cpu(flag_set=KERNELS))
+        names = [op.name for op in legalize.walk(module.operation)]
+        assert names.count("hal.executable.source") == 2 and "flow.dispatch" in names     # the packing, the tile
+        assert not [name for name in names if name.split(".")[0] in ("vector", "scf", "memref", "hal")
+                    and name != "hal.executable.source"]
+        assert "vector.fma" in str(module)
 
 
 def test_what_the_kernels_leave_to_iree():

@@ -274,6 +274,9 @@ def serve(compile_here, requests_fd: int, replies_fd: int):
     """The worker's loop: compile each request with compile_here (compiler.py's, which imports this module)
     until the requests pipe closes."""
     requests, replies = os.fdopen(requests_fd, "rb"), os.fdopen(replies_fd, "wb")
+    # the Python classes of hal's ops, which the rewrites' walks meet once kernels are in (hal.executable.source):
+    # imported on first sight they cost the first compile ~0.08 s; here, before a request, while the caller traces
+    import iree.compiler.dialects.hal  # noqa: F401
     while True:
         try:
             bytecode, name, target, environment = pickle.load(requests)
