@@ -174,6 +174,12 @@ def test_what_the_kernels_leave_to_iree():
         assert "matmuls_by_kernel" not in counts, fn
     counts, _ = rewritten(lambda a, b: a @ b, big, big)
     assert counts["matmuls_by_kernel"] == 1
+    # narrow: a dense layer's logits (2^20 multiply-adds, 10 columns) are the kernels'; k = 10 or 64 columns are not
+    logits = (np.ones((256, 512), np.float32), np.ones((512, 10), np.float32))
+    for args, claimed in ((logits, True), ((np.ones((256, 10), np.float32), np.ones((10, 512), np.float32)), False),
+                          ((np.ones((256, 64), np.float32), np.ones((64, 64), np.float32)), False)):
+        counts, _ = rewritten(lambda a, b: a @ b, *args)
+        assert ("matmuls_by_kernel" in counts) == claimed, [a.shape for a in args]
     # more workgroups than a dispatch takes (a product of 10^7 rows)
     assert matmul_kernel._dispatchable(2048, 2048, 2048, True) and not matmul_kernel._dispatchable(10**7, 64, 64, True)
     assert matmul_kernel.matmuls_by_kernel not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]

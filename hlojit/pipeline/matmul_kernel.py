@@ -19,7 +19,8 @@ A workgroup per block of rows x columns of the result walks its tiles, each writ
 written, columns past N masked); K past K_BLOCK goes in blocks (a convolution's of whole taps), each block through
 every tile of the workgroup while its rows of A stay in L2, the tiles' sums kept in the result between blocks
 (ResNet-18's 9 x 25088 x 64 kernel gradient 40.9 -> 23.6 ms on one core). Products with batch dimensions, other
-dtypes, dilated or grouped convolutions, and small ones (below MIN_WORK multiply-adds) stay IREE's.
+dtypes, dilated or grouped convolutions, and small ones (below MIN_WORK multiply-adds; MIN_NARROW_WORK for one at most two
+panels wide, _worth_a_kernel) stay IREE's.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from .legalize import call_of_source, erase_unused, inline_calls, producer, walk
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 
 MIN_WORK = 1 << 24          # multiply-adds: a 256 x 256 x 256 product and up (as fast as IREE's there, faster past)
+MIN_NARROW_WORK = 1 << 20   # ... and a product at most two panels wide (_worth_a_kernel)
 MIN_CHANNELS = 16           # a convolution's input channels (its innermost loop) at least
 BLOCK_BYTES = 1 << 20       # a workgroup's rows of A: at most this much of K, so that they stay in L2
 MAX_BLOCK_PANELS = 8        # ... and at most this many tiles of rows, or panels of columns
@@ -446,6 +448,16 @@ def convolution_source(symbol: str, geometry: dict) -> str:
 
 # --- the rewrite ---
 
+def _worth_a_kernel(m: int, k: int, n: int) -> bool:
+    """A product of MIN_WORK multiply-adds; or a narrow one, at most two panels of columns wide (a dense layer's
+    logits) with MIN_NARROW_WORK and k of 64 or more, for which IREE's data tiling packs the whole left operand
+    (a dispatch of its own) to read it once: the MLP's 256 x 512 x 10 logits and their weights' gradient (x^T dy)
+    as kernels, its Adam step 7.13-7.30 -> 6.90-7.01 ms (exported, interleaved, Zen 3, 2026-12-07), one with k = 10
+    (the logits' input gradient) slower than IREE's."""
+    work = m * k * n
+    return work >= MIN_WORK or work >= MIN_NARROW_WORK and k >= 64 and n <= 2 * VECTORS * tile()[1]
+
+
 def _dispatchable(m: int, k: int, n: int, k_unit: int) -> bool:
     """Whether the kernel's and the packing's workgroups fit one dispatch (IREE counts them in 16 bits here)."""
     plan = Plan("", m, k, n, k_unit)
@@ -464,7 +476,7 @@ def _claim(op) -> tuple[str, callable, list, int] | None:
         lc = dot_dimensions(op)[2][0]
         patches = _patches(op.operands[0]) if lc == 1 else None
         k_unit = patches["out"][1] if patches else 1
-        if outer * inner * n * k < MIN_WORK or not _dispatchable(outer * inner, k, n, k_unit):
+        if not _worth_a_kernel(outer * inner, k, n) or not _dispatchable(outer * inner, k, n, k_unit):
             return None
         if patches is not None:
             parts = [patches["source_shape"], patches["out"], patches["strides"], patches["window"],
