@@ -19,9 +19,9 @@ A workgroup per block of rows x columns of the result walks its tiles, each writ
 written, columns past N masked); K past K_BLOCK goes in blocks (a convolution's of whole taps), each block through
 every tile of the workgroup while its rows of A stay in L2, the tiles' sums kept in the result between blocks
 (ResNet-18's 9 x 25088 x 64 kernel gradient 40.9 -> 23.6 ms on one core). Products with batch dimensions, other
-dtypes, dilated or grouped convolutions, and small ones (below MIN_WORK multiply-adds; MIN_NARROW_WORK for one at most two
-panels wide, _worth_a_kernel) stay IREE's.
-"""
+dtypes, dilated or grouped convolutions, and small ones (below MIN_WORK multiply-adds; MIN_NARROW_WORK for one at
+most two panels wide, _worth_a_kernel) stay IREE's. An A stored [k, m] whose lines alias in L1 is packed by row tiles
+first (_reads_aliasing_columns, pack_columns_body)."""
 from __future__ import annotations
 
 import functools
@@ -211,38 +211,44 @@ def pack_body(plan: Plan) -> str:
     k, n, lanes, nr = plan.k, plan.n, plan.lanes, plan.nr
     v = f"vector<{lanes}xf32>"
     b = memref_of((k, n))
-    lines = [f"""        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        %zero = arith.constant 0.0 : f32
+    lines = [_packing_head(k, b, plan.b_type, "jp") + f"""
         %zeros = arith.constant dense<0.0> : {v}
-        %wg = hal.interface.workgroup.id[0] : index
-        %chunks = arith.constant {-(-k // PACK_ROWS)} : index
-        %jp = arith.divui %wg, %chunks : index
-        %chunk = arith.remui %wg, %chunks : index
-        %b = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {b}
-        %packed = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {plan.b_type}
-        %rows = arith.constant {PACK_ROWS} : index
-        %k = arith.constant {k} : index
         %nr = arith.constant {nr} : index
-        %k0 = arith.muli %chunk, %rows : index
-        %k_end = arith.addi %k0, %rows : index
-        %k1 = arith.minui %k_end, %k : index
         %j0 = arith.muli %jp, %nr : index
         scf.for %kk = %k0 to %k1 step %c1 {{"""]
     for w in range(VECTORS):
         lines += [f"          %o{w} = arith.constant {w * lanes} : index",
                   f"          %column{w} = arith.addi %j0, %o{w} : index"]
         if n % nr == 0:
-            lines.append(f"          %v{w} = vector.transfer_read %b[%kk, %column{w}], %zero {{in_bounds = [true]}} : "
-                         f"{b}, {v}")
+            lines.append(f"          %v{w} = vector.transfer_read %source[%kk, %column{w}], %zero "
+                         f"{{in_bounds = [true]}} : {b}, {v}")
         else:    # zeros past n, nothing read there
             lines += ["          " + line for line in _mask(f"%mask{w}", f"%column{w}", n, lanes)]
-            lines.append(f"          %v{w} = vector.maskedload %b[%kk, %column{w}], %mask{w}, %zeros : {b}, "
+            lines.append(f"          %v{w} = vector.maskedload %source[%kk, %column{w}], %mask{w}, %zeros : {b}, "
                          f"vector<{lanes}xi1>, {v} into {v}")
         lines.append(f"          vector.transfer_write %v{w}, %packed[%jp, %kk, %o{w}] {{in_bounds = [true]}} : {v}, "
                      f"{plan.b_type}")
     lines += ["        }", "        return"]
     return "\n".join(lines)
+
+
+def _packing_head(k: int, source_type: str, packed_type: str, outer: str) -> str:
+    """The lines both packing dispatches start with: %source (binding 0), %packed (binding 1), and of workgroup w
+    its `outer` index w / chunks and its rows of k, %k0 to %k1 (PACK_ROWS of them, chunk w % chunks)."""
+    return f"""        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %zero = arith.constant 0.0 : f32
+        %wg = hal.interface.workgroup.id[0] : index
+        %chunks = arith.constant {-(-k // PACK_ROWS)} : index
+        %{outer} = arith.divui %wg, %chunks : index
+        %chunk = arith.remui %wg, %chunks : index
+        %source = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {source_type}
+        %packed = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {packed_type}
+        %rows = arith.constant {PACK_ROWS} : index
+        %k = arith.constant {k} : index
+        %k0 = arith.muli %chunk, %rows : index
+        %k_end = arith.addi %k0, %rows : index
+        %k1 = arith.minui %k_end, %k : index"""
 
 
 def _packed_b(plan: Plan, b: str, b_shape, stored_nk: bool) -> tuple[list[str], list[tuple[str, str]]]:
@@ -355,24 +361,11 @@ def pack_columns_body(k: int, m: int, width: int) -> str:
     a, packed = memref_of((k, m)), memref_of((panels, k, width))
     v = f"vector<{width}xf32>"
     whole = m // width     # panels read whole; the last one, where m % width, is masked
-    head = f"""        %c0 = arith.constant 0 : index
-        %c1 = arith.constant 1 : index
-        %zero = arith.constant 0.0 : f32
-        %wg = hal.interface.workgroup.id[0] : index
-        %chunks = arith.constant {-(-k // PACK_ROWS)} : index
-        %group = arith.divui %wg, %chunks : index
-        %chunk = arith.remui %wg, %chunks : index
-        %a = hal.interface.binding.subspan layout(#layout) binding(0) alignment(64) offset(%c0) : {a}
-        %packed = hal.interface.binding.subspan layout(#layout) binding(1) alignment(64) offset(%c0) : {packed}
-        %rows = arith.constant {PACK_ROWS} : index
-        %k = arith.constant {k} : index
+    head = _packing_head(k, a, packed, "group") + f"""
         %group_panels = arith.constant {PACK_PANELS} : index
         %panels = arith.constant {panels} : index
         %whole = arith.constant {whole} : index
         %width = arith.constant {width} : index
-        %k0 = arith.muli %chunk, %rows : index
-        %k_end = arith.addi %k0, %rows : index
-        %k1 = arith.minui %k_end, %k : index
         %p0 = arith.muli %group, %group_panels : index
         %p_end = arith.addi %p0, %group_panels : index
         %p1 = arith.minui %p_end, %panels : index
@@ -380,7 +373,7 @@ def pack_columns_body(k: int, m: int, width: int) -> str:
         scf.for %kk = %k0 to %k1 step %c1 {{
           scf.for %ip = %p0 to %p_whole step %c1 {{
             %column = arith.muli %ip, %width : index
-            %row = vector.transfer_read %a[%kk, %column], %zero {{in_bounds = [true]}} : {a}, {v}
+            %row = vector.transfer_read %source[%kk, %column], %zero {{in_bounds = [true]}} : {a}, {v}
             vector.transfer_write %row, %packed[%ip, %kk, %c0] {{in_bounds = [true]}} : {v}, {packed}
           }}"""
     tail = ""
@@ -389,7 +382,7 @@ def pack_columns_body(k: int, m: int, width: int) -> str:
           %last = arith.cmpi ult, %p_whole, %p1 : index
           scf.if %last {{
             %column = arith.muli %p_whole, %width : index
-            %row = vector.transfer_read %a[%kk, %column], %zero : {a}, {v}
+            %row = vector.transfer_read %source[%kk, %column], %zero : {a}, {v}
             vector.transfer_write %row, %packed[%p_whole, %kk, %c0] {{in_bounds = [true]}} : {v}, {packed}
           }}"""
     return head + tail + """
