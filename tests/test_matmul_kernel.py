@@ -182,6 +182,9 @@ def test_what_the_kernels_leave_to_iree():
         assert ("matmuls_by_kernel" in counts) == claimed, [a.shape for a in args]
     # more workgroups than a dispatch takes (a product of 10^7 rows)
     assert matmul_kernel._dispatchable(2048, 2048, 2048, True) and not matmul_kernel._dispatchable(10**7, 64, 64, True)
+    # ... the packing of an A stored [k, m] too: 2^17 rows of A by 2^17 of k is (2^17 / 6 / 16) x 512 workgroups
+    assert matmul_kernel._dispatchable(1 << 17, 1 << 17, 16, 1) and \
+        not matmul_kernel._dispatchable(1 << 17, 1 << 17, 16, 1, packs_a=True)
     assert matmul_kernel.matmuls_by_kernel not in quirks.QUIRKS["vmvx"] + quirks.QUIRKS["cuda"]
 
 

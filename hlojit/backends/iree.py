@@ -385,7 +385,8 @@ class Executable:
             size = nbytes(shape, dtype)
             for i in inputs_of_size.get(size, ()):
                 checks.append(f"if r{i} is not None and b_o{k} == b_r{i}: shared(A{k}, a{i})")
-                inputs.add(i), outputs.add(k)
+                inputs.add(i)
+                outputs.add(k)
             for j in outputs_of_size.get(size, ()):
                 checks.append(f"if b_o{k} == b_o{j}: shared(A{k}, A{j})")
                 outputs.update((k, j))

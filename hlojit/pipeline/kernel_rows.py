@@ -52,7 +52,7 @@ class ProductRows:
 
 
 class PackedRows:
-    """A product's A packed by row tiles, [row panels, k, mr] (matmul_kernel._packed_a): a tile's mr scalars at a
+    """A product's A packed by row tiles, [row panels, k, mr] (matmul_kernel._packed_columns): a tile's mr scalars at a
     step of k are adjacent, one stream through memory whatever A's own strides."""
 
     def __init__(self, panels: int, k: int, mr: int):

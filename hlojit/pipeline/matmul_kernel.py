@@ -34,8 +34,7 @@ from iree.compiler import ir
 from ..dialects.types import attr_ints, dot_dimensions, dtype_of, shape_of
 from . import cache, kernel_epilogues
 from .kernel_rows import (CONVOLUTION_UNROLL, PRODUCT_UNROLL, VECTORS, ConvolutionRows, PackedRows, PatchRows,
-                          ProductRows,
-                          memref_of)
+                          ProductRows, memref_of)
 from .kernel_text import executable
 from .legalize import call_of_source, erase_unused, inline_calls, producer, walk
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
@@ -504,10 +503,12 @@ def _worth_a_kernel(m: int, k: int, n: int) -> bool:
     return work >= MIN_WORK or work >= MIN_NARROW_WORK and k >= 64 and n <= 2 * VECTORS * tile()[1]
 
 
-def _dispatchable(m: int, k: int, n: int, k_unit: int) -> bool:
-    """Whether the kernel's and the packing's workgroups fit one dispatch (IREE counts them in 16 bits here)."""
+def _dispatchable(m: int, k: int, n: int, k_unit: int, packs_a: bool = False) -> bool:
+    """Whether the kernel's and the packings' workgroups fit one dispatch each (IREE counts them in 16 bits here)."""
     plan = Plan("", m, k, n, k_unit)
-    return max(plan.workgroups(), plan.column_panels * -(-k // PACK_ROWS)) <= MAX_WORKGROUPS
+    chunks = -(-k // PACK_ROWS)
+    packing_a = -(-plan.row_panels // PACK_PANELS) * chunks if packs_a else 0
+    return max(plan.workgroups(), plan.column_panels * chunks, packing_a) <= MAX_WORKGROUPS
 
 
 def _claim(op) -> tuple[str, callable, list, int] | None:
@@ -522,7 +523,8 @@ def _claim(op) -> tuple[str, callable, list, int] | None:
         lc = dot_dimensions(op)[2][0]
         patches = _patches(op.operands[0]) if lc == 1 else None
         k_unit = patches["out"][1] if patches else 1
-        if not _worth_a_kernel(outer * inner, k, n) or not _dispatchable(outer * inner, k, n, k_unit):
+        packs_a = patches is None and _reads_aliasing_columns(outer, inner)
+        if not _worth_a_kernel(outer * inner, k, n) or not _dispatchable(outer * inner, k, n, k_unit, packs_a):
             return None
         if patches is not None:
             parts = [patches["source_shape"], patches["out"], patches["strides"], patches["window"],
