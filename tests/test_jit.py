@@ -86,6 +86,21 @@ def test_recompiling_warns_naming_the_function():
             f(np.zeros(n, np.float32))
 
 
+def test_calls_that_fail_to_trace_are_no_recompiles():
+    """A call whose trace raises caches nothing: it counted as a miss, and calls that kept failing were warned of
+    as recompiles ("pad to a few fixed shapes"), beside the error that said what was wrong."""
+    f = hj.jit(lambda x: x @ x, backend="reference")
+    x = np.ones((3, 4), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", hj.RecompileWarning)
+        for _ in range(9):
+            with pytest.raises(hj.ShapeError):
+                f(x)
+    assert f.cache_info().misses == 0 and f.cache_info().miss_reasons == []
+    f(np.ones((3, 3), np.float32))
+    assert f.cache_info().misses == 1 and f.cache_info().miss_reasons[0].startswith("first call")
+
+
 def test_pytrees_in_and_out(backend):
     def f(params, batch, scale=None):
         w, b = params["w"], params["b"]

@@ -332,14 +332,10 @@ class Exec:
         return entry, leaves
 
     def _miss(self, key, bound, paths) -> _Entry:
-        self._misses += 1
+        """Trace and compile for a new signature. A miss counts (cache_info, RecompileWarning) once it compiled: a
+        call whose trace raised (a ShapeError in the user's function) cached nothing, and calls that kept failing
+        were warned of as recompiles ("pad to a few fixed shapes")."""
         reason = self._miss_reason(key, paths)
-        self._miss_reasons.append(reason)
-        if self._misses >= 8 and self._misses & (self._misses - 1) == 0:
-            warnings.warn(f"hlojit: {self.name} has been traced and compiled {self._misses} times; the last "
-                          f"time because {reason}. Shapes or static values that change on every call defeat "
-                          "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
-                          RecompileWarning, stacklevel=_trace.user_stacklevel())
         start = time.perf_counter()
         self.backend.expect_compile()
         with COMPILING:  # MLIR's and IREE's C++ throughout: closed to daemon threads at exit (teardown.py)
@@ -348,6 +344,13 @@ class Exec:
             traced = time.perf_counter()
             executable = self.backend.load(program, driver=self.driver, autotune=self.autotune,
                                            on_upgrade=functools.partial(self._upgraded, key))
+        self._misses += 1
+        self._miss_reasons.append(reason)
+        if self._misses >= 8 and self._misses & (self._misses - 1) == 0:
+            warnings.warn(f"hlojit: {self.name} has been traced and compiled {self._misses} times; the last "
+                          f"time because {reason}. Shapes or static values that change on every call defeat "
+                          "the cache: pad to a few fixed shapes, or make the changing value a traced argument",
+                          RecompileWarning, stacklevel=_trace.user_stacklevel())
         signature = ", ".join(f"{p}: {s}" for p, s in zip(paths, key[1]))
         signature += "".join(f", {n}={v!r}" for n, v in key[2])
         entry = _Entry(key, executable, out_tree, signature, traced - start, time.perf_counter() - traced)
