@@ -53,7 +53,7 @@ def test_an_entry_copied_under_another_key_is_never_run(cache_dir):
 
 def test_the_entry_names_its_program():
     compiled = Compiled(b"vmfb", targets.cpu(), 0.5, 1)
-    data = cache_entry.encode(cache_entry.header("k" * 64, "p" * 64, compiled, "3.13", False), b"vmfb")
+    data = cache_entry.encode(cache_entry.header("k" * 64, "p" * 64, compiled, "3.13", 0), b"vmfb")
     assert cache_entry.decode(data, "k" * 64, "p" * 64)[1] == b"vmfb"
     assert cache_entry.decode(data, "k" * 64)[1] == b"vmfb"
     with pytest.raises(cache_entry.BadEntry, match="it holds program pppp"):
@@ -146,7 +146,7 @@ def test_an_entry_others_can_write_is_not_used(cache_dir):
 MALFORMED = {                      # an edit of a sound entry's header, its checksum made right again
     "compile_seconds": lambda h: {**h, "compile_seconds": "fast"},        # raised ValueError on every call
     "dispatch_count": lambda h: {**h, "dispatch_count": "many"},
-    "fell_back": lambda h: {**h, "fell_back": "yes"},
+    "attempt": lambda h: {**h, "attempt": "the fallback"},
     "bytes": lambda h: {**h, "bytes": True},
     "no key": lambda h: {k: v for k, v in h.items() if k != "key"},
     "a list": lambda h: list(h.items()),
@@ -162,6 +162,9 @@ def test_a_malformed_entry_is_removed_and_recompiled(cache_dir):
         path.write_bytes(cache_entry.encode(edit(header), vmfb))
         compiled, why = cache.read(entry_key, targets.cpu())
         assert compiled is None and why.startswith("bad entry removed: bad header") and not path.exists(), name
+    path.write_bytes(cache_entry.encode({**header, "attempt": 9}, vmfb))    # cpu(): data tiling, rescued, none
+    compiled, why = cache.read(entry_key, targets.cpu())
+    assert compiled is None and why == "bad entry removed: made by attempt 9 of 3" and not path.exists()
     path.write_bytes(cache_entry.encode(MALFORMED["compile_seconds"](header), vmfb))
     assert not compiled_by_a_fresh_exec(poly, X).cache_hit
     assert compiled_by_a_fresh_exec(poly, X).cache_hit

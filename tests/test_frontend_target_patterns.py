@@ -127,8 +127,8 @@ FRONTEND_PATTERNS = {
                                           "(reverses of the pair view), not concatenated halves",
     "ops/linalg/jacobi.py::_permute": "note: speed on every target: static slices, not a gather by a constant "
                                       "permutation",
-    "ops/math.py::_gelu_backward": "gap: the tanh form's slope reads x through a barrier, so that IREE does not merge "
-                                   "it with the forward's tanh (the forward's dispatch would write them out)",
+    "ops/math.py::_gelu_backward": "note: why the slope is recomputed from x, and where the tanh form's barrier went "
+                                   "(targets.rescue)",
     "ops/trig.py::<module>": "note: sin, cos, tan, arctan2 are the spec's ops; pipeline/accurate_math.py mends IREE's",
     "ops/updates.py::_combine": "note: the spec's i1 ops; pipeline/legalize.py mends IREE's",
     "ops/updates.py::_update_scatter": "gap: the one scatter form IREE lowers for every index (indexed axes in "

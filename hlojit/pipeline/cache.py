@@ -45,7 +45,7 @@ from . import cache_entry as entry
 from . import private_files, winograd
 from .compiler import Compiled, compile_program
 from .program import Program
-from .targets import Target
+from .targets import Target, attempt_of, attempts
 
 SUFFIX = ".vmfb-entry"
 TUNING_PREFIX = "tuning-"       # tuning.py's records, `tuning-<key>.json`, share the folder (listed by info)
@@ -217,18 +217,21 @@ def read(entry_key: str, target: Target, program_sha: str | None = None) -> tupl
         os.utime(path)  # least recently used goes first: a hit makes it the most recent
     except OSError:
         pass
-    if header["fell_back"] and target.fallback is not None:
-        target = target.fallback   # the flags that made this vmfb
+    made_by = list(attempts(target))   # the flags that made this vmfb: which of those a compile tries
+    if not 0 <= header["attempt"] < len(made_by):
+        _remove(path)
+        return None, f"bad entry removed: made by attempt {header['attempt']} of {len(made_by)}"
+    target = made_by[header["attempt"]]
     compiled = Compiled(vmfb, target, time.perf_counter() - start, header["dispatch_count"], cache_hit=True)
     return compiled, f"compiled in {header['compile_seconds']:.2f} s by an earlier run"
 
 
 def write(entry_key: str, compiled: Compiled, *, program_sha: str, cap: int | None = None,
-          fell_back: bool = False) -> str:
+          attempt: int = 0) -> str:
     """Store a compile (atomically, mode 0600, in a folder made 0700), then evict down to the cap. Returns what
-    happened. `fell_back`: the vmfb was made with the target's fallback flags."""
+    happened. `attempt`: which of targets.attempts(the target asked for) made the vmfb (0: its own flags)."""
     cap = max_bytes() if cap is None else cap
-    data = entry.encode(entry.header(entry_key, program_sha, compiled, compiler_version(), fell_back), compiled.vmfb)
+    data = entry.encode(entry.header(entry_key, program_sha, compiled, compiler_version(), attempt), compiled.vmfb)
     if len(data) > cap:
         return f"not stored: {len(data)} bytes is over the cap of {cap}"
     where = folder()
@@ -309,7 +312,7 @@ def compile_cached(program: Program, target: Target) -> Compiled:
         log_compile(program, compiled, f"disk cache hit ({why})")
         return compiled
     compiled = compile_program(program, target)
-    stored = write(entry_key, compiled, program_sha=program_sha, cap=cap, fell_back=compiled.target != target)
+    stored = write(entry_key, compiled, program_sha=program_sha, cap=cap, attempt=attempt_of(target, compiled.target))
     log_compile(program, compiled, f"disk cache miss ({why}; {stored})")
     return compiled
 

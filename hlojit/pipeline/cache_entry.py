@@ -15,21 +15,21 @@ import json
 
 from .compiler import Compiled
 
-FORMAT = 2                      # bump when the layout changes: old entries then never match (the key has it)
+FORMAT = 3                      # bump when the layout changes: old entries then never match (the key has it)
 _MAGIC = b"HLOJIT-CACHE "
 # Each field of the header and the types it may hold, exactly (a bool is no byte count).
 _FIELDS = {"format": (int,), "key": (str,), "program": (str,), "bytes": (int,), "dispatch_count": (int, type(None)),
-           "compile_seconds": (int, float), "target": (str,), "iree": (str,), "fell_back": (bool,)}
+           "compile_seconds": (int, float), "target": (str,), "iree": (str,), "attempt": (int,)}
 
 
 class BadEntry(ValueError):
     """An entry that must not be run: the message says why."""
 
 
-def header(entry_key: str, program_sha: str, compiled: Compiled, iree_version: str, fell_back: bool) -> dict:
+def header(entry_key: str, program_sha: str, compiled: Compiled, iree_version: str, attempt: int) -> dict:
     return {"format": FORMAT, "key": entry_key, "program": program_sha, "bytes": len(compiled.vmfb),
             "dispatch_count": compiled.dispatch_count, "compile_seconds": round(compiled.seconds, 4),
-            "target": compiled.target.name, "iree": iree_version, "fell_back": fell_back}
+            "target": compiled.target.name, "iree": iree_version, "attempt": attempt}
 
 
 def encode(fields: dict, vmfb: bytes) -> bytes:

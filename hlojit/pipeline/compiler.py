@@ -30,7 +30,7 @@ from iree.compiler.api import Output, ctypes_dl
 from ..errors import CompileError
 from . import compile_worker, private_files, quirks, sessions, vm_rewrites
 from .program import Program
-from .targets import Target
+from .targets import Target, rescue
 
 
 # One IREE compile at a time per process: two sessions compiling on two threads at once gave bogus
@@ -69,7 +69,8 @@ def with_fallback(program: Program, target: Target, run):
     """run(session, module operation, target, rewrites): the module copied into the session for the target's
     flags, with the target's quirks applied ({name: count} of those that changed it). Where IREE cannot compile
     it with those flags and the target has a fallback, run again with the fallback's (and its fallback's ...),
-    each in its own session (flags cannot be taken back)."""
+    each in its own session (flags cannot be taken back); a refusal targets.rescue knows first tries the same
+    flags with its remedy."""
     def attempt(chosen: Target):
         session = sessions.session_for(chosen.flags)
         module = sessions.module_in(session, program.module)
@@ -81,7 +82,10 @@ def with_fallback(program: Program, target: Target, run):
         return run(session, module.operation, chosen, rewrites)
     try:
         return attempt(target)
-    except CompileError:
+    except CompileError as error:
+        rescued = rescue(target, str(error))
+        if rescued is not None:
+            return with_fallback(program, rescued, run)
         if target.fallback is None:
             raise
         return with_fallback(program, target.fallback, run)   # which may fall back again

@@ -8,7 +8,8 @@ Winograd rewrite of 3x3 convolutions won (350 ms). So no flag set here is "the f
 plain data-tiling set, and the `iree:cpu` backend asks pipeline/tuning.py for this machine's measured
 choice. Every set always has the host's CPU features (3-4x on ResNet-18) and data tiling (matmuls
 1.4-3x). A set IREE cannot compile a module with falls back to plain data tiling, and that to no data
-tiling (compiler.with_fallback). f64 is kept f64: IREE's default silently demotes it to f32.
+tiling (compiler.with_fallback); a data-tiled compile refused for one known reason is first tried again with
+its remedy (`rescue`). f64 is kept f64: IREE's default silently demotes it to f32.
 """
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ class Target:
 
     @property
     def label(self) -> str:
-        """`cpu[data-tiling]`: the name and the flag set, for messages."""
-        return f"{self.name}[{self.flag_set}]" if self.flag_set else self.name
+        """`cpu[data-tiling]`: the name and the flag set (and `+unfused-multi-use` where rescued), for messages."""
+        flag_set = self.flag_set + ("+unfused-multi-use" if UNFUSED_MULTI_USE[0] in self.flags else "")
+        return f"{self.name}[{flag_set}]" if flag_set else self.name
 
     def with_flags(self, *flags: str) -> "Target":
         """The same target with extra compiler flags (later flags win), its fallback too."""
@@ -68,6 +70,47 @@ def cpu(cpu_name: str = "host", flag_set: str = DEFAULT_CPU_FLAG_SET) -> Target:
     if flag_set == DEFAULT_CPU_FLAG_SET:
         return plain
     return Target("cpu", "local-task", llvm_cpu + CPU_FLAG_SETS[flag_set], fallback=plain, flag_set=flag_set)
+
+
+# IREE 3.13's dispatch creation fuses a value that has several users into its consumers' dispatch, which then
+# writes several results; where that dispatch unpacks a data-tiled product, llvm-cpu vectorises whole tiles and
+# refuses them: "One or more operations with large vector sizes (16384 bytes) were found". `tanh(x @ w + b)`
+# returned beside `x @ w + b` (128 x 128 by 128 x 512) failed so, as did JAX's own transformer-block training step
+# through hj.from_mlir (two attention products sharing an operand), on every data-tiled flag set, and each
+# compiled with no data tiling at all: the JAX step 67 ms a call against 39 ms compiled data-tiled without that
+# fusion (2026-12-07, Zen 3). So a data-tiled cpu compile refused for it is tried again without multi-use fusion
+# (`rescue`) before the fallback. Not everywhere: only the modules it fails change.
+UNFUSED_MULTI_USE = ("--iree-dispatch-creation-fuse-multi-use=false",)
+LARGE_VECTORS = "operations with large vector sizes"
+
+
+def rescue(target: Target, error: str) -> Target | None:
+    """The target again without IREE's multi-use fusion where `error` (a CompileError's text) is llvm-cpu's
+    large-vector refusal of a data-tiled compile that had it; else None (the fallback is next)."""
+    if LARGE_VECTORS not in error:
+        return None
+    return _unfused(target)
+
+
+def _unfused(target: Target) -> Target | None:
+    if target.name != "cpu" or not data_tiled(target) or UNFUSED_MULTI_USE[0] in target.flags:
+        return None
+    return dataclasses.replace(target, flags=target.flags + UNFUSED_MULTI_USE)
+
+
+def attempts(target: Target | None):
+    """Every target a compile for `target` may end with, in the order tried: it, its rescue, its fallback ..."""
+    while target is not None:
+        yield target
+        unfused = _unfused(target)
+        if unfused is not None:
+            yield unfused
+        target = target.fallback
+
+
+def attempt_of(target: Target, made_by: Target) -> int:
+    """Which of attempts(target) `made_by` is (the persistent cache records it): 0 where it is not one."""
+    return next((i for i, candidate in enumerate(attempts(target)) if candidate == made_by), 0)
 
 
 # The first build of tiered compilation (tiered.py): what compiled fastest and still runs correctly. Measured in

@@ -39,7 +39,7 @@ from . import cache, compiler, sessions, targets
 from .compiler import Compiled
 from .legalize import walk
 from .program import Program, bytecode_of
-from .targets import Target
+from .targets import Target, attempt_of
 
 # Fewer ops than this in the module (nested regions counted): compiled optimised at once. x**4+1 has 6 and
 # compiles in ~0.4 s, samples/mlp.py's forward 17; ResNet-18 b8's forward 488 (~12 CPU s), its training step 2925.
@@ -165,7 +165,7 @@ class Background:
         stored = "cache off (HLOJIT_CACHE=0)"
         if cache.enabled():
             stored = cache.write(self._key, compiled, program_sha=self._sha,
-                                 fell_back=compiled.target != self.target)
+                                 attempt=attempt_of(self.target, compiled.target))
         cache.log_compile(self._program, compiled, f"optimised build, in the background ({stored}); replaces the "
                                              "first build")
 

@@ -346,13 +346,13 @@ def _gelu_backward(like, x, g, approximate: bool = False) -> Tensor:
     """g * gelu'(x), the slope recomputed from x (derivatives.closed_form): differentiated op by op, the tanh
     form's chain kept each intermediate (x*x*x, tanh, 1 + t ...) alive for the backward pass, so IREE wrote
     out every one of them (five 4 MB dispatches in the transformer block's MLP) instead of fusing the forward.
-    There x goes behind a barrier: IREE would otherwise merge the slope's tanh with the forward's (common
-    subexpressions), and the forward's matmul dispatch then wrote them out for the backward pass. The exact
-    form's slope is written on the forward's own u = -x/sqrt2, whose erfc IREE then shares with the forward
-    (grad of dense + gelu + dense, 256x256 by 256x1024 on iree:cpu: 5 dispatches and 12.7-12.8 ms of CPU a
-    step; op by op 5 and 12.3-13.9 ms; behind a barrier, the erfc polynomial run twice, 6 and 15.8 ms)."""
+    The exact form's slope is written on the forward's own u = -x/sqrt2, whose erfc IREE then shares with the
+    forward (grad of dense + gelu + dense, 256x256 by 256x1024 on iree:cpu: 5 dispatches and 12.7-12.8 ms of CPU a
+    step; op by op 5 and 12.3-13.9 ms; the erfc polynomial run twice, 6 and 15.8 ms). The tanh form's x once went
+    behind a barrier: IREE merged the slope's tanh with the forward's, and plain data tiling then refused the
+    transformer step (targets.rescue now compiles it data-tiled: 2-5% slower than with the barrier there, the
+    same on the matmul kernels' flag set, 2026-12-07)."""
     if approximate:   # y = x/2 (1 + tanh(v)), v = sqrt(2/pi) (x + 0.044715 x^3)
-        x = _core.barrier(x)
         t = _unary("tanh", float(np.sqrt(2 / np.pi)) * (x + 0.044715 * (x * x * x)))
         dv = float(np.sqrt(2 / np.pi)) * (1 + 3 * 0.044715 * (x * x))
         return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * dv)
