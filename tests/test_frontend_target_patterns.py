@@ -27,8 +27,10 @@ _FFT = "gap: FFTs built from real matmuls, planned for IREE's speed (it lowers s
 _BLOCKED = "gap: the blocked factorizations are built from matmuls (IREE has no LAPACK; pipeline/linalg_rewrites.py " \
            "legalises stablehlo.cholesky/triangular_solve row by row, far slower): shapes kept equal per panel so " \
            "IREE compiles each loop once; moving the blocked algorithms to the pipeline is a speed project"
-_CONV_GRAD = "gap: speed (coordinate with the speed issue): IREE 3.13 runs the natural gradient convolution many " \
-             "times slower; the rewrite belongs with pipeline/layout.py and winograd.py"
+_CONV_GRAD = "gap: speed (coordinate with the speed issue): IREE 3.13 runs the natural gradient convolutions many " \
+             "times slower; pipeline/conv_gradients.py rewrites them on llvm-cpu for from_mlir modules (JAX's), the " \
+             "kernel gradient as this same product, the input gradient as interior padding, which computes 4x the " \
+             "products of these phases at stride 2: moving the phases there would let autodiff emit JAX's rule"
 
 FRONTEND_PATTERNS = {
     "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gaps fft_plan.py::_const and "

@@ -105,11 +105,11 @@ def fingerprinted_modules() -> tuple:
     interpreter's op tables constant folding computes with."""
     from ..dialects import build, regions, stablehlo, types
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs,
-                   constant_folding, eigh_kernel, factorization_kernels, fft_rewrites, kernel_epilogues, kernel_rows, kernel_text, kernels,
+                   constant_folding, conv_gradients, eigh_kernel, factorization_kernels, fft_rewrites, kernel_epilogues, kernel_rows, kernel_text, kernels,
                    layout, legalize, linalg_rewrites, matmul_kernel, qr_kernels, quirks, register_tiles, rotation_buffer, scatter_rewrites,
                    normalization_kernels, sessions, sort_networks, sort_rewrites, subnormal_compares, svd_kernel, values, vm_rewrites,
                    vmvx_rewrites, window_scatters, winograd)
-    return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, eigh_kernel,
+    return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, conv_gradients, eigh_kernel,
             factorization_kernels, fft_rewrites, kernel_epilogues, kernel_rows, kernel_text, kernels, matmul_kernel, qr_kernels, register_tiles, rotation_buffer, svd_kernel,
             normalization_kernels, window_scatters,
             layout, legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites, sessions, sort_networks,
@@ -159,10 +159,10 @@ def key(program: Program, target: Target) -> str:
 def key_of(program_sha: str, target: Target) -> str:
     """The cache key of compiling the program whose program_hash is `program_sha` for `target`."""
     digest = hashlib.sha256()
-    fallback = ("fallback", *target.fallback.flags) if target.fallback else ()
+    others = [part for attempt in list(attempts(target))[1:] for part in ("attempt", *attempt.flags)]
     for part in (f"hlojit-cache {entry.FORMAT}", compiler_version(), pipeline_fingerprint(), target.name,
                  f"flag set {target.flag_set}", *target.flags,
-                 *fallback, f"winograd {winograd.mode()}"):
+                 *others, f"winograd {winograd.mode()}"):
         digest.update(part.encode() + b"\0")
     if "--iree-llvmcpu-target-cpu=host" in target.flags:
         digest.update(host_cpu_features().encode() + b"\0")

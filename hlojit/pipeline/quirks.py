@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, enum_attr, shape_of
-from . import (accurate_math, compile_rewrites, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
+from . import (accurate_math, compile_rewrites, conv_gradients, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
                normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites, window_scatters)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
@@ -228,7 +228,8 @@ QUIRKS = {"vmvx": _FIRST + [ffts_as_real_dft] + _BEFORE_CHLO + compile_rewrites.
                  + legalize.CHLO_FIRST + sort_rewrites.CPU
                  + [sort_networks.sorts_by_network, complex_as_real_pairs_native_ends, fold_constants_of_pairs]
                  + _CPU_SPEC + [
-              vector_products_as_reductions, layout.channels_last, requested_winograd,
+              vector_products_as_reductions, conv_gradients.lhs_dilation_as_padding,
+              conv_gradients.kernel_gradients_as_products, layout.channels_last, requested_winograd,
               *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + sort_rewrites.CUDA + _BEFORE_CHLO + [complex_math_by_parts, fold_constants_of_pairs]
