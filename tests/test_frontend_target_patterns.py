@@ -27,10 +27,10 @@ _FFT = "gap: FFTs built from real matmuls, planned for IREE's speed (it lowers s
 _BLOCKED = "gap: the blocked factorizations are built from matmuls (IREE has no LAPACK; pipeline/linalg_rewrites.py " \
            "legalises stablehlo.cholesky/triangular_solve row by row, far slower): shapes kept equal per panel so " \
            "IREE compiles each loop once; moving the blocked algorithms to the pipeline is a speed project"
-_CONV_GRAD = "gap: speed (coordinate with the speed issue): IREE 3.13 runs the natural gradient convolutions many " \
-             "times slower; pipeline/conv_gradients.py rewrites them on llvm-cpu for from_mlir modules (JAX's), the " \
-             "kernel gradient as this same product, the input gradient as interior padding, which computes 4x the " \
-             "products of these phases at stride 2: moving the phases there would let autodiff emit JAX's rule"
+_CONV_GRAD = "gap: speed (coordinate with the speed issue): IREE 3.13 runs a strided convolution's natural input " \
+             "gradient (the cotangent dilated) many times slower; pipeline/conv_gradients.py rewrites that on llvm-cpu " \
+             "as interior padding, which computes 4x the products of these phases at stride 2: moving the phases " \
+             "there would let autodiff emit JAX's rule, as it does for the kernel gradient since 2026-12-07"
 
 FRONTEND_PATTERNS = {
     "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gaps fft_plan.py::_const and "
@@ -149,7 +149,6 @@ FRONTEND_PATTERNS = {
     "autodiff/rules_elementwise.py::_barrier": "meaning: the VJP of the spec's optimization_barrier",
     "autodiff/rules_reduce.py::_operand_cotangent": "gap: speed: the weight gradient's operand order (IREE fuses no "
                                                     "transpose into a matmul); a layout rewrite's business",
-    "autodiff/rules_reduce.py::_kernel_cotangent_by_im2col": _CONV_GRAD,
 }
 
 

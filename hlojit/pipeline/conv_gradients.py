@@ -1,5 +1,5 @@
-"""The gradient convolutions other tools write, in the forms hlojit's own autodiff writes, which llvm-cpu runs fast: a cpu speed rewrite, before the layout
-pass (layout.py) and the hand-written convolutions (matmul_kernel.py), so that what it makes gets both.
+"""Gradient convolutions in forms IREE runs fast: speed rewrites, on llvm-cpu before the layout pass (layout.py) and
+the hand-written convolutions (matmul_kernel.py), so that what they make gets both.
 
 JAX (and any tool that takes convolutions' gradients by transposing them) writes the input gradient of a strided
 convolution as a convolution of the output gradient dilated by the strides (`lhs_dilation`). IREE 3.13 runs those
@@ -12,12 +12,15 @@ leaves the convolution undilated and unpadded, which the layout pass lays out ch
 takes as its own (3 of every 4 input rows it reads are then zeros at stride 2: still ~10x faster there).
 
 A kernel's gradient is a convolution too, whose window is the whole output image and whose output positions are
-the kernel's few taps: in that JAX step the 7x7 stem's took 667 ms and the 3x3 layers' 20-50 ms each. As a
-product of patches it runs at the products' speed (autodiff/rules_reduce._kernel_cotangent_by_im2col, where IREE
-ran the convolution 10-15x slower than XLA): `kernel_gradients_as_products` writes such a convolution as that
-function does, each tap's strided slice of the padded input, [input batch, window, input batch's partner], stacked
-[taps, rows, channels] and contracted over the rows, so that matmul_kernel.py reads the patches from the input
-(PatchRows) on its flag set and IREE's data-tiled product runs it elsewhere."""
+the kernel's few taps (JAX's rule, and hlojit's autodiff's since 2026-12-07): in that JAX step the 7x7 stem's took
+667 ms and the 3x3 layers' 20-50 ms each; IREE ran such convolutions 10-15x slower than XLA (ResNet-18 at batch 8:
+64 channels at 56 x 56, 848 against 56 ms; the 7x7 stem 925 against 101). As one product of patches it runs at the
+products' speed: `kernel_gradients_as_products` (every target) takes each tap's strided slice of the padded input,
+[input batch, window, input batch's partner], stacked [taps, rows, channels] (each tap's rows one contiguous block:
+side by side along the channels, each was a strided copy, 16-23% slower) and contracted over the rows, so that
+matmul_kernel.py reads the patches from the input (PatchRows) on its flag set and IREE's data-tiled product runs
+it elsewhere. hlojit's own ResNet-18 step, its kernel gradients written by autodiff as convolutions and rewritten
+here: the program, its results (bit for bit) and its speed as when autodiff wrote the patches itself."""
 from __future__ import annotations
 
 import itertools
@@ -33,7 +36,8 @@ from .legalize import walk
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 
 MAX_TAPS = 64      # a kernel gradient's output positions at most (7 x 7 = 49 for ResNet's stem) ...
-WINDOW_RATIO = 4   # ... and its window at least this many times as many elements: a forward convolution is not one
+WINDOW_RATIO = 1   # ... and its window at least this many times as many elements (a forward convolution's output
+#                    is bigger than its kernel: it stays one, for the layout and the hand-written convolution)
 MAX_PATCH_ELEMENTS = 1 << 25   # the patches at most (128 MB of f32), as hlojit's autodiff bounds its own (ops.nn)
 
 

@@ -110,9 +110,10 @@ class ConvolutionRows:
 
 
 class PatchRows:
-    """autodiff's im2col patches [taps, pixels, channels] (matmul_kernel._patches) read from the padded channels-last input they
-    were sliced from, flattened: row p of the result is (tap p / channels, channel p % channels), its k an output
-    pixel (batch, y, x in order), taken a line of output pixels at a time (so k goes in blocks of whole lines)."""
+    """A kernel gradient's im2col patches [taps, pixels, channels] (conv_gradients.py, matmul_kernel._patches) read
+    from the padded channels-last input they were sliced from, flattened: row p of the result is (tap p / channels,
+    channel p % channels), its k an output pixel (batch, y, x in order), taken a line of output pixels at a time (so
+    k goes in blocks of whole lines)."""
 
     def __init__(self, patches: dict):
         self.patches = patches

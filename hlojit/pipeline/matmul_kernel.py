@@ -13,8 +13,8 @@ How: B (a product's right operand, a convolution's kernel as [taps x in-channels
 panels of NR = 2 vectors of columns, [N/NR, K, NR] (pack_body's dispatch, or a StableHLO transpose where B is
 stored [N, K]); A is read where it is: a product's left operand of any rank contracted once (its free dimensions
 before and after the contracted one are the rows), a convolution's zero-padded channels-last input at each tap (an
-implicit GEMM: no im2col copy), or autodiff's im2col patches of a kernel gradient ([taps, pixels, channels],
-contracted over the pixels) read from the padded input they were sliced from (PatchRows: never written out).
+implicit GEMM: no im2col copy), or the im2col patches of a kernel gradient (conv_gradients.py: [taps, pixels,
+channels], contracted over the pixels) read from the padded input they were sliced from (PatchRows: never written).
 A workgroup per block of rows x columns of the result walks its tiles, each written out once (rows past M not
 written, columns past N masked); K past K_BLOCK goes in blocks (a convolution's of whole taps), each block through
 every tile of the workgroup while its rows of A stay in L2, the tiles' sums kept in the result between blocks
@@ -395,7 +395,7 @@ _PATCH_OPS = frozenset({"stablehlo.concatenate", "stablehlo.reshape", "stablehlo
 
 
 def _patches(lhs: ir.Value) -> dict | None:
-    """What autodiff's im2col patches [taps, pixels, channels] read (rules_reduce._kernel_cotangent_by_im2col: each
+    """What a kernel gradient's im2col patches [taps, pixels, channels] read (conv_gradients.py's: each
     tap's strided slice of one padded channels-last input [batch, height, width, channels], reshaped to [1, pixels,
     channels], concatenated along the taps; the taps a window's grid in order): {"source", "source_shape", "out"
     (output height, width), "strides", "window", "first_tap", "tap_step"}; else None. Read from the input, the

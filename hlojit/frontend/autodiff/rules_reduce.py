@@ -16,7 +16,6 @@ from ...dialects import regions, stablehlo as hlo
 from ...dialects.types import conv_labels, dot_dimensions, enum_attr
 from ...errors import DifferentiationError
 from .. import ops
-from ..ops import nn
 from ..ops._core import convert, emit
 from .conv_phases import conv_by_phases, convolution as _conv
 from .core import register, site_of
@@ -190,11 +189,7 @@ def _convolution(p, cts, active):
         if batch_groups > 1:
             out = _axis_into(lhs_spec[1], lhs_spec[0], _axis_out_of(lhs_spec[1], batch_groups, out))
         grads[0] = convert(out, lhs.dtype)
-    if active[1] and groups == batch_groups == 1 and lhs_dil == [1] * n and \
-            _patches_fit(lhs.shape[lhs_spec[0]] * int(np.prod(out_sizes)), rhs.size // rhs.shape[rhs_spec[0]], padding):
-        grads[1] = convert(_kernel_cotangent_by_im2col(lhs, rhs, g, (lhs_spec, rhs_spec, out_spec), strides,
-                                                       padding, rhs_dil), rhs.dtype)
-    elif active[1]:
+    if active[1]:   # JAX's rule; pipeline/conv_gradients.py makes it a product of patches where that is fast
         fg, bg = groups, batch_groups
         if bg > 1:
             fg, bg = bg, 1
@@ -205,39 +200,6 @@ def _convolution(p, cts, active):
         out = _conv(convert(lhs, g.dtype), g, spec, rhs_dil, pads, lhs_dil, strides, fg, bg, g.dtype)
         grads[1] = convert(out, rhs.dtype)
     return grads
-
-
-def _patches_fit(rows: int, patch: int, padding) -> bool:
-    """Whether im2col's patch matrix (rows = batch x output positions, patch = window x input channels) is
-    within the size the forward pass also allows it."""
-    return all(p >= 0 for pair in padding for p in pair) and rows * patch <= nn.IM2COL_MAX_ELEMENTS
-
-
-def _kernel_cotangent_by_im2col(lhs, rhs, g, spec, strides, padding, rhs_dil):
-    """The kernel's cotangent as patches(input)^T @ cotangent, over every batch and output position. As a
-    convolution (JAX's rule: its window is the whole output image) IREE 3.13 runs it 10-15x slower than
-    XLA (measured at batch 8: 64 channels at 56x56, 848 against 56 ms; ResNet-18's 7x7 stem, 925 against
-    101); as a matmul it is data-tiled, as fast as the forward pass. The patches are stacked window position
-    first, [taps, rows, C]: each position's strided slice is one contiguous block of them (side by side along
-    the channels, [rows, taps * C], each was a strided copy: 16% more time at 64 channels 56x56, 23% at the
-    7x7 stem, interleaved in one process), and one dot_general contracts the rows."""
-    lhs_spec, rhs_spec, out_spec = spec
-    x = _permuted(convert(lhs, g.dtype), [lhs_spec[0], *lhs_spec[2:], lhs_spec[1]])      # N, *spatial, C
-    gy = _permuted(g, [out_spec[0], *out_spec[2:], out_spec[1]])                        # N, *out, O
-    window = [rhs.shape[d] for d in rhs_spec[2:]]
-    if any(lo or hi for lo, hi in padding):
-        x = pad(x, 0, [0, *[lo for lo, _ in padding], 0], [0, *[hi for _, hi in padding], 0])
-    rows = int(np.prod(gy.shape[:-1], dtype=np.int64))
-    pieces = []
-    for offsets in itertools.product(*(range(k) for k in window)):
-        starts = [o * d for o, d in zip(offsets, rhs_dil)]
-        limits = [b + (n - 1) * s + 1 for b, n, s in zip(starts, gy.shape[1:-1], strides)]
-        piece = slice_(x, [0, *starts, 0], [x.shape[0], *limits, x.shape[-1]], [1, *strides, 1])
-        pieces.append(ops.reshape(piece, (rows, x.shape[-1])))
-    patches = ops.stack(pieces, axis=0)                                                 # taps, rows, C
-    flat = ops.dot_general(patches, ops.reshape(gy, (rows, gy.shape[-1])), ((1,), (0,)))  # taps, C, O
-    kernel = ops.reshape(flat, (*window, x.shape[-1], gy.shape[-1]))                    # *window, C, O
-    return _permuted(kernel, np.argsort([*rhs_spec[2:], rhs_spec[1], rhs_spec[0]]).tolist())
 
 
 # --- reduce_window: pools and short cumulative sums and products -----------------------------------
