@@ -1,4 +1,4 @@
-"""pipeline/conv_gradients.py: the gradient convolutions JAX writes (an input gradient of a strided convolution as an
+"""pipeline/conv_gradients.py and conv_phases.py: the gradient convolutions JAX (and hlojit's autodiff) writes (an input gradient of a strided convolution as an
 input-dilated convolution, a kernel gradient as a convolution whose window is the image), rewritten for llvm-cpu,
 before and after, and their numbers on iree:cpu against the reference backend, which runs the convolutions as the
 spec defines them. The shapes and attributes are those jax.grad of lax.conv_general_dilated lowers to (jax 0.10)."""
@@ -34,6 +34,8 @@ INPUT_GRADIENTS = [
     # negative padding crops the dilated input; strides 3 and 2; 1-D
     convolution((1, 2, 5, 4), (2, 3, 2, 2), (1, 3, 13, 5), NCHW_BY_IO, [1, 1], [[-1, 2], [0, -1]], lhs=[3, 2]),
     convolution((2, 3, 5), (4, 3, 3), (2, 4, 9), "[b, f, 0]x[o, i, 0]->[b, f, 0]", [1], [[1, 1]], lhs=[2]),
+    # and a window stride (not by phases: as padding on llvm-cpu)
+    convolution((2, 4, 6, 6), (4, 3, 3, 3), (2, 3, 6, 6), NCHW_BY_IO, [2, 2], [[1, 2], [1, 2]], lhs=[2, 2]),
 ]
 KERNEL_GRADIENTS = [
     # ResNet's 7x7 stride-2 stem (input 32 x 32 here), a 3x3 stride-1 layer, a 1x1 stride-2 one (negative padding)
@@ -72,7 +74,9 @@ def test_patches_past_the_bound_stay_a_convolution(monkeypatch):
 
 
 def test_the_cpu_target_runs_both_before_its_layout():
-    rewrites, _ = target_rewritten(INPUT_GRADIENTS[0], "cpu")
+    rewrites, _ = target_rewritten(INPUT_GRADIENTS[0], "cpu")     # stride 1: by phases (conv_phases.py)
+    assert "lhs_dilations_by_phases" in rewrites and "lhs_dilation_as_padding" not in rewrites, rewrites
+    rewrites, _ = target_rewritten(INPUT_GRADIENTS[-1], "cpu")      # a window stride too: padding
     assert list(rewrites)[:2] == ["lhs_dilation_as_padding", "channels_last"], rewrites
     rewrites, _ = target_rewritten(KERNEL_GRADIENTS[0], "cpu")
     assert "kernel_gradients_as_products" in rewrites and "lhs_dilation_as_padding" not in rewrites, rewrites

@@ -1,4 +1,4 @@
-"""The input gradients of strided convolutions (built by stride phases, autodiff/conv_phases.py) and the
+"""The input gradients of strided convolutions (built by stride phases, pipeline/conv_phases.py) and the
 max-pool backward (by input phases), against closed forms in numpy (the scatter of every output's
 cotangent through every kernel tap; the first maximum of each window taking its cotangent, as JAX does)
 on every target, and against central differences on the reference backend. Each target compiles all of
@@ -216,12 +216,19 @@ def test_max_pool_gradient_matches_central_differences():
     np.testing.assert_allclose(got, central_differences(loss, x), rtol=1e-6, atol=1e-7)
 
 
-def test_the_gradients_have_no_lhs_dilated_convolution_nor_interior_pad():
-    """What makes them fast on IREE: no convolution of a zero-dilated cotangent, no interior padding."""
+@pytest.mark.parametrize("target", ["cpu", "vmvx", "cuda"])
+def test_the_gradients_have_no_lhs_dilated_convolution_nor_interior_pad(target):
+    """What makes them fast on IREE: autodiff writes JAX's rule (the cotangent dilated by the strides), and every
+    target's rewrites leave no convolution of a zero-dilated cotangent and no interior padding
+    (pipeline/conv_phases.py)."""
+    from test_legalize import target_rewritten
     x, k, g = np.zeros((1, 4, 9, 8), np.float32), np.zeros((6, 4, 3, 3), np.float32), np.zeros((1, 6, 5, 4), np.float32)
     conv, pool = _conv_grad(dict(stride=2, padding=1)), _pool_grad(dict(window=3, strides=2, padding=1))
-    text = hj.jit(lambda x, k, g: (conv(x, k, g), pool(x, g[:, :4]))).lower(x, k, g).mlir
+    traced = hj.jit(lambda x, k, g: (conv(x, k, g), pool(x, g[:, :4]))).lower(x, k, g).mlir
+    assert re.search(r"lhs_dilate = \[2, 2\]", traced), traced
+    rewrites, text = target_rewritten(traced, target)
+    assert rewrites["lhs_dilations_by_phases"] == 1, rewrites
     dilations = re.findall(r"lhs_dilate = \[([\d, ]+)\]", text)
     interiors = re.findall(r"interior = \[([\d, ]+)\]", text)
-    assert dilations and all(set(d.replace(" ", "").split(",")) == {"1"} for d in dilations)
+    assert all(set(d.replace(" ", "").split(",")) == {"1"} for d in dilations)
     assert all(set(i.replace(" ", "").split(",")) == {"0"} for i in interiors)

@@ -27,11 +27,6 @@ _FFT = "gap: FFTs built from real matmuls, planned for IREE's speed (it lowers s
 _BLOCKED = "gap: the blocked factorizations are built from matmuls (IREE has no LAPACK; pipeline/linalg_rewrites.py " \
            "legalises stablehlo.cholesky/triangular_solve row by row, far slower): shapes kept equal per panel so " \
            "IREE compiles each loop once; moving the blocked algorithms to the pipeline is a speed project"
-_CONV_GRAD = "gap: speed (coordinate with the speed issue): IREE 3.13 runs a strided convolution's natural input " \
-             "gradient (the cotangent dilated) many times slower; pipeline/conv_gradients.py rewrites that on llvm-cpu " \
-             "as interior padding, which computes 4x the products of these phases at stride 2: moving the phases " \
-             "there would let autodiff emit JAX's rule, as it does for the kernel gradient since 2026-12-07"
-
 FRONTEND_PATTERNS = {
     "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gaps fft_plan.py::_const and "
                              "linalg/_util.py::mm",
@@ -142,9 +137,6 @@ FRONTEND_PATTERNS = {
     "batching/rules_elementwise.py::_barrier": "meaning: the batching rule of the spec's optimization_barrier",
     "batching/rules_shape.py::_dynamic_update_slice": "gap: a batched dynamic_update_slice scatters single elements "
                                                       "(IREE lowers windows only along dimensions not indexed)",
-    "autodiff/conv_phases.py::<module>": _CONV_GRAD,
-    "autodiff/conv_phases.py::_tap_products": _CONV_GRAD,
-    "autodiff/conv_phases.py::shifted_sum": _CONV_GRAD,
     "autodiff/core.py::<module>": "note: forward and backward in one module",
     "autodiff/rules_elementwise.py::_barrier": "meaning: the VJP of the spec's optimization_barrier",
     "autodiff/rules_reduce.py::_operand_cotangent": "gap: speed: the weight gradient's operand order (IREE fuses no "

@@ -123,6 +123,18 @@ def _conv_dims_attr(spec: str) -> ir.Attribute:
     return ir.Attribute.parse(f"#stablehlo.conv<{spec}>")
 
 
+def conv_spec_text(lhs_spec: Sequence[int], rhs_spec: Sequence[int], out_spec: Sequence[int]) -> str:
+    """Dimension numbers as `convolution` takes them from JAX's index tuples (lhs (batch, feature, *spatial),
+    rhs (out, in, *spatial), out (batch, feature, *spatial), each the axes they are): "[b, f, 0, 1]x..."."""
+    def labels(spec, first, second):
+        out = [""] * len(spec)
+        out[spec[0]], out[spec[1]] = first, second
+        for i, d in enumerate(spec[2:]):
+            out[d] = str(i)
+        return "[" + ", ".join(out) + "]"
+    return f"{labels(lhs_spec, 'b', 'f')}x{labels(rhs_spec, 'o', 'i')}->{labels(out_spec, 'b', 'f')}"
+
+
 def _conv_output_shape(lhs_shape, rhs_shape, spec: str, strides, padding, lhs_dilation, rhs_dilation,
                       batch_group_count: int = 1) -> list[int]:
     """Result shape of a convolution whose dimension numbers are `spec` ("[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]")."""

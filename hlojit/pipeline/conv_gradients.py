@@ -4,12 +4,13 @@ the hand-written convolutions (matmul_kernel.py), so that what they make gets bo
 JAX (and any tool that takes convolutions' gradients by transposing them) writes the input gradient of a strided
 convolution as a convolution of the output gradient dilated by the strides (`lhs_dilation`). IREE 3.13 runs those
 as they are, and slowly: in JAX's ResNet-18 training step through hj.from_mlir (batch 8), the stride-2 input
-gradients of its layers 2-4 took 28, 159 and 508 ms of a 1.9 s step (2026-12-07, Zen 3, 2 cores; hlojit's own
-autodiff writes them by phases, autodiff/conv_phases.py). The spec defines `lhs_dilation` as zeros inserted
-between the input's elements before the padding: `lhs_dilation_as_padding` writes exactly that, a
-`stablehlo.pad` with interior padding (and the convolution's padding as its edges, negative ones included), and
-leaves the convolution undilated and unpadded, which the layout pass lays out channels last and matmul_kernel.py
-takes as its own (3 of every 4 input rows it reads are then zeros at stride 2: still ~10x faster there).
+gradients of its layers 2-4 took 28, 159 and 508 ms of a 1.9 s step (2026-12-07, Zen 3, 2 cores). conv_phases.py
+computes those of window stride 1 by stride phases (every target); `lhs_dilation_as_padding` takes the rest on
+llvm-cpu: the spec defines `lhs_dilation` as zeros inserted between the input's elements before the padding, and it
+writes exactly that, a `stablehlo.pad` with interior padding (and the convolution's padding as its edges, negative
+ones included), leaving the convolution undilated and unpadded, which the layout pass lays out channels last and
+matmul_kernel.py takes as its own (3 of every 4 input rows it reads are then zeros at stride 2: still ~20x faster
+than IREE's there; the phases were 8-15% faster still in hlojit's ResNet-18 step, its compile 12.4 against 13.9 s).
 
 A kernel's gradient is a convolution too, whose window is the whole output image and whose output positions are
 the kernel's few taps (JAX's rule, and hlojit's autodiff's since 2026-12-07): in that JAX step the 7x7 stem's took

@@ -11,8 +11,9 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, enum_attr, shape_of
-from . import (accurate_math, compile_rewrites, conv_gradients, kernels, layout, legalize, linalg_rewrites,
-               matmul_kernel, normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites, vmvx_rewrites, window_scatters)
+from . import (accurate_math, compile_rewrites, conv_gradients, conv_phases, kernels, layout, legalize,
+               linalg_rewrites, matmul_kernel, normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites,
+               vmvx_rewrites, window_scatters)
 from .constant_folding import fold_constants
 from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
 from .legalize import walk as _walk
@@ -199,8 +200,8 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # slices on every target, and on the CPUs long sorts become sorting networks (sort_networks.py: IREE's sort is
 # quadratic in the length); then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last
-# (conv_gradients.py: input dilations as padding, kernel gradients as products of patches, which vmvx and cuda get
-# first; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it; then
+# (a strided convolution's input gradient by stride phases, conv_phases.py, and a kernel's as a product of patches,
+# conv_gradients.py, which vmvx and cuda get first; the input dilations left as padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it; then
 # select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
 # get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
 # matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
@@ -217,7 +218,8 @@ _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
 _CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold_constants] + \
     compile_rewrites.ALL_TARGETS
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
-QUIRKS = {"vmvx": _FIRST + [conv_gradients.kernel_gradients_as_products, ffts_as_real_dft] + _BEFORE_CHLO
+_CONV_GRADIENTS = [conv_phases.lhs_dilations_by_phases, conv_gradients.kernel_gradients_as_products]
+QUIRKS = {"vmvx": _FIRST + _CONV_GRADIENTS + [ffts_as_real_dft] + _BEFORE_CHLO
                   + compile_rewrites.VMVX + legalize.CHLO_FIRST
                   + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs, fold_constants_of_pairs]
                   + _CPU_SPEC
@@ -230,11 +232,11 @@ QUIRKS = {"vmvx": _FIRST + [conv_gradients.kernel_gradients_as_products, ffts_as
                  + legalize.CHLO_FIRST + sort_rewrites.CPU
                  + [sort_networks.sorts_by_network, complex_as_real_pairs_native_ends, fold_constants_of_pairs]
                  + _CPU_SPEC + [
-              vector_products_as_reductions, conv_gradients.lhs_dilation_as_padding,
-              conv_gradients.kernel_gradients_as_products, layout.channels_last, requested_winograd,
+              vector_products_as_reductions, *_CONV_GRADIENTS, conv_gradients.lhs_dilation_as_padding,
+              layout.channels_last, requested_winograd,
               *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
-          "cuda": _FIRST + [conv_gradients.kernel_gradients_as_products] + sort_rewrites.CUDA + _BEFORE_CHLO
+          "cuda": _FIRST + _CONV_GRADIENTS + sort_rewrites.CUDA + _BEFORE_CHLO
                   + [complex_math_by_parts, fold_constants_of_pairs]
                   + _SPEC_OPS + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 

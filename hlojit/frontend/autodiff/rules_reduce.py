@@ -17,7 +17,6 @@ from ...dialects.types import conv_labels, dot_dimensions, enum_attr
 from ...errors import DifferentiationError
 from .. import ops
 from ..ops._core import convert, emit
-from .conv_phases import conv_by_phases, convolution as _conv
 from .core import register, site_of
 from .rules_shape import op_result, pad, slice_
 
@@ -182,10 +181,8 @@ def _convolution(p, cts, active):
         pads = [(b, i + k - 1 - o - b) for b, i, k, o in zip(before, lhs_d, rhs_d, out_d)]
         flipped = op_result(emit(hlo.reverse, kernel.value, list(rhs_spec[2:])), kernel.dtype)
         spec = (out_spec, _swap(rhs_spec), lhs_spec)
-        if lhs_dil == [1] * n and strides != [1] * n:   # strides as phases, not as the cotangent's lhs dilation
-            out = conv_by_phases(g, flipped, spec, pads, strides, rhs_dil, fg)
-        else:
-            out = _conv(g, flipped, spec, lhs_dil, pads, strides, rhs_dil, fg, 1, g.dtype)
+        # JAX's rule: the cotangent dilated by the strides (pipeline/conv_phases.py computes it by stride phases)
+        out = _conv(g, flipped, spec, lhs_dil, pads, strides, rhs_dil, fg, 1, g.dtype)
         if batch_groups > 1:
             out = _axis_into(lhs_spec[1], lhs_spec[0], _axis_out_of(lhs_spec[1], batch_groups, out))
         grads[0] = convert(out, lhs.dtype)
@@ -200,6 +197,15 @@ def _convolution(p, cts, active):
         out = _conv(convert(lhs, g.dtype), g, spec, rhs_dil, pads, lhs_dil, strides, fg, bg, g.dtype)
         grads[1] = convert(out, rhs.dtype)
     return grads
+
+
+def _conv(lhs, rhs, spec, strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups, dtype):
+    """A convolution of Tensors; spec: JAX's (lhs_spec, rhs_spec, out_spec) index tuples."""
+    value = emit(hlo.convolution, lhs.value, rhs.value, dimension_numbers=hlo.conv_spec_text(*spec),
+                 strides=list(strides), padding=[tuple(int(v) for v in pair) for pair in padding],
+                 lhs_dilation=list(lhs_dilation), rhs_dilation=list(rhs_dilation), feature_group_count=groups,
+                 batch_group_count=batch_groups)
+    return op_result(value, dtype)
 
 
 # --- reduce_window: pools and short cumulative sums and products -----------------------------------
