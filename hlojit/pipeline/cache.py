@@ -312,7 +312,8 @@ def compile_cached(program: Program, target: Target) -> Compiled:
         log_compile(program, compiled, f"disk cache hit ({why})")
         return compiled
     compiled = compile_program(program, target)
-    stored = write(entry_key, compiled, program_sha=program_sha, cap=cap, attempt=attempt_of(target, compiled.target))
+    stored = write(entry_key, compiled, program_sha=program_sha, cap=cap,
+                   attempt=attempt_of(target, compiled.target))
     log_compile(program, compiled, f"disk cache miss ({why}; {stored})")
     return compiled
 

@@ -33,7 +33,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.build import i64_array
 from ..dialects.types import dtype_of, shape_of
-from .legalize import walk
+from .legalize import replace_each, walk
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 
 MAX_TAPS = 64      # a kernel gradient's output positions at most (7 x 7 = 49 for ResNet's stem) ...
@@ -94,12 +94,7 @@ def _is_kernel_gradient(op) -> bool:
 
 def kernel_gradients_as_products(module: ir.Module) -> int:
     """Each kernel-gradient convolution (`_is_kernel_gradient`) as one product of its input's patches."""
-    convolutions = [op for op in walk(module.operation) if _is_kernel_gradient(op)]
-    for op in convolutions:
-        with ir.InsertionPoint(op), op.location:
-            op.results[0].replace_all_uses_with(_as_product(op))
-        op.erase()
-    return len(convolutions)
+    return replace_each(module, _is_kernel_gradient, _as_product)
 
 
 def _as_product(op) -> ir.Value:

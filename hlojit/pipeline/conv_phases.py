@@ -24,7 +24,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dtype_of, shape_of
-from .legalize import walk
+from .legalize import replace_each
 from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
 
 MAX_PRODUCT_ELEMENTS = 1 << 25   # the tap products' matrix at most (as hlojit's im2col bound, ops.nn)
@@ -88,12 +88,7 @@ def _by_phases(op) -> bool:
 
 def lhs_dilations_by_phases(module: ir.Module) -> int:
     """Each input-dilated convolution of window stride 1 and no batch groups as its stride phases."""
-    convolutions = [op for op in walk(module.operation) if _by_phases(op)]
-    for op in convolutions:
-        with ir.InsertionPoint(op), op.location:
-            op.results[0].replace_all_uses_with(_phased(op))
-        op.erase()
-    return len(convolutions)
+    return replace_each(module, _by_phases, _phased)
 
 
 def _phased(op) -> ir.Value:

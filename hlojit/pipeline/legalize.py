@@ -98,6 +98,17 @@ def _ops_named(module: ir.Module, *names: str, floats_only: bool = False):
             yield op
 
 
+def replace_each(module: ir.Module, wanted, build) -> int:
+    """Each op of `module` that wanted(op) holds for (its only result) replaced by build(op), the value it builds at
+    the op's place and location; how many."""
+    ops = [op for op in walk(module.operation) if wanted(op)]
+    for op in ops:
+        with ir.InsertionPoint(op), op.location:
+            op.results[0].replace_all_uses_with(build(op))
+        op.erase()
+    return len(ops)
+
+
 def _replace(op, new: ir.Value) -> int:
     op.result.replace_all_uses_with(new)
     op.erase()
