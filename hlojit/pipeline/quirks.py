@@ -199,9 +199,11 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
 # slices on every target, and on the CPUs long sorts become sorting networks (sort_networks.py: IREE's sort is
 # quadratic in the length); then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
-# then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own; llvm-cpu's speed rewrite last
-# (a strided convolution's input gradient by stride phases, conv_phases.py, and a kernel's as a product of patches,
-# conv_gradients.py, which vmvx and cuda get first; the input dilations left as padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks for it; then
+# then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own;
+# llvm-cpu's speed rewrites last (a strided convolution's input gradient by stride phases, conv_phases.py, and a
+# kernel's as a product of patches, conv_gradients.py, which vmvx and cuda get first; the input dilations left as
+# padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks
+# for it; then
 # select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
 # get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
 # matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
