@@ -86,16 +86,43 @@ func.func @main(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
 }"""
 
 
-def test_a_jax_style_softmax_from_mlir_is_claimed_and_agrees_with_the_reference():
-    """jax.nn.softmax's export broadcasts the reduced rows straight back (no reshape to [.., 1]); the rewrite
-    runs on from_mlir modules as on traced ones. The maximum's and the sum's ops are gone."""
-    counts, text = rewritten(JAX_STYLE)
+# jax 0.10.2's jax.nn.softmax(x, axis=-1): max(-inf, reduce_max(x)), each row broadcast to [.., 1] and then along it
+JAX_0_10 = """
+func.func @main(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1]
+       : (tensor<64x128xf32>, tensor<f32>) -> tensor<64xf32>
+  %ninfs = stablehlo.broadcast_in_dim %ninf, dims = [] : (tensor<f32>) -> tensor<64xf32>
+  %m2 = stablehlo.maximum %ninfs, %m : tensor<64xf32>
+  %m3 = stablehlo.broadcast_in_dim %m2, dims = [0] : (tensor<64xf32>) -> tensor<64x1xf32>
+  %mb = stablehlo.broadcast_in_dim %m3, dims = [0, 1] : (tensor<64x1xf32>) -> tensor<64x128xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<64x128xf32>
+  %e = stablehlo.exponential %d : tensor<64x128xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1]
+       : (tensor<64x128xf32>, tensor<f32>) -> tensor<64xf32>
+  %s2 = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<64xf32>) -> tensor<64x1xf32>
+  %sb = stablehlo.broadcast_in_dim %s2, dims = [0, 1] : (tensor<64x1xf32>) -> tensor<64x128xf32>
+  %y = stablehlo.divide %e, %sb : tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}"""
+
+
+@pytest.mark.parametrize("module", [JAX_STYLE, JAX_0_10], ids=["rows-broadcast", "jax-0.10"])
+def test_a_jax_style_softmax_from_mlir_is_claimed_and_agrees_with_the_reference(module):
+    """jax.nn.softmax's export broadcasts the reduced rows back without a reshape to [.., 1] (jax 0.10: through a
+    broadcast to [.., 1], its maximum within max(-inf, .), which the transformer block through from_mlir kept
+    IREE's); the rewrite runs on from_mlir modules as on traced ones. The maximum's and the sum's ops are gone."""
+    counts, text = rewritten(module)
     assert counts["softmaxes_by_kernel"] == 1
     assert "flow.dispatch @hlojit_softmax_kernel_64x128" in text
     assert all(name not in text for name in ("stablehlo.exponential", "stablehlo.reduce", "stablehlo.divide"))
     x = (np.random.default_rng(2).standard_normal((64, 128)) * 10).astype(np.float32)
-    got = np.asarray(hj.from_mlir(JAX_STYLE, backend="iree:cpu")(x))
-    np.testing.assert_allclose(got, np.asarray(hj.from_mlir(JAX_STYLE, backend="reference")(x)), rtol=2e-6, atol=1e-9)
+    x[3, :5] = [np.inf, -np.inf, 0.0, 1.0, 2.0]
+    x[7] = -np.inf
+    got = np.asarray(hj.from_mlir(module, backend="iree:cpu")(x))
+    want = np.asarray(hj.from_mlir(module, backend="reference")(x))
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-9, equal_nan=True)
 
 
 def test_what_the_kernel_leaves_to_iree():

@@ -38,7 +38,7 @@ MIN_WORKGROUPS = 8           # ... but there are at least this many workgroups w
 MAX_WORKGROUPS = 65535
 _PATTERN_OPS = frozenset({"stablehlo.exponential", "stablehlo.subtract", "stablehlo.reduce", "stablehlo.reshape",
                           "stablehlo.broadcast_in_dim", "stablehlo.constant", "stablehlo.divide",
-                          "stablehlo.multiply", "stablehlo.add", "stablehlo.rsqrt"})
+                          "stablehlo.multiply", "stablehlo.add", "stablehlo.rsqrt", "stablehlo.maximum"})
 
 
 def _lanes() -> int:
@@ -70,10 +70,18 @@ def _row_of(value: ir.Value, shape: tuple):
 
 def _reduced(value: ir.Value, shape: tuple, body: str, init: float):
     """x where `value` (per row: [..., rows] or [..., rows, 1]) is reduce(x, init) by `body` over the last axis of
-    x of `shape`, through a reshape to [..., 1]; else None."""
+    x of `shape`, through a reshape or a broadcast to [..., 1]; a maximum's also through a maximum with a splat of
+    -inf (the same value: JAX 0.10's softmax writes max(-inf, reduce_max(x))); else None."""
     op = producer(value)
-    if op is not None and op.name == "stablehlo.reshape" and shape_of(value.type) == (*shape[:-1], 1):
+    if op is not None and shape_of(value.type) == (*shape[:-1], 1) and (
+            op.name == "stablehlo.reshape" or op.name == "stablehlo.broadcast_in_dim"
+            and attr_ints(op, "broadcast_dimensions") == list(range(len(shape) - 1))):
         value, op = op.operands[0], producer(op.operands[0])
+    if op is not None and op.name == "stablehlo.maximum" and body == op.name and init == -math.inf:
+        for kept, bound in (op.operands, reversed(list(op.operands))):
+            if splat_value(bound) == -math.inf:
+                value, op = kept, producer(kept)
+                break
     if op is None or op.name != "stablehlo.reduce" or len(op.operands) != 2 or shape_of(value.type) != shape[:-1]:
         return None
     x, init_value = op.operands
