@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hlojit.pipeline import conv_gradients, quirks
+import hlojit as hj
+from hlojit import ops
+from hlojit.pipeline import compile_program, conv_gradients, quirks, targets
 
 from legalize_runs import bundled_on_target_and_reference
 from test_legalize import rewritten, target_rewritten
@@ -99,3 +101,15 @@ CASES = [(text, _inputs(text, i)) for i, text in enumerate(INPUT_GRADIENTS + KER
 def test_gradient_convolutions_on_cpu_match_the_reference(backend, index):
     for actual, expected in bundled_on_target_and_reference(CASES, index, backend):
         np.testing.assert_allclose(actual, expected, rtol=2e-5, atol=2e-5 * np.abs(expected).max())
+
+
+def test_a_conv_gradient_compiles_for_cuda():
+    """cuda gets both rewrites first (the VJP writes JAX's rule; no GPU needed to compile)."""
+    x, w, w1 = np.zeros((2, 4, 16, 16), np.float32), np.zeros((8, 4, 3, 3), np.float32), np.zeros((8, 4, 1, 1), np.float32)
+
+    def loss(w, w1, x):
+        return ops.sum(ops.conv(x, w, stride=2, padding=1) ** 2) + ops.sum(ops.conv(x, w1, stride=2) ** 2)
+    program = hj.jit(hj.grad(loss, argnums=(0, 1, 2))).lower(w, w1, x).program
+    rewrites, _ = target_rewritten(str(program.module), "cuda")
+    assert rewrites["lhs_dilations_by_phases"] == 2 and rewrites["kernel_gradients_as_products"] == 2, rewrites
+    assert compile_program(program, targets.cuda()).vmfb
