@@ -142,8 +142,6 @@ FRONTEND_PATTERNS = {
                                                       "2026-12-07: its bounds checks and the operand's extra row)",
     "autodiff/core.py::<module>": "note: forward and backward in one module",
     "autodiff/rules_elementwise.py::_barrier": "meaning: the VJP of the spec's optimization_barrier",
-    "autodiff/rules_reduce.py::_operand_cotangent": "gap: speed: the weight gradient's operand order (IREE fuses no "
-                                                    "transpose into a matmul); a layout rewrite's business",
 }
 
 

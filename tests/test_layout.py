@@ -185,3 +185,31 @@ def test_from_mlir_modules_get_the_layout_too(backend):
     got = hj.from_mlir(SMALL, backend=backend)(x, w, b)
     want = hj.from_mlir(SMALL, backend="reference")(x, w, b)
     assert_close(got, want, np.float32, scale=10)
+
+
+TRANSPOSED_PRODUCTS = """func.func @main(%a: tensor<6x5xf32>, %b: tensor<6x7xf32>, %c: tensor<2x6x5xf32>, %d: tensor<2x6x7xf32>)
+    -> (tensor<7x5xf32>, tensor<2x7x5xf32>, tensor<5x7xf32>, tensor<7x5xf32>) {
+  %p = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0], precision = [DEFAULT, HIGHEST] : (tensor<6x5xf32>, tensor<6x7xf32>) -> tensor<5x7xf32>
+  %t = stablehlo.transpose %p, dims = [1, 0] : (tensor<5x7xf32>) -> tensor<7x5xf32>
+  %q = stablehlo.dot_general %c, %d, batching_dims = [0] x [0], contracting_dims = [1] x [1] : (tensor<2x6x5xf32>, tensor<2x6x7xf32>) -> tensor<2x5x7xf32>
+  %u = stablehlo.transpose %q, dims = [0, 2, 1] : (tensor<2x5x7xf32>) -> tensor<2x7x5xf32>
+  %r = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<6x5xf32>, tensor<6x7xf32>) -> tensor<5x7xf32>
+  %v = stablehlo.transpose %r, dims = [1, 0] : (tensor<5x7xf32>) -> tensor<7x5xf32>
+  return %t, %u, %r, %v : tensor<7x5xf32>, tensor<2x7x5xf32>, tensor<5x7xf32>, tensor<7x5xf32>
+}"""  # noqa: E501
+
+
+def test_a_transposed_product_becomes_the_product_of_its_operands_swapped():
+    """dy^T x transposed (JAX's weight gradient) is x^T dy: the first two products lose their transposes (the
+    precision pairs swap with the operands); the third, also returned as it is, keeps its own."""
+    counts, text = rewritten(TRANSPOSED_PRODUCTS, layout.transposed_products_swapped)
+    assert counts == [2] and text.count("stablehlo.transpose") == 1, text
+    assert "stablehlo.dot_general %arg1, %arg0, contracting_dims = [0] x [0], precision = [HIGHEST, DEFAULT] : " \
+           "(tensor<6x7xf32>, tensor<6x5xf32>) -> tensor<7x5xf32>" in text, text
+    assert "stablehlo.dot_general %arg3, %arg2, batching_dims = [0] x [0], contracting_dims = [1] x [1] : " \
+           "(tensor<2x6x7xf32>, tensor<2x6x5xf32>) -> tensor<2x7x5xf32>" in text, text
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(shape).astype(np.float32) for shape in ((6, 5), (6, 7), (2, 6, 5), (2, 6, 7))]
+    for got, want in zip(hj.from_mlir(TRANSPOSED_PRODUCTS, backend="iree:cpu")(*args),
+                         hj.from_mlir(TRANSPOSED_PRODUCTS, backend="reference")(*args)):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)

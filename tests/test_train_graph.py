@@ -142,14 +142,19 @@ def _ops(mlir: str, name: str) -> list[str]:
 
 @pytest.mark.parametrize("product", [nn.dense, lambda x, w: x @ w], ids=["dense", "matmul"])
 def test_dense_weight_gradient_is_one_product_without_transposes(product):
-    """x [B, L, in]: each gradient one dot_general without batch dimensions, none followed by a transpose
-    (matmul's broadcast form made w's gradient B products summed; the VJP's (gᵀ x)ᵀ a transposed copy)."""
+    """x [B, L, in]: each gradient one dot_general without batch dimensions (matmul's broadcast form made w's
+    gradient B products summed), and on every target none followed by a transpose: the VJP writes JAX's
+    (gᵀ x)ᵀ, which layout.transposed_products_swapped makes xᵀ g (a transposed copy otherwise)."""
+    from test_legalize import target_rewritten
     x, w = rng.normal(size=(2, 3, 4)).astype(np.float32), rng.normal(size=(4, 5)).astype(np.float32)
     fn = hj.grad(lambda x, w: ops.sum(ops.tanh(product(x, w))), argnums=(0, 1))
     mlir = hj.jit(fn).lower(x, w).mlir
     dots = _ops(mlir, "dot_general")
     assert len(dots) == 3 and not any("batching_dims" in d for d in dots), dots
-    assert not _ops(mlir, "transpose") and not re.search(r"broadcast_in_dim.*tensor<4x5xf32>.*->", mlir)
+    assert len(_ops(mlir, "transpose")) == 1 and not re.search(r"broadcast_in_dim.*tensor<4x5xf32>.*->", mlir)
+    for target in ("cpu", "vmvx", "cuda"):
+        rewrites, text = target_rewritten(mlir, target)
+        assert rewrites["transposed_products_swapped"] == 1 and not _ops(text, "transpose"), (target, text)
     got = hj.jit(fn, backend="reference")(x, w)
     slope = 1 - np.tanh(x @ w) ** 2
     np.testing.assert_allclose(np.asarray(got[0]), slope @ w.T, rtol=1e-5)

@@ -200,9 +200,9 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # slices on every target, and on the CPUs long sorts become sorting networks (sort_networks.py: IREE's sort is
 # quadratic in the length); then complex values real pairs (complex_pairs.py; on cuda its complex math ops alone),
 # then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own;
-# llvm-cpu's speed rewrites last (a strided convolution's input gradient by stride phases, conv_phases.py, and a
-# kernel's as a product of patches, conv_gradients.py, which vmvx and cuda get first; the input dilations left as
-# padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks
+# llvm-cpu's speed rewrites last (a strided convolution's input gradient by stride phases, conv_phases.py, a
+# kernel's as a product of patches, conv_gradients.py, and transposed products as products of swapped operands,
+# layout.py, which vmvx and cuda get first; the input dilations left as padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks
 # for it; then
 # select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
 # get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
@@ -221,7 +221,8 @@ _CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold
     compile_rewrites.ALL_TARGETS
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
 _CONV_GRADIENTS = [conv_phases.lhs_dilations_by_phases, conv_gradients.kernel_gradients_as_products]
-QUIRKS = {"vmvx": _FIRST + _CONV_GRADIENTS + [ffts_as_real_dft] + _BEFORE_CHLO
+_GRADIENT_LAYOUTS = _CONV_GRADIENTS + [layout.transposed_products_swapped]
+QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
                   + compile_rewrites.VMVX + legalize.CHLO_FIRST
                   + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs, fold_constants_of_pairs]
                   + _CPU_SPEC
@@ -234,11 +235,11 @@ QUIRKS = {"vmvx": _FIRST + _CONV_GRADIENTS + [ffts_as_real_dft] + _BEFORE_CHLO
                  + legalize.CHLO_FIRST + sort_rewrites.CPU
                  + [sort_networks.sorts_by_network, complex_as_real_pairs_native_ends, fold_constants_of_pairs]
                  + _CPU_SPEC + [
-              vector_products_as_reductions, *_CONV_GRADIENTS, conv_gradients.lhs_dilation_as_padding,
+              vector_products_as_reductions, *_GRADIENT_LAYOUTS, conv_gradients.lhs_dilation_as_padding,
               layout.channels_last, requested_winograd,
               *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
-          "cuda": _FIRST + _CONV_GRADIENTS + sort_rewrites.CUDA + _BEFORE_CHLO
+          "cuda": _FIRST + _GRADIENT_LAYOUTS + sort_rewrites.CUDA + _BEFORE_CHLO
                   + [complex_math_by_parts, fold_constants_of_pairs]
                   + _SPEC_OPS + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 

@@ -96,21 +96,15 @@ def _dot_general(p, cts, active):
 
 
 def _operand_cotangent(x, x_dims, g, g_dims, other, other_dims):
-    """x's cotangent: g contracted with `other` over other's free dims (JAX's transpose rule). The
-    product comes out as batch + x's free dims + x's contracting dims (g first) or batch + contracting +
-    free (other first); of the two, the one already in x's layout is emitted, so no transpose follows it
-    (a dense layer's weight gradient is xᵀ g, not (gᵀ x)ᵀ: IREE fuses no transpose into a matmul)."""
+    """x's cotangent: g contracted with `other` over other's free dims, then laid out as x (JAX's transpose
+    rule: a dense layer's weight gradient is (gᵀ x)ᵀ; pipeline/layout.transposed_products_swapped makes it xᵀ g,
+    whose layout needs no transpose)."""
     (xb, xf, xc), (g_batch, _, g_other_free), (ob, of, oc) = x_dims, g_dims, other_dims
     nb, oc_sorted = len(xb), sorted(oc)
     contracted = {d: oc_sorted.index(oc[k]) for k, d in enumerate(xc)}   # x's contracting dim -> its place
     batch = {d: i for i, d in enumerate(xb)}
     g_first = batch | {d: nb + i for i, d in enumerate(xf)} | {d: nb + len(xf) + j for d, j in contracted.items()}
-    other_first = batch | {d: nb + j for d, j in contracted.items()} | {d: nb + len(xc) + i for i, d in enumerate(xf)}
     other = convert(other, g.dtype)
-    if all(other_first[d] == d for d in range(x.ndim)) and any(g_first[d] != d for d in range(x.ndim)):
-        out = op_result(emit(hlo.dot_general, other.value, g.value, lhs_batch=ob, rhs_batch=g_batch,
-                             lhs_contract=of, rhs_contract=g_other_free), g.dtype)
-        return convert(out, x.dtype)
     out = op_result(emit(hlo.dot_general, g.value, other.value, lhs_batch=g_batch, rhs_batch=ob,
                          lhs_contract=g_other_free, rhs_contract=of), g.dtype)
     return convert(_permuted(out, [g_first[d] for d in range(x.ndim)]), x.dtype)
