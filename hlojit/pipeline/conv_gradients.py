@@ -34,7 +34,7 @@ from ..dialects import stablehlo as hlo
 from ..dialects.build import i64_array
 from ..dialects.types import dtype_of, shape_of
 from .legalize import replace_each, walk
-from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
+from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions, transposed
 
 MAX_TAPS = 64      # a kernel gradient's output positions at most (7 x 7 = 49 for ResNet's stem) ...
 WINDOW_RATIO = 1   # ... and its window at least this many times as many elements (a forward convolution's output
@@ -109,7 +109,7 @@ def _as_product(op) -> ir.Value:
     strides = conv_attribute_ints(op, "window_strides", [1] * spatial)
     dilation = conv_attribute_ints(op, "rhs_dilation", [1] * spatial)
     padding = conv_attribute_ints(op, "padding", [0] * (2 * spatial))
-    x = hlo.transpose(x, [lhs["f"], *(lhs[s] for s in range(spatial)), lhs["b"]])
+    x = transposed(x, [lhs["f"], *(lhs[s] for s in range(spatial)), lhs["b"]])
     if any(padding):
         x = hlo.pad(x, hlo.constant(0, dtype_of(x.type)), [0, *padding[0::2], 0], [0, *padding[1::2], 0])
     x_shape = shape_of(x.type)
@@ -123,9 +123,9 @@ def _as_product(op) -> ir.Value:
         piece = hlo.slice(x, [0, *starts, 0], [x_shape[0], *limits, x_shape[-1]], [1, *dilation, 1])
         pieces.append(hlo.reshape(piece, [1, rows, x_shape[-1]]))
     patches = hlo.concatenate(pieces, 0) if len(pieces) > 1 else pieces[0]
-    gradient = hlo.transpose(r, [rhs["i"], *(rhs[s] for s in range(spatial)), rhs["o"]])
+    gradient = transposed(r, [rhs["i"], *(rhs[s] for s in range(spatial)), rhs["o"]])
     gradient = hlo.reshape(gradient, [rows, shape_of(r.type)[rhs["o"]]])
     flat = hlo.dot_general(patches, gradient, lhs_contract=[1], rhs_contract=[0])       # taps, b, o
     kernel = hlo.reshape(flat, [*positions, x_shape[-1], shape_of(r.type)[rhs["o"]]])
     source = {result[s]: s for s in range(spatial)} | {result["b"]: spatial, result["f"]: spatial + 1}
-    return hlo.transpose(kernel, [source[axis] for axis in range(spatial + 2)])
+    return transposed(kernel, [source[axis] for axis in range(spatial + 2)])

@@ -25,7 +25,7 @@ from iree.compiler import ir
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dtype_of, shape_of
 from .legalize import replace_each
-from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions
+from .winograd import conv_attribute_int, conv_attribute_ints, conv_dimensions, transposed
 
 MAX_PRODUCT_ELEMENTS = 1 << 25   # the tap products' matrix at most (as hlojit's im2col bound, ops.nn)
 
@@ -61,10 +61,6 @@ def phases(length: int, window: int, stride: int, dilation: int, low: int, out: 
 
 
 # --- the few array operations the phases need, on ir.Values --------------------------------------
-
-def _transpose(t: ir.Value, perm) -> ir.Value:
-    return t if list(perm) == list(range(len(perm))) else hlo.transpose(t, list(perm))
-
 
 def _zeros(shape, dtype) -> ir.Value:
     return hlo.broadcast_in_dim(hlo.constant(0, dtype), list(shape), [])
@@ -110,8 +106,8 @@ def conv_by_phases(lhs, rhs, spec, padding, lhs_dilation, rhs_dilation, groups) 
     The phases are computed channels last (one transpose of lhs and of the result at most)."""
     lhs_spec, rhs_spec, out_spec = spec
     n = len(lhs_spec) - 2
-    x = _transpose(lhs, [lhs_spec[0], *lhs_spec[2:], lhs_spec[1]])                      # N, *spatial, C
-    kernel = _transpose(rhs, [*rhs_spec[2:], rhs_spec[1], rhs_spec[0]])                  # *window, C, O
+    x = transposed(lhs, [lhs_spec[0], *lhs_spec[2:], lhs_spec[1]])                      # N, *spatial, C
+    kernel = transposed(rhs, [*rhs_spec[2:], rhs_spec[1], rhs_spec[0]])                  # *window, C, O
     x_shape, k_shape = shape_of(x.type), shape_of(kernel.type)
     outs = [(length - 1) * s + 1 + lo + hi - (w - 1) * d for length, s, (lo, hi), w, d in
             zip(x_shape[1:-1], lhs_dilation, padding, k_shape[:n], rhs_dilation)]
@@ -172,7 +168,7 @@ def _tap_products(x, kernel) -> ir.Value:
     n = len(x_shape) - 2
     rows = math.prod(x_shape[:-1])
     window, c, o = k_shape[:n], k_shape[n], k_shape[-1]
-    taps = hlo.reshape(_transpose(kernel, [n, *range(n), n + 1]), [c, math.prod(window) * o])
+    taps = hlo.reshape(transposed(kernel, [n, *range(n), n + 1]), [c, math.prod(window) * o])
     flat = hlo.dot_general(hlo.reshape(x, [rows, c]), taps, lhs_contract=[1], rhs_contract=[0])
     return hlo.reshape(flat, [*x_shape[:-1], *window, o])
 
@@ -225,13 +221,13 @@ def interleave(results, strides, outs, axes, order) -> ir.Value:
     first = next(iter(results.values()))
     first_shape = shape_of(first.type)
     if all(s == 1 for s in strides):
-        merged = _transpose(first, order)
+        merged = transposed(first, order)
     else:
         stacked = hlo.concatenate([hlo.reshape(r, [1, *first_shape]) for r in results.values()], 0)
         stacked = hlo.reshape(stacked, [*strides, *first_shape])
         stacked_shape = shape_of(stacked.type)
         expanded = [[n + a, axes.index(a)] if a in axes else [n + a] for a in order]
-        moved = _transpose(stacked, [axis for group in expanded for axis in group])
+        moved = transposed(stacked, [axis for group in expanded for axis in group])
         merged = hlo.reshape(moved, [math.prod(stacked_shape[axis] for axis in group) for group in expanded])
     merged_shape = shape_of(merged.type)
     limit = [outs[axes.index(a)] if a in axes else size for a, size in zip(order, merged_shape)]

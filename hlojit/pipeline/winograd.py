@@ -178,7 +178,8 @@ def _output_transform(product, AT, n: int, tiles_h: int, tiles_w: int):
     return hlo.reshape(whole, [n, tiles_h * m, tiles_w * m, cout])
 
 
-def _transpose(x, permutation):
+def transposed(x, permutation):
+    """x transposed by `permutation`; x itself where that is the identity (no op built)."""
     return x if list(permutation) == list(range(len(permutation))) else hlo.transpose(x, permutation)
 
 
@@ -187,8 +188,8 @@ def winograd_conv(op, m: int = 2):
     T = TRANSFORMS[m]
     dims = conv_dimensions(op)
     lhs, rhs, out = dims["lhs"], dims["rhs"], dims["out"]
-    x = _transpose(op.operands[0], [lhs["b"], lhs[0], lhs[1], lhs["f"]])
-    w = _transpose(op.operands[1], [rhs[0], rhs[1], rhs["i"], rhs["o"]])
+    x = transposed(op.operands[0], [lhs["b"], lhs[0], lhs[1], lhs["f"]])
+    w = transposed(op.operands[1], [rhs[0], rhs[1], rhs["i"], rhs["o"]])
     n, h, wd, _ = shape_of(x.type)
     (top, bottom), (left, right) = np.array(conv_attribute_ints(op, "padding", [0, 0, 0, 0])).reshape(2, 2).tolist()
     out_h, out_w = h + top + bottom - 2, wd + left + right - 2
@@ -205,7 +206,7 @@ def winograd_conv(op, m: int = 2):
         y = hlo.slice(y, [0, 0, 0, 0], [n, out_h, out_w, cout])
     order = sorted(("b", 0, 1, "f"), key=lambda name: out[name])            # output axis k holds order[k]
     nhwc = {"b": 0, 0: 1, 1: 2, "f": 3}
-    return _transpose(y, [nhwc[name] for name in order])
+    return transposed(y, [nhwc[name] for name in order])
 
 
 def signature(op) -> tuple:
