@@ -220,8 +220,8 @@ _FIRST = [legalize.calls_inlined, fold_constants] + compile_rewrites.ALL_TARGETS
 _CPU_FIRST = [kernels.calls_inlined_but_kernels, kernels.kernel_dispatches, fold_constants] + \
     compile_rewrites.ALL_TARGETS
 _BEFORE_CHLO = legalize.BEFORE_COMPLEX_PAIRS + linalg_rewrites.ALL_TARGETS
-_CONV_GRADIENTS = [conv_phases.lhs_dilations_by_phases, conv_gradients.kernel_gradients_as_products]
-_GRADIENT_LAYOUTS = _CONV_GRADIENTS + [layout.transposed_products_swapped]
+_GRADIENT_LAYOUTS = [conv_phases.lhs_dilations_by_phases, conv_gradients.kernel_gradients_as_products,
+                     layout.transposed_products_swapped]
 QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
                   + compile_rewrites.VMVX + legalize.CHLO_FIRST
                   + sort_rewrites.CPU + [sort_networks.sorts_by_network, complex_as_real_pairs, fold_constants_of_pairs]
