@@ -204,3 +204,31 @@ def test_chlo_top_k_is_made_stable_and_kept_apart_from_its_slices(target):
     applied, _ = target_rewritten(text, target)
     expected = {"cpu": (1, 1), "vmvx": (1, 1), "cuda": (None, None)}[target]   # cuda: IREE expands CHLO itself
     assert (applied.get("stable_sort_by_position"), applied.get("sorts_apart_from_slices")) == expected, applied
+
+
+def test_a_sort_with_a_dead_result_passes_a_barrier_golden():
+    """JAX's argsort returns the positions alone; IREE 3.13's cuda failed to bufferize that sort."""
+    text = _argsort_as_jax_exports(4).replace("-> (tensor<2x4xf32>, tensor<2x4xi32>) {", "-> tensor<2x4xi32> {")
+    text = text.replace("return %s#0, %s#1 : tensor<2x4xf32>, tensor<2x4xi32>", "return %s#1 : tensor<2x4xi32>")
+    count, after = rewritten(text, sort_rewrites.sorts_with_every_result_read)
+    assert count == 1
+    assert after.split("}) : (tensor<2x4xf32>, tensor<2x4xi32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)\n")[1] == """\
+    %2:2 = stablehlo.optimization_barrier %1#0, %1#1 : tensor<2x4xf32>, tensor<2x4xi32>
+    return %2#1 : tensor<2x4xi32>
+  }
+}
+"""
+    assert rewritten(_argsort_as_jax_exports(4), sort_rewrites.sorts_with_every_result_read)[0] == 0
+    applied = {target: target_rewritten(text, target)[0].get("sorts_with_every_result_read")
+               for target in ("cpu", "vmvx", "cuda")}
+    assert applied == {"cpu": None, "vmvx": None, "cuda": 1}
+
+
+def test_jax_argsort_compiles_for_cuda():
+    """iree:cuda has no GPU here: JAX's argsort of 200 elements (positions returned alone) must compile."""
+    from hlojit.frontend.from_mlir import parse
+    from hlojit.pipeline import compile_program, cuda
+    text = _argsort_as_jax_exports(200).replace("-> (tensor<2x200xf32>, tensor<2x200xi32>) {",
+                                                "-> tensor<2x200xi32> {")
+    text = text.replace("return %s#0, %s#1 : tensor<2x200xf32>, tensor<2x200xi32>", "return %s#1 : tensor<2x200xi32>")
+    compile_program(parse(text, "main", None), cuda())

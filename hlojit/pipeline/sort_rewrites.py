@@ -22,9 +22,11 @@ first. The frontend's top_k once had this barrier itself; from_mlir modules lack
 
 Order (quirks.py): on llvm-cpu and vmvx after CHLO's expansion, so chlo.top_k's stable sort is made stable too.
 
-cuda gets no such rewrite: IREE 3.13's cuda codegen cannot bufferize a sort of two operands along more than ~32
-elements (the reason hlojit's argsort packs value and position into one u64 key), so the extra operand would
-stop one-operand stable sorts compiling there.
+cuda only: a sort with a result nobody reads passes all its results through an optimization barrier. IREE 3.13's
+cuda codegen fails to bufferize a sort of several operands along 32 elements or more when one of its results is
+dead ("failed to bufferize op"): JAX's argsort, a sort of (x, iota) that returns the positions alone, did not
+compile for iree:cuda. cuda gets no position operand for stability, so its one-operand stable sorts stay as they
+are (the added operand's result would be such a dead one; whether IREE's cuda sort is stable is untested here).
 """
 from __future__ import annotations
 
@@ -127,5 +129,14 @@ def sorts_apart_from_slices(module: ir.Module) -> int:
     return count
 
 
+def sorts_with_every_result_read(module: ir.Module) -> int:
+    count = 0
+    for op in [op for op in walk(module.operation) if op.name == "stablehlo.sort" and len(op.results) > 1]:
+        if any(next(iter(result.uses), None) is None for result in op.results):
+            behind_barrier(op)
+            count += 1
+    return count
+
+
 CPU = [stable_sort_by_position, sorts_apart_from_slices]     # llvm-cpu and vmvx (then sort_networks.py's)
-CUDA = [sorts_apart_from_slices]
+CUDA = [sorts_apart_from_slices, sorts_with_every_result_read]
