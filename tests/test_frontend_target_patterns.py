@@ -30,8 +30,8 @@ _BLOCKED = "gap: the blocked factorizations are built from matmuls (IREE has no 
 FRONTEND_PATTERNS = {
     "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gaps fft_plan.py::_const and "
                              "linalg/_util.py::mm",
-    "ops/complex_math.py::<module>": "gap: complex transcendentals from real ops (llvm-cpu cannot link the f64 "
-                                     "complex ones); a pipeline rewrite on complex_pairs.py's parts would replace it",
+    "ops/complex_math.py::<module>": "note: exp, log, sin ... of complex operands are StableHLO's ops; "
+                                     "pipeline/complex_math_pairs.py writes them out on real parts for IREE",
     "ops/elementwise.py::<module>": "note: sin & co. are stablehlo.sine...; pipeline/accurate_math.py mends IREE's",
     "ops/elementwise.py::binary": "note: emits the spec's power and i1 arithmetic; pipeline/legalize.py mends IREE's",
     "ops/fft_plan.py::<module>": _FFT,
@@ -108,16 +108,14 @@ FRONTEND_PATTERNS = {
     "ops/nn.py::conv": "note: the user's layout; pipeline/layout.py lays convolutions out per target",
     "ops/numeric.py::frexp": "meaning: frexp from the bits, exact on every target",
     "ops/reductions.py::<module>": "note: accumulation precision and order",
-    "ops/searching.py::bincount": "gap: weighted bincount as a sum of products, not a dot_general: vmvx cannot "
-                                  "compile a matmul fed by the one-hot's compare; no vmvx rewrite of that yet",
     "ops/shape.py::linspace": "meaning: numpy's own samples as a constant (numpy computes them in f64)",
     "ops/shape.py::_ones_where": "meaning: a select of two constants, the same value as a convert of the mask (which "
                                  "vmvx could not lower to f64)",
     "ops/special.py::<module>": "meaning: erf, lgamma, digamma have no StableHLO op",
-    "ops/statistics.py::<module>": "gap: argsort and top_k of <= 32-bit dtypes sort one u64 key packing value and "
-                                   "position (cuda cannot bufferize a sort of two operands along more than ~32 "
-                                   "elements); a cuda rewrite of two-operand sorts into one packed key would "
-                                   "replace it. (Also a note: the scan's rounds are dispatches.)",
+    "ops/statistics.py::<module>": "note: the scan's rounds are dispatches on IREE; argsort and top_k sort one "
+                                   "packed u64 key on every target (exact positions; faster than a sort of value "
+                                   "and position on iree:cpu, the comment's figures; cuda's failure on the latter "
+                                   "was a dead result, pipeline/sort_rewrites.py's sorts_with_every_result_read)",
     "ops/statistics.py::_wide_var": "meaning: total * inf is numpy's total / 0 (inf, NaN for 0/0); vmvx rejects a "
                                     "division by a constant 0",
     "ops/linalg/jacobi.py::_rotate_rows": "note: speed on every target: a Jacobi round as one elementwise pass "

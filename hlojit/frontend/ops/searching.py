@@ -303,7 +303,8 @@ def bincount(x, weights=None, minlength=0, *, length=None) -> Tensor:
         w = _core.convert(w, dtypes.float64 if wdtype.itemsize == 8 else dtypes.DEFAULT_FLOAT)
     if w.shape != x.shape:
         fail(ShapeError, "bincount", f"weights {describe(w)} and x {describe(x)} differ in shape")
-    # a sum of products, not a dot_general: IREE's vmvx cannot compile a matmul fed by the one-hot's compare
+    # a select, not a product by the one-hot: numpy adds each weight to its own bin alone (an inf weight times
+    # the one-hot's zeros would be NaN in every other bin)
     return _sum(where(one_hot(x, length, dtypes.bool_), reshape(w, w.shape + (1,)), 0.0), axis=0)
 
 
