@@ -216,3 +216,58 @@ def test_a_layer_norm_whose_parts_are_used_again_keeps_them():
         return centred * hj.ops.rsqrt((centred * centred).sum(axis=-1, keepdims=True) / 127.0 + 1e-5)
     for fn in (unbiased, lambda x: nn.layer_norm(x, axis=0)):
         assert "layer_norms_by_kernel" not in rewritten(str(hj.jit(fn).lower(x).program.module))[0]
+
+
+# jax 0.10.2's jit of (x - mean) / jnp.sqrt(var + 1e-5) * scale + offset, mean and var by x.mean(-1, keepdims=True):
+# x - mean traced twice (two broadcasts of the one mean), the divide by a sqrt, the vectors broadcast via [1, 1, n]
+JAX_LAYER_NORM = """
+func.func @main(%arg0: tensor<4x32x128xf32>, %arg1: tensor<128xf32>, %arg2: tensor<128xf32>) -> tensor<4x32x128xf32> {
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.add across dimensions = [2]
+       : (tensor<4x32x128xf32>, tensor<f32>) -> tensor<4x32xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<4x32xf32>) -> tensor<4x32x1xf32>
+  %cst_0 = stablehlo.constant dense<1.280000e+02> : tensor<f32>
+  %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<4x32x1xf32>
+  %3 = stablehlo.divide %1, %2 : tensor<4x32x1xf32>
+  %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1, 2] : (tensor<4x32x1xf32>) -> tensor<4x32x128xf32>
+  %5 = stablehlo.subtract %arg0, %4 : tensor<4x32x128xf32>
+  %6 = stablehlo.multiply %5, %5 : tensor<4x32x128xf32>
+  %7 = stablehlo.reduce(%6 init: %cst) applies stablehlo.add across dimensions = [2]
+       : (tensor<4x32x128xf32>, tensor<f32>) -> tensor<4x32xf32>
+  %8 = stablehlo.broadcast_in_dim %7, dims = [0, 1] : (tensor<4x32xf32>) -> tensor<4x32x1xf32>
+  %10 = stablehlo.divide %8, %2 : tensor<4x32x1xf32>
+  %11 = stablehlo.broadcast_in_dim %3, dims = [0, 1, 2] : (tensor<4x32x1xf32>) -> tensor<4x32x128xf32>
+  %12 = stablehlo.subtract %arg0, %11 : tensor<4x32x128xf32>
+  %cst_3 = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
+  %13 = stablehlo.broadcast_in_dim %cst_3, dims = [] : (tensor<f32>) -> tensor<4x32x1xf32>
+  %14 = stablehlo.add %10, %13 : tensor<4x32x1xf32>
+  %15 = stablehlo.sqrt %14 : tensor<4x32x1xf32>
+  %16 = stablehlo.broadcast_in_dim %15, dims = [0, 1, 2] : (tensor<4x32x1xf32>) -> tensor<4x32x128xf32>
+  %17 = stablehlo.divide %12, %16 : tensor<4x32x128xf32>
+  %18 = stablehlo.broadcast_in_dim %arg1, dims = [2] : (tensor<128xf32>) -> tensor<1x1x128xf32>
+  %19 = stablehlo.broadcast_in_dim %18, dims = [0, 1, 2] : (tensor<1x1x128xf32>) -> tensor<4x32x128xf32>
+  %20 = stablehlo.multiply %17, %19 : tensor<4x32x128xf32>
+  %21 = stablehlo.broadcast_in_dim %arg2, dims = [2] : (tensor<128xf32>) -> tensor<1x1x128xf32>
+  %22 = stablehlo.broadcast_in_dim %21, dims = [0, 1, 2] : (tensor<1x1x128xf32>) -> tensor<4x32x128xf32>
+  %23 = stablehlo.add %20, %22 : tensor<4x32x128xf32>
+  return %23 : tensor<4x32x128xf32>
+}"""
+
+
+def test_a_jax_layer_norm_divided_by_its_root_from_mlir_is_claimed_and_agrees_with_the_reference():
+    """JAX code's layer norm divides by sqrt(var + eps) and traces x - mean twice: IREE's own dispatches took it
+    before (the transformer block through from_mlir). The kernel divides as the module says (no rsqrt); every op
+    of the pattern is gone; special rows as in the traced form."""
+    counts, text = rewritten(JAX_LAYER_NORM)
+    assert counts["layer_norms_by_kernel"] == 1
+    assert "flow.dispatch @hlojit_layer_norm_kernel_4x32x128_s3_o3_divided_3727c5ac" in text
+    assert all(f"stablehlo.{name}" not in text for name in ("sqrt", "reduce", "divide", "subtract"))
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((4, 32, 128)) * 3 + 1).astype(np.float32)
+    x[0, 0, 3], x[1, 2, 7], x[2, 5] = np.inf, np.nan, 7.0
+    scale, offset = (rng.standard_normal(128).astype(np.float32) for _ in range(2))
+    got = np.asarray(hj.from_mlir(JAX_LAYER_NORM, backend="iree:cpu")(x, scale, offset))
+    want = np.asarray(hj.from_mlir(JAX_LAYER_NORM, backend="reference")(x, scale, offset))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-6)
+    np.testing.assert_array_equal(got[2, 5], offset)

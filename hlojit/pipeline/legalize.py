@@ -189,17 +189,22 @@ def call_of_source(module: ir.Module, op, symbol: str, source, operands=None, lo
 
 def erase_unused(value: ir.Value, names: frozenset) -> None:
     """Erase the op defining `value` where it is one of `names` (pure ops) and none of its results is used any more,
-    then so the ops defining its operands: what only a replaced op read."""
-    op = producer(value)
-    if op is None or op.name not in names or any(list(result.uses) for result in op.results):
+    then so the ops defining its operands: what only a replaced op read. The ops are found first and erased after,
+    users before producers: one op reached twice (a mean read by two broadcasts) is never touched once erased."""
+    def dead(op, erased) -> bool:
+        return op.name in names and all(any(use.owner.operation == e for e in erased)
+                                        for result in op.results for use in result.uses)
+    root = producer(value)
+    if root is None or not dead(root, []):
         return
-    operands = []
-    for operand in op.operands:
-        if not any(operand == seen for seen in operands):
-            operands.append(operand)
-    op.erase()
-    for operand in operands:
-        erase_unused(operand, names)
+    erased, pending = [root], list(root.operands)
+    while pending:
+        op = producer(pending.pop())
+        if op is not None and not any(op == e for e in erased) and dead(op, erased):
+            erased.append(op)
+            pending.extend(op.operands)
+    for op in erased:
+        op.erase()
 
 
 def inline_calls(module: ir.Module):

@@ -1,6 +1,7 @@
 """f32 softmax and layer norm over the last axis as hand-written llvm-cpu dispatches: cpu target rewrites of the
 patterns exp(x - max(x)) / sum(exp(x - max(x))) (frontend/ops/statistics.py's softmax, jax.nn.softmax's export
-alike) and (x - mean(x)) * rsqrt(mean((x - mean(x))²) + eps) [* scale] [+ offset] (nn.layer_norm's), each row
+alike) and (x - mean(x)) * rsqrt(mean((x - mean(x))²) + eps) [* scale] [+ offset] (nn.layer_norm's; or divided
+by sqrt(...), as JAX code often writes it, its x - mean(x) traced twice), each row
 taken in a few sweeps of vectors that stay in L1 (a row of up to MAX_LENGTH floats), one workgroup per block of
 rows.
 
@@ -15,7 +16,7 @@ dispatches that each read and write the whole tensor (the mean and centring; the
 Arithmetic as the StableHLO says: the softmax's sweeps are its maximum, exp(x - max) written and summed, each
 written value divided by the sum (a division, not a multiplication by the reciprocal); a row of -inf, or holding
 +inf or NaN, is NaN. The layer norm's are the sum (then / n), the sum of squares of x - mean (then / n, + eps,
-rsqrt), and (x - mean) * that [* scale] [+ offset]. Lanes past a row's end read a neutral value (-inf for the
+rsqrt or sqrt), and (x - mean) * or / that [* scale] [+ offset]. Lanes past a row's end read a neutral value (-inf for the
 maximum and the exponentials, the mean for the squares) and are not written.
 """
 from __future__ import annotations
@@ -38,7 +39,8 @@ MIN_WORKGROUPS = 8           # ... but there are at least this many workgroups w
 MAX_WORKGROUPS = 65535
 _PATTERN_OPS = frozenset({"stablehlo.exponential", "stablehlo.subtract", "stablehlo.reduce", "stablehlo.reshape",
                           "stablehlo.broadcast_in_dim", "stablehlo.constant", "stablehlo.divide",
-                          "stablehlo.multiply", "stablehlo.add", "stablehlo.rsqrt", "stablehlo.maximum"})
+                          "stablehlo.multiply", "stablehlo.add", "stablehlo.rsqrt", "stablehlo.sqrt",
+                          "stablehlo.maximum"})
 
 
 def _lanes() -> int:
@@ -54,6 +56,20 @@ def _named(value: ir.Value, name: str):
 
 def _same(value: ir.Value | None, other: ir.Value) -> bool:
     return value is not None and value == other
+
+
+def _equal(value: ir.Value, other: ir.Value, depth: int = 3) -> bool:
+    """value and other are one value, or ops of one name, attributes and type on equal operands (JAX traces each
+    x - mean of a layer norm anew: two subtracts of two broadcasts of one mean)."""
+    if value == other:
+        return True
+    a, b = producer(value), producer(other)
+    if depth == 0 or a is None or b is None or a.name != b.name or value.type != other.type:
+        return False
+    if len(a.regions) or len(a.operands) != len(b.operands) or {n: str(a.attributes[n]) for n in a.attributes} != {
+            n: str(b.attributes[n]) for n in b.attributes}:
+        return False
+    return all(_equal(x, y, depth - 1) for x, y in zip(a.operands, b.operands))
 
 
 def _row_of(value: ir.Value, shape: tuple):
@@ -122,30 +138,35 @@ def _softmax_input(op):
     return x if _same(_reduced_row(shifted.operands[1], "stablehlo.maximum", -math.inf), x) else None
 
 
-def _normalised(op) -> tuple[ir.Value, float] | None:
-    """(x, eps) where `op` is the multiply (x - mean(x)) * rsqrt(mean((x - mean(x))²) + eps) over the last axis of
-    f32 x (either operand order); else None."""
-    if op.name != "stablehlo.multiply" or dtype_of(op.results[0].type) != np.float32:
+_NORMALISING = {"stablehlo.multiply": "stablehlo.rsqrt", "stablehlo.divide": "stablehlo.sqrt"}
+
+
+def _normalised(op) -> tuple[ir.Value, float, str] | None:
+    """(x, eps, op's name) where `op` is the multiply (x - mean(x)) * rsqrt(mean((x - mean(x))²) + eps) (either
+    operand order) or the divide (x - mean(x)) / sqrt(mean((x - mean(x))²) + eps) over the last axis of f32 x;
+    else None."""
+    if op.name not in _NORMALISING or dtype_of(op.results[0].type) != np.float32:
         return None
     shape = shape_of(op.results[0].type)
     if not shape:
         return None
-    for centred, scaling in (op.operands, reversed(list(op.operands))):
+    orders = [op.operands] if op.name == "stablehlo.divide" else [op.operands, reversed(list(op.operands))]
+    for centred, scaling in orders:
         row = _row_of(scaling, shape)
-        rsqrt = _named(row, "stablehlo.rsqrt") if row is not None else None
-        shifted = _named(rsqrt.operands[0], "stablehlo.add") if rsqrt is not None else None
+        root = _named(row, _NORMALISING[op.name]) if row is not None else None
+        shifted = _named(root.operands[0], "stablehlo.add") if root is not None else None
         subtract = _named(centred, "stablehlo.subtract")
         if shifted is None or subtract is None:
             continue
         variance, eps = shifted.operands
         squares = _mean(variance, shape)
         square = _named(squares, "stablehlo.multiply") if squares is not None else None
-        if square is None or not (_same(square.operands[0], centred) and _same(square.operands[1], centred)):
+        if square is None or not (_equal(square.operands[0], centred) and _equal(square.operands[1], centred)):
             continue
         x, mean_row = subtract.operands
         mean = _row_of(mean_row, shape)
         if mean is not None and _same(_mean(mean, shape), x) and splat_value(eps) is not None:
-            return x, splat_value(eps)
+            return x, splat_value(eps), op.name
     return None
 
 
@@ -163,13 +184,14 @@ def _by_row_vector(op, name: str):
 
 
 def _layer_norm(op):
-    """(the op whose result the kernel replaces, x, eps, scale or None, offset or None) where `op` is the
+    """(the op whose result the kernel replaces, x, eps, whether it divides by the root, scale or None, offset or
+    None) where `op` is the
     normalising multiply of a layer norm, with the scale's multiply and the offset's add after it taken along
     where each is its only user; else None."""
     found = _normalised(op)
     if found is None:
         return None
-    (x, eps), last, scale, offset = found, op, None, None
+    (x, eps, name), last, scale, offset = found, op, None, None
     user = only_user(last.results[0])
     scaled = _by_row_vector(user, "stablehlo.multiply")
     if scaled is not None and _same(scaled[1], last.results[0]):
@@ -178,7 +200,7 @@ def _layer_norm(op):
     shifted = _by_row_vector(user, "stablehlo.add")
     if shifted is not None and _same(shifted[1], last.results[0]):
         offset, last = shifted[0], user
-    return last, x, eps, scale, offset
+    return last, x, eps, name == "stablehlo.divide", scale, offset
 
 
 # --- the kernels ---
@@ -234,9 +256,10 @@ def softmax_body(rows: int, length: int, per: int, lanes: int) -> str:
     return _rows_loop(k, rows, length, per, 2, row_body)
 
 
-def layer_norm_body(rows: int, length: int, per: int, lanes: int, eps: float, scaled: bool, offset: bool) -> str:
-    """Each row in three sweeps: its sum (-> mean); the sum of squares of x - mean (-> rsqrt(it / n + eps)); and
-    (x - mean) * that [* scale] [+ offset] written."""
+def layer_norm_body(rows: int, length: int, per: int, lanes: int, eps: float, divides: bool, scaled: bool,
+                    offset: bool) -> str:
+    """Each row in three sweeps: its sum (-> mean); the sum of squares of x - mean (-> rsqrt(it / n + eps), or the
+    sqrt where it `divides`); and (x - mean) * (or /) that [* scale] [+ offset] written."""
     k = KernelText("f32", lanes)
     c0, n = k.c(0), k.c(length)
     zero = k.c("0.0", "f32")
@@ -256,10 +279,12 @@ def layer_norm_body(rows: int, length: int, per: int, lanes: int, eps: float, sc
             return [k.vf("addf", running, k.vf("mulf", d, d))]
         (squared,) = k.vfor(c0, n, squares, [(vector_zero, k.v)])
         variance = k.f("divf", k.vsum(squared), count)
-        factor = k.splat(k.op(f"math.rsqrt {k.f('addf', variance, epsilon)} : f32"))
+        root = "math.sqrt" if divides else "math.rsqrt"
+        factor = k.splat(k.op(f"{root} {k.f('addf', variance, epsilon)} : f32"))
 
         def normalised(column, mask):
-            value = k.vf("mulf", k.vf("subf", _read(k, x, [row, column], matrix, mask, zero), vector_mean), factor)
+            centred = k.vf("subf", _read(k, x, [row, column], matrix, mask, zero), vector_mean)
+            value = k.vf("divf" if divides else "mulf", centred, factor)
             for vector, op in zip(vectors, [name for name, on in (("mulf", scaled), ("addf", offset)) if on]):
                 value = k.vf(op, value, _read(k, vector, [column], vector_type, mask, zero))
             k.vwrite(value, y, [row, column], matrix, mask)
@@ -347,15 +372,16 @@ def layer_norms_by_kernel(module: ir.Module) -> int:
     ops only it read are erased."""
     count = 0
     while (match := _next_match(module, _layer_norm_claimed)) is not None:
-        last, x, eps, scale, offset = match[1]
+        last, x, eps, divides, scale, offset = match[1]
         named = [(name, v) for name, v in (("s", scale), ("o", offset)) if v is not None]
         shape, vectors = shape_of(x.type), [v for _, v in named]
         vector_shapes = [shape_of(v.type) for v in vectors]
         form = "".join(f"_{name}{len(shape_of(v.type))}" for name, v in named)   # scale, offset and their ranks
+        form += "_divided" if divides else ""
         symbol = f"hlojit_layer_norm_kernel_{_shape_name(shape)}{form}_{np.float32(eps).view(np.uint32):08x}"
         dead = list(last.operands)
         call_of_source(module, last, symbol, lambda s: _source(
-            s, shape, lambda *a: layer_norm_body(*a, eps, scale is not None, offset is not None), vector_shapes),
+            s, shape, lambda *a: layer_norm_body(*a, eps, divides, scale is not None, offset is not None), vector_shapes),
             [x, *vectors])
         for value in dead:
             erase_unused(value, _PATTERN_OPS)
