@@ -4,7 +4,8 @@ IREE 3.13 does not lower an FFT of complex<f64> or f64 values on any CPU target 
 compiler with SIGFPE); of complex<f32> or f32 values llvm-cpu lowers only 1-D ones of power-of-two lengths ("failed
 to legalize operation 'stablehlo.fft'" for a length of 20 or 7, or lengths [4, 8]: JAX's jnp.fft.rfft(x) of 20
 points and fft2 of 4 x 8 did not compile) and vmvx none ("'util.buffer.load' op result #0 must be index or
-integer" at 16). Here each transformed dimension of length n is a dot_general with n x n cosine and sine
+integer" at 16); cuda lowers what llvm-cpu lowers (JAX's rfft of 20 points, its f64 fft and fft2 did not compile
+for iree:cuda). Here each transformed dimension of length n is a dot_general with n x n cosine and sine
 matrices (twiddles from numpy in f64, with j k reduced mod n first, so each is correctly rounded, then rounded
 once to the operand's precision), on the real and imaginary parts, which stablehlo.real/imag/complex take apart
 and join; complex_pairs.py then carries the parts on. The spec's
@@ -112,14 +113,15 @@ def _as_real_dft(module: ir.Module, lowered_by_iree) -> int:
     return count
 
 
-def _llvm_cpu_lowers(op, lengths: list[int]) -> bool:
+def _iree_lowers(op, lengths: list[int]) -> bool:
     return not _is_f64(op) and len(lengths) == 1 and lengths[0] & (lengths[0] - 1) == 0
 
 
-def ffts_beyond_llvm_cpu_as_real_dft(module: ir.Module) -> int:
-    """llvm-cpu: f64 FFTs, and f32 ones but those of one dimension whose length is a power of two (jnp.fft.fft2
-    of 4 x 8 failed too)."""
-    return _as_real_dft(module, _llvm_cpu_lowers)
+def ffts_beyond_iree_as_real_dft(module: ir.Module) -> int:
+    """llvm-cpu and cuda: f64 FFTs, and f32 ones but those of one dimension whose length is a power of two
+    (jnp.fft.fft2 of 4 x 8 failed too; cuda failed the same cases, a 1-D complex128 one of 16 with "'arith.mulf' op
+    requires the same type for all operands")."""
+    return _as_real_dft(module, _iree_lowers)
 
 
 def ffts_as_real_dft(module: ir.Module) -> int:

@@ -15,7 +15,7 @@ from . import (accurate_math, compile_rewrites, conv_gradients, conv_phases, ker
                linalg_rewrites, matmul_kernel, normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites,
                vmvx_rewrites, window_scatters)
 from .constant_folding import fold_constants
-from .fft_rewrites import ffts_as_real_dft, ffts_beyond_llvm_cpu_as_real_dft
+from .fft_rewrites import ffts_as_real_dft, ffts_beyond_iree_as_real_dft
 from .legalize import walk as _walk
 from .subnormal_compares import float_compares_by_bits
 from .complex_pairs import complex_as_real_pairs, complex_as_real_pairs_native_ends, complex_math_by_parts
@@ -194,7 +194,7 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # The patterns IREE fails to compile come next (compile_rewrites.py: empty contractions, i1 windows, selected
 # scatter updates, the double rounding of int -> f32 -> bf16 kept on vmvx and llvm-cpu, vmvx's f64 -> int, llvm-cpu's
 # bf16 converts rounded once); FFTs IREE cannot lower become real matrix products next (fft_rewrites.py: f64 ones,
-# on llvm-cpu f32 ones but 1-D ones of power-of-two lengths, on vmvx every one) and
+# on llvm-cpu and cuda f32 ones but 1-D ones of power-of-two lengths, on vmvx every one) and
 # chlo.square basic ops (legalize.py); on the CPUs CHLO is expanded then, and stable sorts sort by position after it
 # (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
 # slices on every target (on cuda too: those with a result nobody reads), and on the CPUs long sorts become sorting networks (sort_networks.py: IREE's sort is
@@ -231,7 +231,7 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
                   vmvx_rewrites.f16_arithmetic_in_f32, vmvx_rewrites.f16_converts_by_bits, float_compares_by_bits,
                   nan_aware_float_compares,
                   narrow_int_to_f64_by_bits],
-          "cpu": _CPU_FIRST + [ffts_beyond_llvm_cpu_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
+          "cpu": _CPU_FIRST + [ffts_beyond_iree_as_real_dft] + _BEFORE_CHLO + compile_rewrites.CPU
                  + legalize.CHLO_FIRST + sort_rewrites.CPU
                  + [sort_networks.sorts_by_network, complex_as_real_pairs_native_ends, fold_constants_of_pairs]
                  + _CPU_SPEC + [
@@ -239,7 +239,7 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
               layout.channels_last, requested_winograd,
               *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
-          "cuda": _FIRST + _GRADIENT_LAYOUTS + sort_rewrites.CUDA + _BEFORE_CHLO
+          "cuda": _FIRST + _GRADIENT_LAYOUTS + sort_rewrites.CUDA + [ffts_beyond_iree_as_real_dft] + _BEFORE_CHLO
                   + [complex_math_by_parts, fold_constants_of_pairs]
                   + _SPEC_OPS + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
 
