@@ -1,6 +1,7 @@
-"""JAX's LAPACK custom calls, as hlojit's own linalg: what `jax.jit(f).lower(...)` of jnp.linalg and
+"""JAX's LAPACK and cuSOLVER custom calls, as hlojit's own linalg: what `jax.jit(f).lower(...)` of jnp.linalg and
 jax.scipy.linalg writes for the CPU (`stablehlo.custom_call @lapack_spotrf_ffi` and the like, with their
-`mhlo.backend_config` of LAPACK's character arguments) means a LAPACK routine, which no backend here has. Each
+`mhlo.backend_config` of LAPACK's character arguments), or a `jax.export` for cuda (`@cusolver_potrf_ffi` ...,
+booleans for the characters), means a LAPACK or cuSOLVER routine, which no backend here has. Each
 call becomes the StableHLO of the hlojit function that computes the same (ops/linalg/: traced for the call's
 operand types, its ops inlined where the call stood, its composites kept with their decompositions, so the cpu
 target's kernels take them as in a traced program), so such a module runs on every backend, and vmap and grad
@@ -19,6 +20,16 @@ of it (inline.py inlines the composites there) see ordinary ops. What each routi
   component is real (zeros where not asked for), info 0. The left ones are the columns of inv(vr)^H (vl^H a =
   w vl^H), normalised as LAPACK's.
 
+cuSOLVER's (JAX's cuda lowerings, jax 0.10; hipSOLVER's names alike) give what LAPACK's of the same name give,
+with `lower` for uplo, but:
+- syevd: `lower`, `algorithm` (QR or Jacobi: the same eigenpairs); mode V always.
+- gesvdj / gesvdp (Jacobi, polar: JAX's default up to 1024 x 1024): u and V itself (not V^H), full (m x m,
+  n x n) unless `full_matrices` is false (then m x k, n x k); zeros where `compute_uv` is false.
+- gesvd / gesdd: u and vt as LAPACK's, in each other's place where `transposed` (JAX's m < n: the call sees the
+  transpose); none where `compute_uv` is false (scalars).
+- cu_lu_pivots_to_permutation: the row order (permutation_size long, the result's length) that 0-based pivots
+  make, as lu_factor's row order.
+
 hlojit's factorizations report no failure of their own beyond NaN, so info is 0 where the result is finite.
 """
 from __future__ import annotations
@@ -36,10 +47,11 @@ from .inline import inline_function
 from .jit import jit
 from .ops.linalg import _util
 from .ops.linalg.eig import normalised_columns
-from .ops.linalg.lu import factor
+from .ops.linalg.lu import factor, permutation
 from .ops.linalg.qr import form_q, householder
 
-_NAME = re.compile(r"lapack_([sdcz])(\w+)_ffi$")
+_LAPACK = re.compile(r"lapack_[sdcz](\w+)_ffi$")
+_GPU = re.compile(r"(?:cu|hip)solver_(\w+)_ffi$|(?:cu|hip)_(lu_pivots_to_permutation)$")
 
 
 def _triangle(shape, lower: bool):
@@ -142,8 +154,49 @@ def _geev(config, results, a):
     return ops.real(w), ops.imag(w), vl, vr, info
 
 
+def _uplo(config) -> dict:
+    """cuSOLVER's `lower` as LAPACK's uplo character."""
+    return {"uplo": ord("L") if config.get("lower", 1) else ord("U")}
+
+
+def _gpu_syevd(config, results, a):
+    return _syevd(_uplo(config), results, a)
+
+
+def _gesvdj(config, results, a):
+    (_, _), _, (u_shape, u_dtype), (v_shape, v_dtype), (info_shape, _) = results
+    if config.get("compute_uv", 1):
+        u, s, vt = ops.linalg.svd(a, full_matrices=bool(config.get("full_matrices", 1)))
+        v = _util.mH(vt)
+    else:
+        s, u, v = ops.linalg.svdvals(a), ops.zeros(u_shape, u_dtype), ops.zeros(v_shape, v_dtype)
+    return ops.zeros(a.shape, a.dtype), s, u, v, ops.zeros(info_shape, dtypes.int32)
+
+
+def _gesvd(config, results, a):
+    (_, _), _, first, second, (info_shape, _) = results
+    if config.get("compute_uv", 1):
+        u, s, vt = ops.linalg.svd(a, full_matrices=bool(config.get("full_matrices", 1)))
+    else:
+        s, u, vt = ops.linalg.svdvals(a), ops.zeros(*first), ops.zeros(*second)
+    u, vt = (vt, u) if config.get("transposed", 0) else (u, vt)
+    return ops.zeros(a.shape, a.dtype), s, u, vt, ops.zeros(info_shape, dtypes.int32)
+
+
+def _pivots_to_permutation(config, results, pivots):
+    (shape, _), = results
+    k, size = pivots.shape[-1], shape[-1]
+    if size > k:    # the rows past the pivots stay where they are
+        own = ops.broadcast_to(_util.index((size,), 0)[k:], pivots.shape[:-1] + (size - k,))
+        pivots = ops.concatenate([pivots, own.astype(pivots.dtype)], axis=-1)
+    return (permutation(pivots)[..., :size].astype(dtypes.int32),)
+
+
 _ROUTINES = {"potrf": _potrf, "getrf": _getrf, "trsm": _trsm, "geqrf": _geqrf, "orgqr": _orgqr, "ungqr": _orgqr,
              "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev}
+_GPU_ROUTINES = {"potrf": lambda config, results, a: _potrf(_uplo(config), results, a), "getrf": _getrf,
+                 "geqrf": _geqrf, "orgqr": _orgqr, "syevd": _gpu_syevd, "gesvdj": _gesvdj, "gesvdp": _gesvdj,
+                 "gesvd": _gesvd, "gesdd": _gesvd, "lu_pivots_to_permutation": _pivots_to_permutation}
 
 
 def _config(op) -> dict:
@@ -151,20 +204,28 @@ def _config(op) -> dict:
     if "mhlo.backend_config" not in op.attributes:
         return {}
     config = ir.DictAttr(op.attributes["mhlo.backend_config"])
-    return {config[i].name: ir.IntegerAttr(config[i].attr).value for i in range(len(config))
-            if isinstance(config[i].attr, ir.IntegerAttr)}
+    entries = {}
+    for i in range(len(config)):
+        if isinstance(config[i].attr, ir.BoolAttr):          # cuSOLVER's lower, full_matrices ...
+            entries[config[i].name] = int(ir.BoolAttr(config[i].attr).value)
+        elif isinstance(config[i].attr, ir.IntegerAttr):
+            entries[config[i].name] = ir.IntegerAttr(config[i].attr).value
+    return entries
 
 
 def _routine(op):
-    """The LAPACK routine's builder a custom call stands for, or None."""
+    """The builder of the LAPACK or cuSOLVER routine a custom call stands for, or None."""
     if op.name != "stablehlo.custom_call":
         return None
-    match = _NAME.match(ir.StringAttr(op.attributes["call_target_name"]).value)
-    return _ROUTINES.get(match.group(2)) if match else None
+    name = ir.StringAttr(op.attributes["call_target_name"]).value
+    if (match := _LAPACK.match(name)) is not None:
+        return _ROUTINES.get(match.group(1))
+    match = _GPU.match(name)
+    return _GPU_ROUTINES.get(match.group(1) or match.group(2)) if match else None
 
 
 def replace_lapack_calls(module: ir.Module, source: str) -> int:
-    """Each LAPACK custom call of `module` replaced by hlojit's StableHLO for it; the number replaced."""
+    """Each LAPACK or cuSOLVER custom call of `module` replaced by hlojit's StableHLO for it; the number replaced."""
     calls = [op for op in walk(module.operation) if _routine(op) is not None]
     for op in calls:
         routine = _routine(op)
