@@ -28,8 +28,7 @@ _BLOCKED = "gap: the blocked factorizations are built from matmuls (IREE has no 
            "legalises stablehlo.cholesky/triangular_solve row by row, far slower): shapes kept equal per panel so " \
            "IREE compiles each loop once; moving the blocked algorithms to the pipeline is a speed project"
 FRONTEND_PATTERNS = {
-    "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gaps fft_plan.py::_const and "
-                             "linalg/_util.py::mm",
+    "ops/_core.py::barrier": "gap: the frontend's barrier builder, used by the gap fft_plan.py::_const",
     "ops/complex_math.py::<module>": "note: exp, log, sin ... of complex operands are StableHLO's ops; "
                                      "pipeline/complex_math_pairs.py writes them out on real parts for IREE",
     "ops/elementwise.py::<module>": "note: sin & co. are stablehlo.sine...; pipeline/accurate_math.py mends IREE's",
@@ -53,9 +52,6 @@ FRONTEND_PATTERNS = {
     "ops/linalg/_util.py::pad_identity": _BLOCKED + " (concatenation, not a loop: IREE's runtime rejected some "
                                                     "loops over a padded identity with OUT_OF_RANGE)",
     "ops/linalg/_util.py::column_loop": _BLOCKED + " (always a loop: cpu fails on QR's panels unrolled)",
-    "ops/linalg/_util.py::mm": _BLOCKED + " (barriers around batched matmuls: cpu fails to compile them fused; as a "
-                                          "pipeline rewrite it would barrier every batched dot_general of every "
-                                          "program, at a fusion's cost)",
     "ops/linalg/cholesky.py::<module>": _BLOCKED,
     "ops/linalg/divide_conquer.py::_stack": "meaning: several sums as one reduction of stacked terms (exact on every "
                                             "target; fewer IREE dispatches)",

@@ -157,11 +157,7 @@ def matrix_and_rhs(op: str, a, b):
 
 
 def mm(a, b):
-    """a @ b for the factorizations. Batched operands pass an optimization barrier first: IREE 3.13's cpu
-    data tiling fails ("large vector sizes", then "failed to legalize linalg.batch_matmul") on a batched
-    matmul that fuses the slice producing an operand or the select consuming its result."""
-    if a.ndim > 2 or b.ndim > 2:
-        return _core.barrier(_core.barrier(a) @ _core.barrier(b))
+    """a @ b for the factorizations."""
     return a @ b
 
 
