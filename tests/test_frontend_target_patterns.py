@@ -111,7 +111,7 @@ FRONTEND_PATTERNS = {
     "ops/statistics.py::<module>": "note: the scan's rounds are dispatches on IREE; argsort and top_k sort one "
                                    "packed u64 key on every target (exact positions; faster than a sort of value "
                                    "and position on iree:cpu, the comment's figures; cuda's failure on the latter "
-                                   "was a dead result, pipeline/sort_rewrites.py's sorts_with_every_result_read)",
+                                   "was a dead result, pipeline/sort_rewrites.py's sorts_on_their_own_buffers)",
     "ops/statistics.py::_wide_var": "meaning: total * inf is numpy's total / 0 (inf, NaN for 0/0); vmvx rejects a "
                                     "division by a constant 0",
     "ops/linalg/jacobi.py::_rotate_rows": "note: speed on every target: a Jacobi round as one elementwise pass "

@@ -488,7 +488,7 @@ def test_op(backend, group, case):
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
 def test_cuda_argsort_of_64_bit_values_along_a_long_axis(dtype):
     """64-bit values sort beside their positions (no room to pack both in one key), and argsort reads the positions
-    alone: IREE 3.13's cuda failed to bufferize that sort until sort_rewrites.sorts_with_every_result_read."""
+    alone: IREE 3.13's cuda failed to bufferize that sort until sort_rewrites.sorts_on_their_own_buffers."""
     from hlojit.pipeline import compile_program, cuda
     compile_program(hj.jit(lambda x: ops.argsort(x)).lower(np.zeros(64, dtype)).program, cuda())
 

@@ -22,11 +22,13 @@ first. The frontend's top_k once had this barrier itself; from_mlir modules lack
 
 Order (quirks.py): on llvm-cpu and vmvx after CHLO's expansion, so chlo.top_k's stable sort is made stable too.
 
-cuda only: a sort with a result nobody reads passes all its results through an optimization barrier. IREE 3.13's
-cuda codegen fails to bufferize a sort of several operands along 32 elements or more when one of its results is
-dead ("failed to bufferize op"): JAX's argsort, a sort of (x, iota) that returns the positions alone, did not
-compile for iree:cuda. cuda gets no position operand for stability, so its one-operand stable sorts stay as they
-are (the added operand's result would be such a dead one; whether IREE's cuda sort is stable is untested here).
+cuda only: a sort reads operands made by other ops (but iotas) through an optimization barrier, and where one of its results
+is nobody's, writes them all through another. IREE 3.13's cuda codegen fails to bufferize ("failed to bufferize
+op") a sort of several operands along 32 elements or more with a dead result (JAX's argsort, a sort of (x, iota)
+that returns the positions alone, did not compile for iree:cuda), and a sort of any length whose operand is a
+slice it fuses in (hlojit's f64 eigh and eigvalsh sort the diagonal, a strided slice, by value and position: they
+did not compile for cuda even at 8 x 8). cuda gets no position operand for stability, so its one-operand stable
+sorts stay as they are (whether IREE's cuda sort is stable is untested here).
 """
 from __future__ import annotations
 
@@ -129,14 +131,22 @@ def sorts_apart_from_slices(module: ir.Module) -> int:
     return count
 
 
-def sorts_with_every_result_read(module: ir.Module) -> int:
+def sorts_on_their_own_buffers(module: ir.Module) -> int:
     count = 0
-    for op in [op for op in walk(module.operation) if op.name == "stablehlo.sort" and len(op.results) > 1]:
-        if any(next(iter(result.uses), None) is None for result in op.results):
+    for op in [op for op in walk(module.operation) if op.name == "stablehlo.sort"]:
+        made = [k for k, value in enumerate(op.operands) if producer(value) is not None
+                and producer(value).name not in ("stablehlo.optimization_barrier", "stablehlo.iota")]
+        dead = len(op.results) > 1 and any(next(iter(result.uses), None) is None for result in op.results)
+        if made:
+            with ir.InsertionPoint(op), op.location:
+                kept = hlo.optimization_barrier([op.operands[k] for k in made])
+            for k, value in zip(made, kept):
+                op.operands[k] = value
+        if dead:
             behind_barrier(op)
-            count += 1
+        count += bool(made) or dead
     return count
 
 
 CPU = [stable_sort_by_position, sorts_apart_from_slices]     # llvm-cpu and vmvx (then sort_networks.py's)
-CUDA = [sorts_apart_from_slices, sorts_with_every_result_read]
+CUDA = [sorts_apart_from_slices, sorts_on_their_own_buffers]
