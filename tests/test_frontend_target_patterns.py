@@ -67,10 +67,12 @@ FRONTEND_PATTERNS = {
     "ops/linalg/eig.py::_schur": _BLOCKED + " (one flat loop of rotations, not sweeps in a loop of windows: cpu fails "
                                  "at run time, OUT_OF_RANGE in copy_buffer, on a shift passed to the inner loop; the "
                                  "window's cond takes operands, not captures: 'operand does not dominate this use')",
-    "ops/linalg/jacobi.py::sort_by": "gap: eigenvalues reordered by a one-hot sum, not a gather: cpu could not "
-                                     "compile that gather beside the sort that made its indices inside eigh; a "
-                                     "take_along_axis of an argsort (beside a sort or not, f32 and f64) compiles, "
-                                     "so the failing pattern is not isolated and no rewrite can match it",
+    "ops/linalg/jacobi.py::sort_by": "gap: eigenvalues reordered by a one-hot sum, not a gather. The gather "
+                                     "beside the sort that made its indices inside eigh compiles on cpu now "
+                                     "(2026-12-07: n = 8 to 256, f32/f64, both data-tiled flag sets), but on cuda "
+                                     "eigh and eigvalsh then fail ('LLVM Translation failed for operation: "
+                                     "builtin.unrealized_conversion_cast', n = 8 and 64, f32/f64), and a "
+                                     "take_along_axis of an argsort alone compiles there: not isolated, no rewrite",
     "ops/linalg/lu.py::_factor_subpanel": _BLOCKED,
     "ops/linalg/lu.py::_gather_rows": "meaning: whole rows by a gather of slices, the natural form (also ~10x "
                                       "faster on IREE than a gather of elements)",

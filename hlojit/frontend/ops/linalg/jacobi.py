@@ -198,8 +198,8 @@ def eigen_sweeps(a, vectors: bool = True):
 
 
 def sort_by(w, order):
-    """w[..., order] as a one-hot sum: IREE 3.13's cpu cannot compile this gather next to the sort that
-    made `order` (nor a second sort of w, nor top_k at n = 256: "LLVM Translation failed")."""
+    """w[..., order] as a one-hot sum: IREE 3.13's cuda cannot compile this gather next to the sort that made
+    `order` inside eigh ("LLVM Translation failed", 2026-12-07; its cpu failed too until then)."""
     n = w.shape[-1]
     picks = order[..., None, :] == _util.index((n, 1), 0)        # picks[i, j]: w[i] goes to place j
     return ops.sum(ops.where(picks, w[..., :, None], 0), axis=-2)
