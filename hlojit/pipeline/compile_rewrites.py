@@ -29,7 +29,9 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
 - a complex128 constant of more than one element (a folded complex eye, a user's table): llvm-cpu's compiler dies of
   SIGFPE packing it into the module's constants (`SizedStorageDenseElementsAttrModel::getStorageSize`, 32
   elements are enough), and cuda cannot build it ("'arith.constant' op failed to verify"). Built from two f64
-  constants by stablehlo.complex, it compiles on both (complex64 constants compile as they are). vmvx and
+  constants by stablehlo.complex, it compiles on both (complex64 constants compile as they are). A broadcast
+  complex128 scalar likewise: cuda has no 128-bit fill ("'stream.async.splat' op has no builtin for bit width
+  128": a loop started from complex128 zeros, zeros concatenated, hlojit's f64 eig). vmvx and
   llvm-cpu's complex pairs rewrite split complex constants anyway, but llvm-cpu leaves a function with a
   complex op it does not know (a complex sort) complex, constants and all.
 - llvm-cpu with data tiling (every flag set but the bare fallback and the quick build): a slice or
@@ -242,14 +244,36 @@ def scatter_selected_updates_apart(module: ir.Module) -> int:
 def complex128_constants_from_parts(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.constant"):
-        if dtype_of(op.result.type) != np.complex128 or int(np.prod(shape_of(op.result.type))) <= 1:
+        if dtype_of(op.result.type) != np.complex128:
             continue
         value = constant_value(op)
+        if value.size <= 1:      # a scalar: its broadcasts, each from the two f64 scalars
+            count += _complex128_broadcasts_from_parts(op, value)
+            continue
         with ir.InsertionPoint(op), op.location:
             op.result.replace_all_uses_with(hlo.complex(hlo.constant(np.ascontiguousarray(value.real)),
                                                         hlo.constant(np.ascontiguousarray(value.imag))))
         op.erase()
         count += 1
+    return count
+
+
+def _complex128_broadcasts_from_parts(scalar, value: np.ndarray) -> int:
+    """Each broadcast of a complex128 scalar constant as stablehlo.complex of the broadcasts of its parts."""
+    count = 0
+    for use in list(scalar.result.uses):
+        user = use.owner.operation
+        if user.name != "stablehlo.broadcast_in_dim":
+            continue
+        shape, dims = shape_of(user.results[0].type), attr_ints(user, "broadcast_dimensions")
+        with ir.InsertionPoint(user), user.location:
+            parts = [hlo.broadcast_in_dim(hlo.constant(np.array(part)), shape, dims)
+                     for part in (value.real, value.imag)]
+            user.results[0].replace_all_uses_with(hlo.complex(*parts))
+        user.erase()
+        count += 1
+    if next(iter(scalar.result.uses), None) is None:
+        scalar.erase()
     return count
 
 

@@ -346,22 +346,34 @@ _ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (*UNARY_OPS, *BINARY_OP
 # what _math_by_parts writes out: the math ops IREE cannot be trusted with on complex operands (its own lowering
 # crashes, does not link or is inaccurate), and compare (IREE's complex GE looked at the real parts alone)
 _BY_PARTS = frozenset(RULES) - {"stablehlo.multiply", "stablehlo.divide"} | {"stablehlo.compare"}
+# and the moves IREE crashes compiling on complex values (SIGSEGV on llvm-cpu and cuda: a pad, an update of a
+# slice of zeros), each part moved alone
+_MOVED_BY_PARTS = frozenset(("stablehlo.pad", "stablehlo.dynamic_update_slice"))
 
 
 def _math_by_parts(root, dots: bool = False) -> int:
     """Each complex math op and complex compare (_BY_PARTS) nested in `root` rewritten where it stands: its operands'
-    parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex; with `dots`,
-    each dot_general of two complex operands too (four real ones). Complex values and the rest of the arithmetic
-    (add, multiply, divide ...) stay IREE's own."""
+    parts by stablehlo.real/imag, complex_math_pairs' rule, the result joined by stablehlo.complex; each complex
+    pad and dynamic_update_slice (_MOVED_BY_PARTS) once per part; with `dots`, each dot_general of two complex
+    operands too (four real ones). Complex values and the rest of the arithmetic (add, multiply, divide ...) stay
+    IREE's own."""
     count = 0
     for op in list(walk(root)):
-        written_out = op.name in _BY_PARTS or (dots and op.name == "stablehlo.dot_general")
+        written_out = op.name in _BY_PARTS | _MOVED_BY_PARTS or (dots and op.name == "stablehlo.dot_general")
         complex_operands = [_is_complex(v.type) for v in op.operands]
         if not written_out or not any(complex_operands):
             continue
         if op.name == "stablehlo.dot_general" and not all(complex_operands):
             continue
         with ir.InsertionPoint(op), op.location:
+            if op.name in _MOVED_BY_PARTS:
+                parts = [(hlo.real(v), hlo.imag(v)) if c else (v, v) for v, c in zip(op.operands, complex_operands)]
+                part_type = _part_type(op.results[0].type)
+                new = hlo.complex(*(_clone(op, [p[k] for p in parts], [part_type]).results[0] for k in (0, 1)))
+                op.results[0].replace_all_uses_with(new)
+                op.erase()
+                count += 1
+                continue
             parts = [(hlo.real(v), hlo.imag(v)) for v in op.operands]
             if op.name == "stablehlo.compare":
                 new = _compare(enum_attr(op, "comparison_direction"), *parts)
@@ -378,7 +390,8 @@ def _math_by_parts(root, dots: bool = False) -> int:
 
 def complex_math_by_parts(module: ir.Module) -> int:
     """cuda: the complex math ops (exp, sine, tan, power ...) and compares written out on their operands' parts,
-    one op at a time (IREE's own complex lowering of them is MLIR's, which the llvm-cpu and vmvx tests found
+    and complex pads and slice updates moved per part (IREE 3.13's cuda compiler died of SIGSEGV on each, complex64
+    and complex128: fft(x, n=20) pads), one op at a time (IREE's own complex lowering of them is MLIR's, which the llvm-cpu and vmvx tests found
     crashing and inaccurate; cuda cannot run here to show otherwise); its complex arithmetic stays native. The
     frontend built these from real ops before it emitted the complex ops themselves, so cuda's programs are
     what they were."""
