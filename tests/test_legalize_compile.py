@@ -559,3 +559,29 @@ def test_matmuls_of_spread_zeros_compile_on_cpu_and_match_the_reference():
     (actual, expected), = on_target_and_reference(GATHERED_ZEROS_MATMUL, inputs, "iree:cpu")
     assert np.isnan(expected[5]).all() and (np.delete(expected, 5, axis=0) == 0).all()
     np.testing.assert_array_equal(actual, expected)
+
+
+COLUMN_GATHER = """func.func @main(%a: tensor<8x8xf32>, %i: tensor<8x1xi32>) -> tensor<8xf32> {
+  %0 = stablehlo.slice %a [0:8, 2:3] : (tensor<8x8xf32>) -> tensor<8x1xf32>
+  %1 = stablehlo.reshape %0 : (tensor<8x1xf32>) -> tensor<8xf32>
+  %2 = "stablehlo.gather"(%1, %i) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0],
+    start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1>}>
+    : (tensor<8xf32>, tensor<8x1xi32>) -> tensor<8xf32>
+  return %2 : tensor<8xf32>
+}"""
+
+
+def test_a_gather_of_a_slice_reads_a_copy_on_cuda_golden():
+    count, text = rewritten(COLUMN_GATHER, compile_rewrites.sliced_gather_operands_materialized)
+    assert count == 1
+    assert "%2 = stablehlo.optimization_barrier %1 : tensor<8xf32>" in text and '"stablehlo.gather"(%2, %arg1)' in text
+    applied = {t: target_rewritten(COLUMN_GATHER, t)[0].get("sliced_gather_operands_materialized")
+               for t in ("cpu", "vmvx", "cuda")}
+    assert applied == {"cpu": None, "vmvx": None, "cuda": 1}
+
+
+def test_a_column_indexed_and_a_solve_by_a_column_compile_for_cuda():
+    """IREE 3.13's cuda failed both ("LLVM Translation failed for operation: builtin.unrealized_conversion_cast")."""
+    a, i = np.eye(8, dtype=np.float32), np.arange(8, dtype=np.int32)
+    program = hj.jit(lambda a, i: (ops.take(a[:, 3], i, axis=0), ops.linalg.solve(a, a[:, :1]))).lower(a, i).program
+    compile_program(program, cuda())

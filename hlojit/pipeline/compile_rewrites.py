@@ -78,6 +78,11 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   operand into a `linalg.fill` inside the matmul's dispatch and fails ("One or more operations with large vector
   sizes (32768 bytes)"), with data tiling and without, so the whole compile failed. A barrier on the operand makes
   it a buffer the matmul reads (one fill dispatch; the products stay those the spec asks, NaN times zero included).
+- cuda: a gather from a slice (through reshapes) of another tensor, as a column of a matrix indexed (`a[:, j][i]`,
+  `take(a[:, :1], i)`; hlojit's LU solve of `solve(a, a[:, :1])` gathers its right-hand side's rows): IREE fuses
+  the strided slice into the gather's dispatch and fails ("LLVM Translation failed for operation:
+  builtin.unrealized_conversion_cast", f32 and f64, 8 to 64 rows). A barrier on the gather's operand makes the
+  slice a copy of its own.
 """
 from __future__ import annotations
 
@@ -446,11 +451,25 @@ def splat_matmul_operands_materialized(module: ir.Module) -> int:
     return count
 
 
+def sliced_gather_operands_materialized(module: ir.Module) -> int:
+    count = 0
+    for op in _ops_named(module, "stablehlo.gather"):
+        source = producer(op.operands[0])
+        while source is not None and source.name == "stablehlo.reshape":
+            source = producer(source.operands[0])
+        if source is not None and source.name == "stablehlo.slice":
+            with ir.InsertionPoint(op), op.location:
+                op.operands[0] = hlo.optimization_barrier([op.operands[0]])[0]
+            count += 1
+    return count
+
+
 ALL_TARGETS = [empty_contractions_as_zeros, bool_reduce_window_in_int32, scatter_selected_updates_apart,
                complex128_constants_from_parts]
 # before vmvx's bf16 and float -> int rewrites, which read converts
 VMVX = [double_rounding_kept, f64_to_int_by_bits]
 CPU = [double_rounding_kept, bf16_converts_rounded_once, reverses_before_strided_slices]
+CUDA = [sliced_gather_operands_materialized]     # after legalize's, which rebuild gathers
 # llvm-cpu, every flag set, after complex_pairs (whose real products of a complex matmul make such operands)
 CPU_AFTER_PAIRS = [splat_matmul_operands_materialized]
 # llvm-cpu's data-tiled flag sets only (quirks.apply asks targets.data_tiled), after every rewrite that builds matmuls

@@ -208,7 +208,8 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
 # get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
 # matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
-# flag set, then the data-tiled builds' slices, bools and updates).
+# flag set, then the data-tiled builds' slices, bools and updates); cuda's gathers of slices read copies last
+# (compile_rewrites.py).
 # accurate_math.py's and linalg_rewrites.py's basic ops come before legalize's (their floors get its subnormal
 # fix) and vmvx's own (their compares get its NaN fix). llvm-cpu and vmvx expand CHLO first (legalize.py), so the ops of
 # its expansions get every rewrite after; bf16 goes to f32 after the rewrites that build bf16 ops, before the NaN fix.
@@ -242,7 +243,8 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + _GRADIENT_LAYOUTS + sort_rewrites.CUDA + [ffts_beyond_iree_as_real_dft] + _BEFORE_CHLO
                   + [complex_math_by_parts, fold_constants_of_pairs]
-                  + _SPEC_OPS + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA}
+                  + _SPEC_OPS + window_scatters.ALL_TARGETS + accurate_math.CUDA + legalize.ALL_TARGETS + legalize.CUDA
+                  + compile_rewrites.CUDA}
 
 
 def apply(module: ir.Module, target: Target) -> dict:
