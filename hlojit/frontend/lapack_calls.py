@@ -154,23 +154,10 @@ def _geev(config, results, a):
     return ops.real(w), ops.imag(w), vl, vr, info
 
 
-def _uplo(config) -> dict:
-    """cuSOLVER's `lower` as LAPACK's uplo character."""
-    return {"uplo": ord("L") if config.get("lower", 1) else ord("U")}
-
-
-def _gpu_syevd(config, results, a):
-    return _syevd(_uplo(config), results, a)
-
-
-def _gesvdj(config, results, a):
-    (_, _), _, (u_shape, u_dtype), (v_shape, v_dtype), (info_shape, _) = results
-    if config.get("compute_uv", 1):
-        u, s, vt = ops.linalg.svd(a, full_matrices=bool(config.get("full_matrices", 1)))
-        v = _util.mH(vt)
-    else:
-        s, u, v = ops.linalg.svdvals(a), ops.zeros(u_shape, u_dtype), ops.zeros(v_shape, v_dtype)
-    return ops.zeros(a.shape, a.dtype), s, u, v, ops.zeros(info_shape, dtypes.int32)
+def _with_uplo(routine):
+    """A LAPACK routine's builder taking cuSOLVER's `lower` for its uplo character."""
+    return lambda config, results, *args: routine({"uplo": ord("L") if config.get("lower", 1) else ord("U")},
+                                                  results, *args)
 
 
 def _gesvd(config, results, a):
@@ -181,6 +168,12 @@ def _gesvd(config, results, a):
         s, u, vt = ops.linalg.svdvals(a), ops.zeros(*first), ops.zeros(*second)
     u, vt = (vt, u) if config.get("transposed", 0) else (u, vt)
     return ops.zeros(a.shape, a.dtype), s, u, vt, ops.zeros(info_shape, dtypes.int32)
+
+
+def _gesvdj(config, results, a):
+    """gesvd's, but V itself in vt's place."""
+    a_out, s, u, vt, info = _gesvd({**config, "transposed": 0}, results, a)
+    return a_out, s, u, _util.mH(vt) if config.get("compute_uv", 1) else vt, info
 
 
 def _pivots_to_permutation(config, results, pivots):
@@ -194,8 +187,8 @@ def _pivots_to_permutation(config, results, pivots):
 
 _ROUTINES = {"potrf": _potrf, "getrf": _getrf, "trsm": _trsm, "geqrf": _geqrf, "orgqr": _orgqr, "ungqr": _orgqr,
              "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev}
-_GPU_ROUTINES = {"potrf": lambda config, results, a: _potrf(_uplo(config), results, a), "getrf": _getrf,
-                 "geqrf": _geqrf, "orgqr": _orgqr, "syevd": _gpu_syevd, "gesvdj": _gesvdj, "gesvdp": _gesvdj,
+_GPU_ROUTINES = {"potrf": _with_uplo(_potrf), "getrf": _getrf,
+                 "geqrf": _geqrf, "orgqr": _orgqr, "syevd": _with_uplo(_syevd), "gesvdj": _gesvdj, "gesvdp": _gesvdj,
                  "gesvd": _gesvd, "gesdd": _gesvd, "lu_pivots_to_permutation": _pivots_to_permutation}
 
 

@@ -366,16 +366,11 @@ def _math_by_parts(root, dots: bool = False) -> int:
         if op.name == "stablehlo.dot_general" and not all(complex_operands):
             continue
         with ir.InsertionPoint(op), op.location:
+            parts = [(hlo.real(v), hlo.imag(v)) if c else (v, v) for v, c in zip(op.operands, complex_operands)]
             if op.name in _MOVED_BY_PARTS:
-                parts = [(hlo.real(v), hlo.imag(v)) if c else (v, v) for v, c in zip(op.operands, complex_operands)]
                 part_type = _part_type(op.results[0].type)
                 new = hlo.complex(*(_clone(op, [p[k] for p in parts], [part_type]).results[0] for k in (0, 1)))
-                op.results[0].replace_all_uses_with(new)
-                op.erase()
-                count += 1
-                continue
-            parts = [(hlo.real(v), hlo.imag(v)) for v in op.operands]
-            if op.name == "stablehlo.compare":
+            elif op.name == "stablehlo.compare":
                 new = _compare(enum_attr(op, "comparison_direction"), *parts)
             elif op.name == "stablehlo.dot_general":
                 new = _native_complex(*_dot(op, *parts))
@@ -391,8 +386,9 @@ def _math_by_parts(root, dots: bool = False) -> int:
 def complex_math_by_parts(module: ir.Module) -> int:
     """cuda: the complex math ops (exp, sine, tan, power ...) and compares written out on their operands' parts,
     and complex pads and slice updates moved per part (IREE 3.13's cuda compiler died of SIGSEGV on each, complex64
-    and complex128: fft(x, n=20) pads), one op at a time (IREE's own complex lowering of them is MLIR's, which the llvm-cpu and vmvx tests found
-    crashing and inaccurate; cuda cannot run here to show otherwise); its complex arithmetic stays native. The
+    and complex128: fft(x, n=20) pads), one op at a time (IREE's own complex lowering of the math ops is MLIR's,
+    which the llvm-cpu and vmvx tests found crashing and inaccurate; cuda cannot run here to show otherwise); its
+    complex arithmetic stays native. The
     frontend built these from real ops before it emitted the complex ops themselves, so cuda's programs are
     what they were."""
     return _math_by_parts(module.operation)

@@ -22,13 +22,13 @@ first. The frontend's top_k once had this barrier itself; from_mlir modules lack
 
 Order (quirks.py): on llvm-cpu and vmvx after CHLO's expansion, so chlo.top_k's stable sort is made stable too.
 
-cuda only: a sort reads operands made by other ops (but iotas) through an optimization barrier, and where one of its results
-is nobody's, writes them all through another. IREE 3.13's cuda codegen fails to bufferize ("failed to bufferize
-op") a sort of several operands along 32 elements or more with a dead result (JAX's argsort, a sort of (x, iota)
-that returns the positions alone, did not compile for iree:cuda), and a sort of any length whose operand is a
-slice it fuses in (hlojit's f64 eigh and eigvalsh sort the diagonal, a strided slice, by value and position: they
-did not compile for cuda even at 8 x 8). cuda gets no position operand for stability, so its one-operand stable
-sorts stay as they are (whether IREE's cuda sort is stable is untested here).
+cuda only: a sort reads operands made by other ops (but iotas) through an optimization barrier, and where one of
+its results is nobody's, writes them all through another. IREE 3.13's cuda codegen fails to bufferize ("failed to
+bufferize op") a sort of several operands along 32 elements or more with a dead result (JAX's argsort, a sort of
+(x, iota) that returns the positions alone, did not compile for iree:cuda), and a sort of any length whose operand
+is a slice it fuses in (hlojit's f64 eigh and eigvalsh sort the diagonal, a strided slice, by value and position:
+they did not compile for cuda even at 8 x 8). cuda gets no position operand for stability, so its one-operand
+stable sorts stay as they are (whether IREE's cuda sort is stable is untested here).
 """
 from __future__ import annotations
 
