@@ -26,7 +26,7 @@ import math
 import numpy as np
 from iree.compiler import ir
 
-from ..dialects.types import attr_ints, constant_value, dtype_of, shape_of
+from ..dialects.types import attr_ints, dtype_of, shape_of
 from . import cache
 from .kernel_epilogues import column_vector, only_user, splat_value
 from .kernel_text import KernelText, executable
