@@ -255,8 +255,7 @@ def test_a_sort_of_a_slice_reads_it_through_a_barrier_on_cuda():
     assert '"stablehlo.sort"(%2, %1)' in after
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_eigvalsh_compiles_for_cuda(dtype):
+def test_eigvalsh_of_f64_compiles_for_cuda():
     from hlojit.pipeline import compile_program, cuda
-    a = np.eye(8, dtype=dtype)
+    a = np.eye(8)
     compile_program(hj.jit(lambda a: ops.linalg.eigvalsh(a)).lower(a).program, cuda())
