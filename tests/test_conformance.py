@@ -269,3 +269,13 @@ def test_ulp_distance_and_tolerances():
     assert not conformance.agree(conformance.Check("eq"), a, b)
     assert conformance.agree(conformance.Check("almost_eq"), a, a + np.float32(1e-5))
     assert not conformance.agree(conformance.Check("almost_eq"), a, a + np.float32(1e-2))
+
+
+def test_cuda_cases_are_compiled_not_run():
+    """iree:cuda has no GPU here: the tool compiles its cases (tools/stablehlo_conformance.py --compile-only)."""
+    (case,) = conformance.cases_of(TESTDATA_STYLE)
+    (outcome,) = conformance.compile_cases([case], "iree:cuda")
+    assert outcome.passed and outcome.backend == "iree:cuda"
+    broken = conformance.Case("broken", "func.func @main() -> tensor<2xf32> {", "main", [], [])
+    (outcome,) = conformance.compile_cases([broken], "iree:cuda")
+    assert not outcome.passed and outcome.detail

@@ -3,6 +3,7 @@ per-op pass/fail table.
 
     python tools/stablehlo_conformance.py tests/data/stablehlo
     python tools/stablehlo_conformance.py path/to/stablehlo/tests/interpret --backends reference iree:cpu -v
+    python tools/stablehlo_conformance.py tests/data/stablehlo --backends iree:cuda   # compiled, not run
 
 The test files' `check.expect_*` comparisons are made here after each run (hlojit/conformance.py says how).
 With -v every failing case is listed with its first error line.
@@ -23,9 +24,13 @@ def main(argv=None) -> int:
     parser.add_argument("folder")
     parser.add_argument("--backends", nargs="+", default=["reference", "iree:cpu", "iree:vmvx"])
     parser.add_argument("-v", "--verbose", action="store_true", help="list every failing case")
+    parser.add_argument("--compile-only", nargs="*", default=["iree:cuda"],
+                        help="backends whose cases are compiled, not run (default: iree:cuda, no GPU here)")
     args = parser.parse_args(argv)
-    outcomes = conformance.run_folder(args.folder, args.backends)
+    outcomes = conformance.run_folder(args.folder, args.backends, compile_only=args.compile_only)
     print(conformance.table(outcomes, args.backends))
+    if set(args.compile_only) & set(args.backends):
+        print(f"(compiled, not run: {', '.join(b for b in args.backends if b in args.compile_only)})")
     if args.verbose:
         for o in outcomes:
             if not o.passed:
