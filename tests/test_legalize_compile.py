@@ -367,7 +367,8 @@ def _complex_moves(part: str) -> str:
     IREE 3.13's cuda compiler died of SIGSEGV on the first two (complex64 and complex128) and had no 128-bit fill
     for the others ("'stream.async.splat' op has no builtin for bit width 128")."""
     t = f"complex<{part}>"
-    return f"""func.func @main(%x: tensor<2x2x{t}>) -> (tensor<4x4x{t}>, tensor<6x6x{t}>, tensor<4x2x{t}>, tensor<2x2x{t}>) {{
+    results = f"tensor<4x4x{t}>, tensor<6x6x{t}>, tensor<4x2x{t}>, tensor<2x2x{t}>"
+    return f"""func.func @main(%x: tensor<2x2x{t}>) -> ({results}) {{
   %zero = stablehlo.constant dense<(0.0, 0.0)> : tensor<{t}>
   %one = stablehlo.constant dense<(1.0, -2.0)> : tensor<{t}>
   %pad = stablehlo.pad %x, %one, low = [1, 0], high = [1, 2], interior = [0, 0]
@@ -390,7 +391,7 @@ def _complex_moves(part: str) -> str:
     %acc1 = stablehlo.add %acc, %x : tensor<2x2x{t}>
     stablehlo.return %k1, %acc1 : tensor<i32>, tensor<2x2x{t}>
   }}
-  return %pad, %dus, %cat, %loop#1 : tensor<4x4x{t}>, tensor<6x6x{t}>, tensor<4x2x{t}>, tensor<2x2x{t}>
+  return %pad, %dus, %cat, %loop#1 : {results}
 }}"""
 
 

@@ -16,8 +16,8 @@ dispatches that each read and write the whole tensor (the mean and centring; the
 Arithmetic as the StableHLO says: the softmax's sweeps are its maximum, exp(x - max) written and summed, each
 written value divided by the sum (a division, not a multiplication by the reciprocal); a row of -inf, or holding
 +inf or NaN, is NaN. The layer norm's are the sum (then / n), the sum of squares of x - mean (then / n, + eps,
-rsqrt or sqrt), and (x - mean) * or / that [* scale] [+ offset]. Lanes past a row's end read a neutral value (-inf for the
-maximum and the exponentials, the mean for the squares) and are not written.
+rsqrt or sqrt), and (x - mean) * or / that [* scale] [+ offset]. Lanes past a row's end read a neutral value
+(-inf for the maximum and the exponentials, the mean for the squares) and are not written.
 """
 from __future__ import annotations
 
@@ -381,7 +381,8 @@ def layer_norms_by_kernel(module: ir.Module) -> int:
         symbol = f"hlojit_layer_norm_kernel_{_shape_name(shape)}{form}_{np.float32(eps).view(np.uint32):08x}"
         dead = list(last.operands)
         call_of_source(module, last, symbol, lambda s: _source(
-            s, shape, lambda *a: layer_norm_body(*a, eps, divides, scale is not None, offset is not None), vector_shapes),
+            s, shape, lambda *a: layer_norm_body(*a, eps, divides, scale is not None, offset is not None),
+            vector_shapes),
             [x, *vectors])
         for value in dead:
             erase_unused(value, _PATTERN_OPS)
