@@ -282,13 +282,18 @@ class Outcome:
     detail: str = ""
 
 
+def _failed(case: Case, backend: str, error: Exception) -> Outcome:
+    """A failure with the error's first line."""
+    return Outcome(case, backend, False, f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
+
+
 def run_case(case: Case, backend: str) -> Outcome:
     """Run one case on `backend`: every check must agree; an error is a failure with its first line."""
     try:
         module = from_mlir(case.module, entry=case.entry, backend=backend)
         outputs = module()
     except Exception as e:  # the table reports every failure, whatever raised it
-        return Outcome(case, backend, False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}")
+        return _failed(case, backend, e)
     outputs = outputs if isinstance(outputs, tuple) else (outputs,)
     return _outcome(case, backend, [np.asarray(o) for o in outputs])
 
@@ -385,7 +390,7 @@ def compile_cases(cases: list[Case], backend: str) -> list[Outcome]:
             compile_program(parse(case.module, case.entry, None), target_named(backend))
             outcomes.append(Outcome(case, backend, True))
         except Exception as e:  # the table reports every failure, whatever raised it
-            outcomes.append(Outcome(case, backend, False, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"))
+            outcomes.append(_failed(case, backend, e))
     return outcomes
 
 

@@ -33,6 +33,8 @@ from jax import lax  # noqa: E402
 jax.config.update("jax_enable_x64", True)
 
 import hlojit as hj  # noqa: E402
+from hlojit.frontend.from_mlir import parse  # noqa: E402
+from hlojit.pipeline import compile_program, cuda  # noqa: E402
 
 rng = np.random.default_rng(0)
 CASES: dict = {}              # name -> (function, arguments, tolerance)
@@ -251,9 +253,12 @@ def _leaves(out) -> list:
     return [np.asarray(x) for x in jax.tree_util.tree_leaves(out if isinstance(out, (tuple, list)) else (out,))]
 
 
+def _why(error: Exception) -> str:
+    """A backend's error or a mismatch in one line: its first lines say which."""
+    return f"{type(error).__name__}: " + " | ".join(str(error).strip().splitlines()[:4])[:300]
+
+
 def _compiles_for_cuda(fn, args, exported: bool) -> None:
-    from hlojit.frontend.from_mlir import parse
-    from hlojit.pipeline import compile_program, cuda
     if exported:
         text = jax.export.export(jax.jit(fn), platforms=["cuda"])(*args).mlir_module()
     else:
@@ -268,7 +273,7 @@ def check(name: str, backend: str, cuda_export: bool = False) -> str | None:
         try:
             _compiles_for_cuda(fn, args, cuda_export)
         except Exception as e:
-            return f"{type(e).__name__}: " + " | ".join(str(e).strip().splitlines()[:4])[:300]
+            return _why(e)
         return None
     expected = _leaves(jax.jit(fn)(*args))
     text = jax.jit(fn).lower(*args).as_text()
@@ -283,8 +288,8 @@ def check(name: str, backend: str, cuda_export: bool = False) -> str | None:
                 np.testing.assert_allclose(a, e, rtol=tol, atol=tol)
             else:
                 np.testing.assert_array_equal(a, e)
-    except Exception as e:  # a backend's error or a mismatch: the first lines say which
-        return f"{type(e).__name__}: " + " | ".join(str(e).strip().splitlines()[:4])[:300]
+    except Exception as e:  # a backend's error or a mismatch
+        return _why(e)
     return None
 
 

@@ -199,7 +199,8 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # (sort_rewrites.py: chlo.top_k's sort among them; their comparators get every later fix), sorts kept apart from their
 # slices on every target (on cuda also their slice operands and dead results), and on the CPUs long sorts become
 # sorting networks (sort_networks.py: IREE's sort is quadratic in the length); then complex values real pairs
-# (complex_pairs.py; on cuda its complex math ops, pads and slice updates alone), then the spec's meaning (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own;
+# (complex_pairs.py; on cuda its complex math ops, pads and slice updates alone), then the spec's meaning
+# (legalize.py: the compares it builds get vmvx's NaN fix after), then each target's own;
 # llvm-cpu's speed rewrites last (a strided convolution's input gradient by stride phases, conv_phases.py, a
 # kernel's as a product of patches, conv_gradients.py, and transposed products as products of swapped operands,
 # layout.py, which vmvx and cuda get first; the input dilations left as padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks
