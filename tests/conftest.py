@@ -90,6 +90,70 @@ def pytest_configure(config):
                                        "(a table): under xdist they run on one worker")
 
 
+def pytest_addoption(parser):
+    parser.addoption("--deep", action="store_true", default=False,
+                     help="hlojit: also run the deep tier (tests/conftest.py's DEEP_TIER): tests that check again, "
+                          "in another dtype, target or form, code the default run already checks")
+
+
+# The deep tier: tests `pytest` leaves out and `pytest --deep` runs, by module::name[parameters] (a name alone: all
+# its parameters), each with the default-run test that checks the same code. Why a tier: the suite is nearly all
+# IREE compiles and must finish within CI's 15 minutes on 2 cores; what is here repeats a path in the f32 twin of
+# an f64 kernel test (the kernels are one text at either lane width), on a second target of target-independent
+# code, or in a compile-only check another table makes of the same ops. CPU seconds each on the 2-vCPU Zen 3
+# (2026-12-07, in the suite). Nothing that is the only check of something belongs here.
+DEEP_TIER = {
+    "test_spectral_kernels::test_svd_kernel_gives_numpy_singular_values_and_orthonormal_vectors[float32]":
+        "11.8 s: the svd kernel's text at f32 lanes; [float64] runs the same shapes' paths and more",
+    "test_spectral_kernels::test_eigh_kernel_gives_numpy_eigenvalues_and_orthonormal_eigenvectors[float32]":
+        "8.5 s: the eigh kernel at f32 lanes; [float64] runs the same shapes",
+    "test_spectral_kernels::test_svd_and_eigh_kernels_of_matrices_far_from_one[float32-1e+30]":
+        "4.0 s: the kernels' scaling at f32; [float64-1e+200] checks the same code",
+    "test_kernels::test_lu_kernel_gives_lapack_pivots_and_factors[float32]": "4.5 s: [float64], the same kernel",
+    "test_kernels::test_qr_kernels_match_lapack_signs_and_the_reference[float32]": "5.1 s: [float64], the same kernels",
+    "test_kernels::test_solve_det_slogdet_inv_through_the_lu_kernel[float32]": "3.3 s: [float64], the same kernel",
+    "test_random_distributions::test_distributions_are_right[iree:cpu]":
+        "11.3 s: the transforms are elementwise ops the op tables run on iree:cpu; [reference] checks the "
+        "distributions, test_random every target's bits, test_jax_numbers[iree:cpu] a transform on cpu",
+    "test_random_distributions::test_jax_numbers[iree:vmvx]": "3.1 s: [iree:cpu] and [reference]",
+    "test_ops_numpy::test_compiles_for_cuda":
+        "13 s: sorts, scans and products composed; test_ops_math's test_cuda_compiles_every_op compiles each for cuda",
+    "test_complex_special_values::test_special_values_are_numpys[iree:cpu-complex64]":
+        "8.3 s: complex_pairs' parts, as [iree:cpu-complex128] and [iree:vmvx-complex64] run them",
+    "test_chlo_expansion::test_zeta_and_polygamma_match_scipy[iree:cpu-f32]": "3.0 s: the expansion, [iree:cpu-f64]",
+    "test_chlo_expansion::test_zeta_and_polygamma_match_scipy[iree:vmvx-f32]": "3.8 s: [iree:vmvx-f64]",
+    "test_linalg_convergence::test_eigh_sweeps_stop_at_rounding_floor[float32-iree:cpu]":
+        "2.4 s: [float64-iree:cpu], the same sweeps; [float32-reference] the f32 floor",
+    "test_benchmarks::test_quick_run_writes_one_table_naming_the_machine_and_versions":
+        "7.5 s: compiles and times benchmarks/ (not the library); the other test_benchmarks tests check its tables",
+}
+
+
+def _deep_key(item) -> str | None:
+    """The DEEP_TIER entry naming `item`, or None."""
+    module = item.module.__name__
+    for key in (f"{module}::{item.name}", f"{module}::{item.originalname}"):
+        if key in DEEP_TIER:
+            return key
+    return None
+
+
+def _split_off_the_deep_tier(config, items):
+    """Without --deep, DEEP_TIER's tests are deselected (pytest's summary counts them). An entry that names no
+    test of a module collected is an error: a renamed test must not leave the tier silently."""
+    collected = {item.module.__name__ for item in items}
+    named = {_deep_key(item) for item in items}
+    stale = [key for key in DEEP_TIER if key.split("::")[0] in collected and key not in named]
+    if stale:
+        raise pytest.UsageError(f"conftest.DEEP_TIER names no collected test: {stale}")
+    if config.getoption("--deep"):
+        return
+    deep = [item for item in items if _deep_key(item)]
+    if deep:
+        config.hook.pytest_deselected(items=deep)
+        items[:] = [item for item in items if not _deep_key(item)]
+
+
 # The test files holding the suite's longest work units (a test, or a table group, of 8-31 CPU seconds: measured
 # per test on the 2-vCPU Xeon, 2026-12-02), in that order. xdist's loadgroup hands out units by their count of
 # tests first (--loadscope-reorder, its default: the table groups of many cases go out first), and units of the
@@ -103,11 +167,12 @@ LONGEST_FIRST = ["test_linalg_svd", "test_linalg_complex", "test_tuning", "test_
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group marks into the node ids
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """The op tables compile one module per (backend, group) and share it among that group's tests: under
     pytest-xdist (`--dist loadgroup`) those tests go to one worker, so no module compiles twice. A test
     marked `shares_compiles` without a `group` parameter shares one module per backend. The files of
-    LONGEST_FIRST are collected first."""
+    LONGEST_FIRST are collected first; DEEP_TIER's tests run with --deep only."""
+    _split_off_the_deep_tier(config, items)
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.module.__name__, len(rank)))
     for item in items:

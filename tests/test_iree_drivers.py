@@ -163,7 +163,9 @@ def test_a_raced_call_runs_on_both_drivers_with_identical_results():
     f = hj.jit(lambda x: hj.ops.tanh(x * 3.0) + x)
     outs = [np.asarray(f(x)) for _ in range(WARM_UP_CALLS + 2)]
     race = f.compile(x).race
-    assert race is not None and all(len(t) >= SEPARATED_AFTER for t in race.times.values())   # both drivers ran
+    # both drivers ran: each has calls in its window (a probe after an early end of the warm-up, which a loaded
+    # machine brings, empties its driver's window to that one call: not SEPARATED_AFTER calls each)
+    assert race is not None and all(race.times.values())
     for out in outs:
         np.testing.assert_array_equal(out, outs[0])
     np.testing.assert_allclose(outs[0], np.tanh(x * 3.0) + x, rtol=1e-6, atol=1e-6)
