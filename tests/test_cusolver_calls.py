@@ -60,6 +60,23 @@ def _close(want):
     return lambda got, *args: np.testing.assert_allclose(np.asarray(got), want(*args), **TOLERANCE)
 
 
+def _tridiagonal(*shape, k: int, dtype=np.float32, seed=4):
+    """dl, d, du of shape `shape` (dl[..., 0] and du[..., -1] zero: cuSPARSE's convention) with a small diagonal,
+    so pivoting swaps rows, and b (shape + (k,))."""
+    dl, d, du = (_general(*shape, dtype=dtype, seed=seed + i) for i in range(3))
+    dl[..., 0], du[..., -1] = 0, 0
+    return dl, (d * 0.1).astype(dtype), du, _general(*shape, k, dtype=dtype, seed=seed + 3)
+
+
+def _dense_solve(dl, d, du, b):
+    """b solved by the dense tridiagonal matrix (numpy)."""
+    n = d.shape[-1]
+    a = np.zeros(d.shape + (n,), d.dtype)
+    a[..., range(n), range(n)], a[..., range(1, n), range(n - 1)] = d, dl[..., 1:]
+    a[..., range(n - 1), range(1, n)] = du[..., :-1]
+    return np.linalg.solve(a, b)
+
+
 SYMMETRIC = _general(4, 4) + _general(4, 4).T
 SQUARE = _general(4, 4, seed=2) + 3 * np.eye(4, dtype=np.float32)
 SQUARE_C64 = _general(4, 4, dtype=np.complex64, seed=3) + 3 * np.eye(4, dtype=np.complex64)
@@ -79,10 +96,13 @@ CASES = {
     "svd_qr_tall": ((_general(5, 3),), lambda r, a: _svd(r, a, True)),        # gesvd
     "svd_qr_wide": ((_general(3, 5),), lambda r, a: _svd(r, a, False)),       # gesvd, transposed
     "svdvals_qr": ((_general(3, 5),), _close(lambda a: np.linalg.svd(a, compute_uv=False))),
+    "tridiagonal_solve": (_tridiagonal(6, k=2), _close(_dense_solve)),                        # cusparse gtsv2
+    "tridiagonal_solve_batched_f64": (_tridiagonal(2, 5, k=3, dtype=np.float64), _close(_dense_solve)),
+    "tridiagonal_solve_c64": (_tridiagonal(4, k=1, dtype=np.complex64), _close(_dense_solve)),
     "slogdet": ((SQUARE,), lambda r, a: np.testing.assert_allclose(
         [np.asarray(x) for x in r], np.linalg.slogdet(a), **TOLERANCE)),      # getrf
 }
-ON_CPU = ("solve", "svd_qr_wide", "eigh")
+ON_CPU = ("solve", "svd_qr_wide", "eigh", "tridiagonal_solve")
 
 
 def _module(name: str, backend: str):
@@ -97,7 +117,8 @@ def test_a_jax_cuda_export_runs_and_agrees_with_numpy(backend, name):
     check(results, *arguments)
 
 
-@pytest.mark.parametrize("name", ["lu_wide"])      # getrf and lu_pivots_to_permutation: the calls are gone
+# getrf and lu_pivots_to_permutation; gtsv2 (two scans): the calls are gone
+@pytest.mark.parametrize("name", ["lu_wide", "tridiagonal_solve"])
 def test_a_jax_cuda_export_compiles_for_cuda(name):
     from hlojit.frontend.from_mlir import parse
     from hlojit.pipeline import compile_program, cuda

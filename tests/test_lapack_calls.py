@@ -190,3 +190,50 @@ def test_real_calls_keep_their_composites_and_cpu_runs_the_kernels(name):
     got, want = cpu(*inputs), reference(*inputs)
     for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
         np.testing.assert_allclose(np.abs(np.asarray(g)), np.abs(np.asarray(w)), rtol=1e-4, atol=1e-4)
+
+
+def _tridiagonal(n: int, k: int, *batch, dtype=np.float64):
+    """dl, d, du (dl[..., 0] and du[..., -1] zero, as JAX passes them) with a small diagonal, so gtsv's pivoting
+    swaps rows, and b (..., n, k)."""
+    dl, d, du = (_general(*batch, n, dtype=dtype) for _ in range(3))
+    dl[..., 0], du[..., -1] = 0, 0
+    return dl, (d * 0.1).astype(dtype), du, _general(*batch, n, k, dtype=dtype)
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_gtsv_gives_every_result_lapacks_does(backend, dtype):
+    """lapack_calls' gtsv against scipy's (LAPACK's own): U's diagonals (dl from its second element: the second
+    superdiagonal the row swaps make), x, info; the elements LAPACK does not read stay as given."""
+    from hlojit.frontend import lapack_calls
+    dl, d, du, b = _tridiagonal(7, 2, dtype=dtype)
+    info_type = [None] * 4 + [((), np.dtype(np.int32))]
+    got = [np.asarray(x) for x in hj.jit(lambda *a: lapack_calls._gtsv({}, info_type, *a), backend=backend)(
+        dl, d, du, b)]
+    gtsv = scipy.linalg.lapack.get_lapack_funcs("gtsv", dtype=dtype)
+    want_dl, want_d, want_du, want_x, want_info = gtsv(dl[1:], d, du[:-1], b)
+    tolerance = dict(rtol=1e-12, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-5)
+    for part, want in zip((got[0][1:], got[1], got[2][:-1], got[3]), (want_dl, want_d, want_du, want_x)):
+        np.testing.assert_allclose(part, want, **tolerance)
+    assert got[0][0] == dl[0] and got[2][-1] == du[-1] and got[4] == want_info == 0
+
+
+@pytest.mark.parametrize("name, n, k, batch, dtype", [
+    ("tridiagonal_solve", 6, 2, (), np.float32), ("tridiagonal_solve_c64", 4, 1, (), np.complex64),
+    ("tridiagonal_solve_batched_f64", 5, 3, (2,), np.float64)])
+def test_tridiagonal_solve_modules_agree_with_a_dense_solve(name, n, k, batch, dtype):
+    """JAX's lax.linalg.tridiagonal_solve (tests/data/jax_lapack: lapack_{s,c,d}gtsv_ffi)."""
+    dl, d, du, b = _tridiagonal(n, k, *batch, dtype=dtype)
+    a = np.zeros(d.shape + (n,), dtype)
+    a[..., range(n), range(n)], a[..., range(1, n), range(n - 1)] = d, dl[..., 1:]
+    a[..., range(n - 1), range(1, n)] = du[..., :-1]
+    tolerance = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(np.asarray(_module(name)(dl, d, du, b)), np.linalg.solve(a, b), rtol=tolerance,
+                               atol=tolerance)
+
+
+def test_a_singular_tridiagonal_system_is_nan_as_in_jax():
+    """gtsv's info names the zero pivot: JAX's code after the call makes x NaN."""
+    dl, d, du, b = _tridiagonal(6, 2, dtype=np.float32)
+    x = _module("tridiagonal_solve", "iree:cpu")(np.zeros_like(dl), np.zeros_like(d), du, b)
+    assert np.isnan(np.asarray(x)).all()

@@ -1,7 +1,7 @@
-"""JAX's LAPACK and cuSOLVER custom calls, as hlojit's own linalg: what `jax.jit(f).lower(...)` of jnp.linalg and
-jax.scipy.linalg writes for the CPU (`stablehlo.custom_call @lapack_spotrf_ffi` and the like, with their
-`mhlo.backend_config` of LAPACK's character arguments), or a `jax.export` for cuda (`@cusolver_potrf_ffi` ...,
-booleans for the characters), means a LAPACK or cuSOLVER routine, which no backend here has. Each
+"""JAX's LAPACK, cuSOLVER and cuSPARSE custom calls, as hlojit's own linalg: what `jax.jit(f).lower(...)` of
+jnp.linalg and jax.scipy.linalg writes for the CPU (`stablehlo.custom_call @lapack_spotrf_ffi` and the like, with
+their `mhlo.backend_config` of LAPACK's character arguments), or a `jax.export` for cuda (`@cusolver_potrf_ffi`
+..., booleans for the characters), means a LAPACK or cuSOLVER routine, which no backend here has. Each
 call becomes the StableHLO of the hlojit function that computes the same (ops/linalg/: traced for the call's
 operand types, its ops inlined where the call stood, its composites kept with their decompositions, so the cpu
 target's kernels take them as in a traced program), so such a module runs on every backend, and vmap and grad
@@ -19,6 +19,8 @@ of it (inline.py inlines the composites there) see ordinary ops. What each routi
   complex for complex a), the left and right eigenvectors as complex columns of unit 2-norm whose largest
   component is real (zeros where not asked for), info 0. The left ones are the columns of inv(vr)^H (vl^H a =
   w vl^H), normalised as LAPACK's.
+- gtsv (JAX's tridiagonal_solve: dl, d, du, b): LAPACK's elimination with partial pivoting itself, as two
+  scans (O(n)): U in dl (its second superdiagonal, from dl[1]), d and du, x in b, info the first zero pivot.
 
 cuSOLVER's (JAX's cuda lowerings, jax 0.10; hipSOLVER's names alike) give what LAPACK's of the same name give,
 with `lower` for uplo, but:
@@ -27,6 +29,7 @@ with `lower` for uplo, but:
   n x n) unless `full_matrices` is false (then m x k, n x k); zeros where `compute_uv` is false.
 - gesvd / gesdd: u and vt as LAPACK's, in each other's place where `transposed` (JAX's m < n: the call sees the
   transpose); none where `compute_uv` is false (scalars).
+- cusparse_gtsv2 (hipsparse_gtsv2): gtsv's x alone.
 - cu_lu_pivots_to_permutation: the row order (permutation_size long, the result's length) that 0-based pivots
   make, as lu_factor's row order.
 
@@ -42,7 +45,7 @@ from iree.compiler import ir
 from ..dialects.types import dtype_of, shape_of
 from ..errors import BackendError
 from ..pipeline.legalize import walk
-from . import dtypes, ops, trace
+from . import control, dtypes, ops, trace
 from .inline import inline_function
 from .jit import jit
 from .ops.linalg import _util
@@ -51,7 +54,7 @@ from .ops.linalg.lu import factor, permutation
 from .ops.linalg.qr import form_q, householder
 
 _LAPACK = re.compile(r"lapack_[sdcz](\w+)_ffi$")
-_GPU = re.compile(r"(?:cu|hip)solver_(\w+)_ffi$|(?:cu|hip)_(lu_pivots_to_permutation)$")
+_GPU = re.compile(r"(?:cu|hip)(?:solver|sparse)_(\w+)_ffi$|(?:cu|hip)_(lu_pivots_to_permutation)$")
 
 
 def _triangle(shape, lower: bool):
@@ -185,11 +188,69 @@ def _pivots_to_permutation(config, results, pivots):
     return (permutation(pivots)[..., :size].astype(dtypes.int32),)
 
 
+def _gtsv(config, results, dl, d, du, b):
+    """LAPACK's gtsv as JAX calls it (lax.linalg.tridiagonal_solve): dl, d, du (..., n), dl[0] and du[-1] not
+    read, b (..., n, k). LAPACK's own algorithm, O(n) as two scans: Gaussian elimination with partial pivoting
+    (rows i and i+1 swapped where |dl_i| > |d_i|; |re| + |im| for complex, as LAPACK's CABS1), then back
+    substitution with the second superdiagonal the swaps make. So the results are LAPACK's to rounding: U's
+    diagonal in d, its superdiagonals in du and dl (from dl[1]; dl[-1] as given), x in b, info the first zero
+    pivot (1-based) or 0."""
+    n = d.shape[-1]
+    if n == 1:
+        info = ops.reshape((d[..., 0] == 0).astype(dtypes.int32), results[4][0])
+        return dl, d, du, b / d[..., None], info
+    rows = lambda x: ops.moveaxis(x, -1, 0)    # noqa: E731   the scans' steps lead
+    size = (lambda x: ops.abs(ops.real(x)) + ops.abs(ops.imag(x))) if d.dtype.kind == "c" else ops.abs
+    zero = ops.zeros(d.shape[:-1], d.dtype)
+    b_rows = ops.moveaxis(b, -2, 0)
+
+    def eliminate(row, x):
+        """row i (its d, du, b as steps before left them) and row i+1: U's row i, and row i+1 to carry on."""
+        d_i, du_i, b_i = row
+        dl_i, d_next, du_next, b_next, is_last = x
+        swap = size(d_i) < size(dl_i)
+        fact = ops.where(swap, d_i / dl_i, dl_i / d_i)
+        pick = lambda yes, no: ops.where(swap, yes, no)                            # noqa: E731
+        pick_rows = lambda yes, no: ops.where(swap[..., None], yes, no)            # noqa: E731
+        second = ops.where(is_last, zero, pick(du_next, zero))        # U's second superdiagonal (none past n)
+        u_row = (pick(dl_i, d_i), pick(d_next, du_i), ops.where(is_last, dl_i, second), second,
+                 pick_rows(b_next, b_i))
+        carried = (pick(du_i - fact * d_next, d_next - fact * du_i), pick(-fact * du_next, du_next),
+                   pick_rows(b_i - fact[..., None] * b_next, b_next - fact[..., None] * b_i))
+        return carried, u_row
+
+    last_step = ops.arange(n - 1) == n - 2          # LAPACK's last step writes no DL, DU past the matrix
+    steps = (rows(dl)[1:], rows(d)[1:], rows(du)[1:], b_rows[1:], last_step)
+    (d_n, _, b_n), (u_d, u_du, dl_out, u_du2, u_b) = control.scan(eliminate, (rows(d)[0], rows(du)[0], b_rows[0]),
+                                                                  steps)
+    x_n = b_n / d_n[..., None]
+
+    def substitute(after, row):
+        x_1, x_2 = after                            # x of rows i+1 and i+2
+        d_i, du_i, du2_i, b_i = row
+        x_i = (b_i - du_i[..., None] * x_1 - du2_i[..., None] * x_2) / d_i[..., None]
+        return (x_i, x_1), x_i
+
+    _, xs = control.scan(substitute, (x_n, ops.zeros_like(x_n)), (u_d, u_du, u_du2, u_b), reverse=True)
+    pivots = ops.moveaxis(ops.concatenate([u_d, d_n[None]], axis=0), 0, -1)
+    singular = pivots == 0
+    info = ops.where(ops.any(singular, axis=-1), ops.argmax(singular, axis=-1) + 1, 0).astype(dtypes.int32)
+    return (ops.concatenate([dl[..., :1], ops.moveaxis(dl_out, 0, -1)], axis=-1), pivots,
+            ops.concatenate([ops.moveaxis(u_du, 0, -1), du[..., -1:]], axis=-1),
+            ops.moveaxis(ops.concatenate([xs, x_n[None]], axis=0), 0, -2), ops.reshape(info, results[4][0]))
+
+
+def _gtsv2(config, results, dl, d, du, b):
+    """cuSPARSE's gtsv2 (JAX's cuda tridiagonal_solve): dl[0] and du[-1] zero by its convention; x alone."""
+    return (_gtsv(config, [None] * 4 + [(d.shape[:-1], dtypes.int32)], dl, d, du, b)[3],)
+
+
 _ROUTINES = {"potrf": _potrf, "getrf": _getrf, "trsm": _trsm, "geqrf": _geqrf, "orgqr": _orgqr, "ungqr": _orgqr,
-             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev}
+             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev, "gtsv": _gtsv}
 _GPU_ROUTINES = {"potrf": _with_uplo(_potrf), "getrf": _getrf,
                  "geqrf": _geqrf, "orgqr": _orgqr, "syevd": _with_uplo(_syevd), "gesvdj": _gesvdj, "gesvdp": _gesvdj,
-                 "gesvd": _gesvd, "gesdd": _gesvd, "lu_pivots_to_permutation": _pivots_to_permutation}
+                 "gesvd": _gesvd, "gesdd": _gesvd, "lu_pivots_to_permutation": _pivots_to_permutation,
+                 "gtsv2": _gtsv2}
 
 
 def _config(op) -> dict:

@@ -1,0 +1,18 @@
+#loc1 = loc("dl")
+#loc2 = loc("d")
+#loc3 = loc("du")
+#loc4 = loc("b")
+module @jit_tridiagonal_solve attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xcomplex<f32>> loc("dl"), %arg1: tensor<4xcomplex<f32>> loc("d"), %arg2: tensor<4xcomplex<f32>> loc("du"), %arg3: tensor<4x1xcomplex<f32>> loc("b")) -> (tensor<4x1xcomplex<f32>> {jax.result_info = "result"}) {
+    %0 = stablehlo.custom_call @cusparse_gtsv2_ffi(%arg0, %arg1, %arg2, %arg3) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [], operand_index = 3, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i], [j], [k], [l, m])->([n, o]) {i=4, j=4, k=4, l=4, m=1, n=4, o=1}, custom>} : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>, tensor<4x1xcomplex<f32>>) -> tensor<4x1xcomplex<f32>> loc(#loc10)
+    return %0 : tensor<4x1xcomplex<f32>> loc(#loc11)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc5 = loc("<stdin>":8:11 to :61)
+#loc6 = loc("<stdin>":16:60 to :82)
+#loc7 = loc("text"(#loc5))
+#loc8 = loc("<module>"(#loc6))
+#loc9 = loc(callsite(#loc7 at #loc8))
+#loc10 = loc("jit(tridiagonal_solve)/tridiagonal_solve"(#loc9))
+#loc11 = loc("jit(tridiagonal_solve)"(#loc9))
