@@ -56,6 +56,14 @@ def _eigh(results, a):
     np.testing.assert_allclose((v * w) @ v.T, a, **TOLERANCE)
 
 
+def _sytrd(results, a, lower: bool):
+    """Every result of JAX's tridiagonal (a with T and the reflectors, d, e, tau) as scipy's sytrd gives it."""
+    sytrd = scipy.linalg.lapack.get_lapack_funcs("sytrd", dtype=a.dtype)
+    for i in np.ndindex(a.shape[:-2]):
+        for got, want in zip(results, sytrd(a[i], lower=int(lower))):
+            np.testing.assert_allclose(np.asarray(got)[i], want, **TOLERANCE)
+
+
 def _close(want):
     return lambda got, *args: np.testing.assert_allclose(np.asarray(got), want(*args), **TOLERANCE)
 
@@ -99,6 +107,8 @@ CASES = {
     "tridiagonal_solve": (_tridiagonal(6, k=2), _close(_dense_solve)),                        # cusparse gtsv2
     "tridiagonal_solve_batched_f64": (_tridiagonal(2, 5, k=3, dtype=np.float64), _close(_dense_solve)),
     "tridiagonal_solve_c64": (_tridiagonal(4, k=1, dtype=np.complex64), _close(_dense_solve)),
+    "tridiagonal": ((_general(6, 6, seed=5),), lambda r, a: _sytrd(r, a, lower=True)),         # sytrd
+    "tridiagonal_upper_f64": ((_general(2, 5, 5, dtype=np.float64),), lambda r, a: _sytrd(r, a, lower=False)),
     "slogdet": ((SQUARE,), lambda r, a: np.testing.assert_allclose(
         [np.asarray(x) for x in r], np.linalg.slogdet(a), **TOLERANCE)),      # getrf
 }
@@ -129,9 +139,9 @@ def test_a_jax_cuda_export_compiles_for_cuda(name):
 def test_an_unknown_cusolver_routine_is_named():
     """A routine hlojit does not build stays a custom call: the backend's error names it."""
     text = """func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0:2 = stablehlo.custom_call @cusolver_sytrd_ffi(%a) {mhlo.backend_config = {lower = true}} :
+  %0:2 = stablehlo.custom_call @cusolver_potrs_ffi(%a) {mhlo.backend_config = {lower = true}} :
     (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<i32>)
   return %0#0 : tensor<4x4xf32>
 }"""
-    with pytest.raises(Exception, match="cusolver_sytrd_ffi"):
+    with pytest.raises(Exception, match="cusolver_potrs_ffi"):
         hj.from_mlir(text, backend="reference")(np.eye(4, dtype=np.float32))

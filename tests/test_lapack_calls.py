@@ -237,3 +237,33 @@ def test_a_singular_tridiagonal_system_is_nan_as_in_jax():
     dl, d, du, b = _tridiagonal(6, 2, dtype=np.float32)
     x = _module("tridiagonal_solve", "iree:cpu")(np.zeros_like(dl), np.zeros_like(d), du, b)
     assert np.isnan(np.asarray(x)).all()
+
+
+@pytest.mark.parametrize("n", [5, 40])        # 40: two of the reduction's panels
+@pytest.mark.parametrize("lower", [True, False])
+def test_sytrd_gives_every_result_lapacks_does(n, lower):
+    """lapack_calls' sytrd against scipy's dsytrd from the same triangle: the matrix with T and the reflectors
+    in it (the other triangle as given), d, e, tau; U is L's mirror."""
+    from hlojit.frontend import lapack_calls
+    a = _general(n, n, dtype=np.float64)
+    info_type = [None] * 4 + [((), np.dtype(np.int32))]
+    config = {"uplo": ord("L" if lower else "U")}
+    got = [np.asarray(x) for x in hj.jit(lambda a: lapack_calls._sytrd(config, info_type, a),
+                                         backend="reference")(a)]
+    want = scipy.linalg.lapack.dsytrd(a, lower=int(lower))
+    for part, expected in zip(got[:4], want[:4]):
+        np.testing.assert_allclose(part, expected, rtol=1e-12, atol=1e-12 * n)
+    assert got[4] == want[4] == 0
+
+
+def test_tridiagonal_modules_are_scipys_sytrd():
+    """JAX's lax.linalg.tridiagonal (tests/data/jax_lapack: lapack_ssytrd_ffi lower, lapack_dsytrd_ffi upper and
+    batched): every result."""
+    a = _general(6, 6)
+    for got, want in zip(_module("tridiagonal")(a), scipy.linalg.lapack.ssytrd(a, lower=1)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5)
+    b = _general(2, 5, 5, dtype=np.float64)
+    results = [np.asarray(x) for x in _module("tridiagonal_upper_f64")(b)]
+    for i in range(2):
+        for got, want in zip(results, scipy.linalg.lapack.dsytrd(b[i], lower=0)):
+            np.testing.assert_allclose(got[i], want, rtol=1e-12, atol=1e-12)

@@ -19,6 +19,8 @@ of it (inline.py inlines the composites there) see ordinary ops. What each routi
   complex for complex a), the left and right eigenvectors as complex columns of unit 2-norm whose largest
   component is real (zeros where not asked for), info 0. The left ones are the columns of inv(vr)^H (vl^H a =
   w vl^H), normalised as LAPACK's.
+- sytrd (uplo; JAX's tridiagonal): a holding T (d, e) and the reflectors below e (above it for U), the other
+  triangle as given; d, e, tau, info 0. Real matrices only (a complex one, LAPACK's hetrd, is refused by name).
 - gtsv (JAX's tridiagonal_solve: dl, d, du, b): LAPACK's elimination with partial pivoting itself, as two
   scans (O(n)): U in dl (its second superdiagonal, from dl[1]), d and du, x in b, info the first zero pivot.
 
@@ -52,6 +54,7 @@ from .ops.linalg import _util
 from .ops.linalg.eig import normalised_columns
 from .ops.linalg.lu import factor, permutation
 from .ops.linalg.qr import form_q, householder
+from .ops.linalg.tridiagonal import tridiagonalize
 
 _LAPACK = re.compile(r"lapack_[sdcz](\w+)_ffi$")
 _GPU = re.compile(r"(?:cu|hip)(?:solver|sparse)_(\w+)_ffi$|(?:cu|hip)_(lu_pivots_to_permutation)$")
@@ -188,6 +191,36 @@ def _pivots_to_permutation(config, results, pivots):
     return (permutation(pivots)[..., :size].astype(dtypes.int32),)
 
 
+def _sytrd(config, results, a):
+    """LAPACK's dsytrd (uplo L or U; JAX's lax.linalg.tridiagonal): a = Q T Q^T from a's uplo triangle alone, by
+    ops/linalg/tridiagonal.py's reduction, which is dsytrd's (dlarfg's reflectors, the same signs). U reduces
+    the reversed matrix (rows and columns): LAPACK's upper form is the lower one mirrored. Results: a with d on
+    its diagonal, e beside it and each reflector's vector (its 1 implied) past e in its column (in its row's
+    place for U), the other triangle as given; d, e, tau, info 0."""
+    if a.dtype.kind == "c":
+        raise BackendError("the Hermitian reduction of complex matrices (LAPACK's hetrd) is not built")
+    lower = config.get("uplo", ord("L")) == ord("L")
+    n = a.shape[-1]
+    if n == 1:
+        empty = ops.zeros(a.shape[:-2] + (0,), a.dtype)
+        return a, a[..., 0], empty, empty, ops.zeros(results[4][0], dtypes.int32)
+    mirrored = a if lower else a[..., ::-1, ::-1]
+    triangle = _triangle(a.shape, lower=True)
+    symmetric = ops.where(triangle, mirrored, _util.mT(mirrored))
+    d, e, (vs, ts) = tridiagonalize(symmetric)
+    steps = ops.arange(n - 1)
+    tau = ops.sum(ops.where(_util.index((n - 1, ts.shape[-1]), 1) == (steps % ts.shape[-1])[:, None],
+                            ts[..., :n - 1, :], 0), axis=-1)
+    rows, columns = _util.index((n, n), 0), _util.index((n, n), 1)
+    e_padded = ops.concatenate([e, ops.zeros(e.shape[:-1] + (1,), e.dtype)], axis=-1)
+    out = ops.where(rows > columns + 1, vs[..., :n, :n],
+                    ops.where(rows == columns + 1, e_padded[..., None, :],
+                              ops.where(rows == columns, d[..., None, :], mirrored)))
+    if not lower:
+        out, d, e, tau = out[..., ::-1, ::-1], d[..., ::-1], e[..., ::-1], tau[..., ::-1]
+    return out, d, e, tau, ops.zeros(results[4][0], dtypes.int32)
+
+
 def _gtsv(config, results, dl, d, du, b):
     """LAPACK's gtsv as JAX calls it (lax.linalg.tridiagonal_solve): dl, d, du (..., n), dl[0] and du[-1] not
     read, b (..., n, k). LAPACK's own algorithm, O(n) as two scans: Gaussian elimination with partial pivoting
@@ -246,11 +279,12 @@ def _gtsv2(config, results, dl, d, du, b):
 
 
 _ROUTINES = {"potrf": _potrf, "getrf": _getrf, "trsm": _trsm, "geqrf": _geqrf, "orgqr": _orgqr, "ungqr": _orgqr,
-             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev, "gtsv": _gtsv}
+             "syevd": _syevd, "heevd": _syevd, "gesdd": _gesdd, "geev": _geev, "gtsv": _gtsv,
+             "sytrd": _sytrd}
 _GPU_ROUTINES = {"potrf": _with_uplo(_potrf), "getrf": _getrf,
                  "geqrf": _geqrf, "orgqr": _orgqr, "syevd": _with_uplo(_syevd), "gesvdj": _gesvdj, "gesvdp": _gesvdj,
                  "gesvd": _gesvd, "gesdd": _gesvd, "lu_pivots_to_permutation": _pivots_to_permutation,
-                 "gtsv2": _gtsv2}
+                 "gtsv2": _gtsv2, "sytrd": _with_uplo(_sytrd)}
 
 
 def _config(op) -> dict:
