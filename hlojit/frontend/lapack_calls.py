@@ -5,7 +5,8 @@ their `mhlo.backend_config` of LAPACK's character arguments), or a `jax.export` 
 call becomes the StableHLO of the hlojit function that computes the same (ops/linalg/: traced for the call's
 operand types, its ops inlined where the call stood, its composites kept with their decompositions, so the cpu
 target's kernels take them as in a traced program), so such a module runs on every backend, and vmap and grad
-of it (inline.py inlines the composites there) see ordinary ops. What each routine gives, as LAPACK gives it (JAX reads these):
+of it (inline.py inlines the composites there) see ordinary ops. What each routine gives, as LAPACK gives it
+(JAX reads these):
 
 - potrf (uplo L/U): the factor in its triangle, the other triangle as a had it; info 0, or 1 where the matrix
   is not positive definite (LAPACK's info is the order of the failing minor; JAX tests info == 0 only).
