@@ -101,7 +101,8 @@ def pytest_addoption(parser):
 # IREE compiles and must finish within CI's 15 minutes on 2 cores; what is here repeats a path in the f32 twin of
 # an f64 kernel test (the kernels are one text at either lane width), on a second target of target-independent
 # code, or in a compile-only check another table makes of the same ops. CPU seconds each on the 2-vCPU Zen 3
-# (2026-12-07, in the suite). Nothing that is the only check of something belongs here.
+# (2026-12-07, in the suite). Nothing that is the only check of something belongs here. --deep also runs the
+# programs of race tests three times instead of once (race_runs).
 DEEP_TIER = {
     "test_spectral_kernels::test_svd_kernel_gives_numpy_singular_values_and_orthonormal_vectors[float32]":
         "11.8 s: the svd kernel's text at f32 lanes; [float64] runs the same shapes' paths and more",
@@ -127,6 +128,13 @@ DEEP_TIER = {
     "test_benchmarks::test_quick_run_writes_one_table_naming_the_machine_and_versions":
         "7.5 s: compiles and times benchmarks/ (not the library); the other test_benchmarks tests check its tables",
 }
+
+
+@pytest.fixture
+def race_runs(request) -> int:
+    """How many times a test runs a program whose failure would be a race (a process exiting while IREE's threads
+    still work): once, three times with --deep (each run a new Python process: ~3 CPU-s)."""
+    return 3 if request.config.getoption("--deep") else 1
 
 
 def _deep_key(item) -> str | None:

@@ -12,7 +12,6 @@ import pytest
 
 import hlojit as hj
 
-RUNS = 3
 STATUS = 3  # the scripts end with sys.exit(STATUS): the status must be theirs
 
 # A logging filter that is a function of __main__ keeps __main__'s globals (the Arrays in them) alive until
@@ -101,19 +100,19 @@ def run_script(source: str) -> subprocess.CompletedProcess:
                           text=True, env=env, timeout=300)
 
 
-@pytest.mark.parametrize("name, source, stdout, runs", [
-    ("device_put with a logging handler", DEVICE_PUT_WITH_LOGGING, "", RUNS),
-    ("daemon threads inside IREE", DAEMON_THREADS, "main done\n", RUNS),
-    ("a call from a later atexit handler", CALL_FROM_LATE_ATEXIT, "at exit: 82.0\n", 1),  # no race: once
+@pytest.mark.parametrize("name, source, stdout, races", [
+    ("device_put with a logging handler", DEVICE_PUT_WITH_LOGGING, "", True),
+    ("daemon threads inside IREE", DAEMON_THREADS, "main done\n", True),
+    ("a call from a later atexit handler", CALL_FROM_LATE_ATEXIT, "at exit: 82.0\n", False),  # no race: once
 ])
-def test_exit_status_is_the_programs(name, source, stdout, runs):
-    for run in range(runs):
+def test_exit_status_is_the_programs(name, source, stdout, races, race_runs):
+    for run in range(race_runs if races else 1):
         out = run_script(source)
         assert (out.returncode, out.stderr, out.stdout) == (STATUS, "", stdout), f"{name}, run {run + 1}"
 
 
-def test_a_daemon_thread_compiling_at_exit():
-    for run in range(RUNS):
+def test_a_daemon_thread_compiling_at_exit(race_runs):
+    for run in range(race_runs):
         out = run_script(DAEMON_COMPILES)
         assert out.returncode == STATUS and out.stdout == "main done\n", f"run {run + 1}: {out.stderr[-2000:]}"
         for crash in ("FATAL", "Segmentation", "Traceback", "nanobind", "terminate"):
