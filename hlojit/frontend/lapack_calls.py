@@ -55,7 +55,7 @@ from .ops.linalg import _util
 from .ops.linalg.eig import normalised_columns
 from .ops.linalg.lu import factor, permutation
 from .ops.linalg.qr import form_q, householder
-from .ops.linalg.tridiagonal import tridiagonalize
+from .ops.linalg.tridiagonal import PANEL, tridiagonalize
 
 _LAPACK = re.compile(r"lapack_[sdcz](\w+)_ffi$")
 _GPU = re.compile(r"(?:cu|hip)(?:solver|sparse)_(\w+)_ffi$|(?:cu|hip)_(lu_pivots_to_permutation)$")
@@ -209,9 +209,8 @@ def _sytrd(config, results, a):
     triangle = _triangle(a.shape, lower=True)
     symmetric = ops.where(triangle, mirrored, _util.mT(mirrored))
     d, e, (vs, ts) = tridiagonalize(symmetric)
-    steps = ops.arange(n - 1)
-    tau = ops.sum(ops.where(_util.index((n - 1, ts.shape[-1]), 1) == (steps % ts.shape[-1])[:, None],
-                            ts[..., :n - 1, :], 0), axis=-1)
+    panels = ops.reshape(ts, ts.shape[:-2] + (-1, PANEL, PANEL))      # each panel's compact-WY T: tau on its diagonal
+    tau = ops.reshape(ops.diagonal(panels, 0, -2, -1), ts.shape[:-2] + (-1,))[..., :n - 1]
     rows, columns = _util.index((n, n), 0), _util.index((n, n), 1)
     e_padded = ops.concatenate([e, ops.zeros(e.shape[:-1] + (1,), e.dtype)], axis=-1)
     out = ops.where(rows > columns + 1, vs[..., :n, :n],
