@@ -130,6 +130,14 @@ DEEP_TIER = {
 }
 
 
+def pytest_terminal_summary(terminalreporter, config):
+    """Says the deep tier was left out (under xdist pytest's own summary does not count the workers'
+    deselections)."""
+    if not config.getoption("--deep"):
+        terminalreporter.write_line(f"deep tier left out: conftest.DEEP_TIER's {len(DEEP_TIER)} entries and race "
+                                    f"tests' repeats (pytest --deep runs them)")
+
+
 @pytest.fixture
 def race_runs(request) -> int:
     """How many times a test runs a program whose failure would be a race (a process exiting while IREE's threads

@@ -23,7 +23,8 @@ of it (inline.py inlines the composites there) see ordinary ops. What each routi
 - sytrd (uplo; JAX's tridiagonal): a holding T (d, e) and the reflectors below e (above it for U), the other
   triangle as given; d, e, tau, info 0. Real matrices only (a complex one, LAPACK's hetrd, is refused by name).
 - gtsv (JAX's tridiagonal_solve: dl, d, du, b): LAPACK's elimination with partial pivoting itself, as two
-  scans (O(n)): U in dl (its second superdiagonal, from dl[1]), d and du, x in b, info the first zero pivot.
+  scans of n steps: U in dl (its second superdiagonal, from dl[1]), d and du, x in b, info the first zero pivot.
+  IREE 3.13 copies a scan's stacked outputs each iteration, so on IREE its time grows as n² (README).
 
 cuSOLVER's (JAX's cuda lowerings, jax 0.10; hipSOLVER's names alike) give what LAPACK's of the same name give,
 with `lower` for uplo, but:
