@@ -24,7 +24,8 @@ of it (inline.py inlines the composites there) see ordinary ops. What each routi
   triangle as given; d, e, tau, info 0. Real matrices only (a complex one, LAPACK's hetrd, is refused by name).
 - gtsv (JAX's tridiagonal_solve: dl, d, du, b): LAPACK's elimination with partial pivoting itself, as two
   scans of n steps: U in dl (its second superdiagonal, from dl[1]), d and du, x in b, info the first zero pivot.
-  IREE 3.13 copies a scan's stacked outputs each iteration, so on IREE its time grows as n² (README).
+  IREE 3.13 copies a scan's stacked outputs each iteration, so on IREE its time grows as n² (README); past 64
+  rows the scans take 8 steps an iteration.
 
 cuSOLVER's (JAX's cuda lowerings, jax 0.10; hipSOLVER's names alike) give what LAPACK's of the same name give,
 with `lower` for uplo, but:
@@ -255,8 +256,11 @@ def _gtsv(config, results, dl, d, du, b):
 
     last_step = ops.arange(n - 1) == n - 2          # LAPACK's last step writes no DL, DU past the matrix
     steps = (rows(dl)[1:], rows(d)[1:], rows(du)[1:], b_rows[1:], last_step)
+    # IREE 3.13 copies a loop's stacked outputs every iteration (n^2 time): 8 steps an iteration past 64 rows
+    # (iree:cpu, Zen 3: n = 1,000 16-29 -> 6-9 ms a call, 100,000 18 -> 2.4 s; its compile 0.9 -> ~3.5 s)
+    unroll = 8 if n > 64 else 1
     (d_n, _, b_n), (u_d, u_du, dl_out, u_du2, u_b) = control.scan(eliminate, (rows(d)[0], rows(du)[0], b_rows[0]),
-                                                                  steps)
+                                                                  steps, unroll=unroll)
     x_n = b_n / d_n[..., None]
 
     def substitute(after, row):
@@ -265,7 +269,8 @@ def _gtsv(config, results, dl, d, du, b):
         x_i = (b_i - du_i[..., None] * x_1 - du2_i[..., None] * x_2) / d_i[..., None]
         return (x_i, x_1), x_i
 
-    _, xs = control.scan(substitute, (x_n, ops.zeros_like(x_n)), (u_d, u_du, u_du2, u_b), reverse=True)
+    _, xs = control.scan(substitute, (x_n, ops.zeros_like(x_n)), (u_d, u_du, u_du2, u_b), reverse=True,
+                         unroll=unroll)
     pivots = ops.moveaxis(ops.concatenate([u_d, d_n[None]], axis=0), 0, -1)
     singular = pivots == 0
     info = ops.where(ops.any(singular, axis=-1), ops.argmax(singular, axis=-1) + 1, 0).astype(dtypes.int32)
