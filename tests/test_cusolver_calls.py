@@ -11,6 +11,7 @@ import pytest
 import scipy.linalg
 
 import hlojit as hj
+from test_lapack_calls import assert_scipys_sytrd, dense_tridiagonal_solve, tridiagonal_system
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "jax_cusolver")
 TOLERANCE = dict(rtol=2e-4, atol=2e-4)
@@ -56,33 +57,8 @@ def _eigh(results, a):
     np.testing.assert_allclose((v * w) @ v.T, a, **TOLERANCE)
 
 
-def _sytrd(results, a, lower: bool):
-    """Every result of JAX's tridiagonal (a with T and the reflectors, d, e, tau) as scipy's sytrd gives it."""
-    sytrd = scipy.linalg.lapack.get_lapack_funcs("sytrd", dtype=a.dtype)
-    for i in np.ndindex(a.shape[:-2]):
-        for got, want in zip(results, sytrd(a[i], lower=int(lower))):
-            np.testing.assert_allclose(np.asarray(got)[i], want, **TOLERANCE)
-
-
 def _close(want):
     return lambda got, *args: np.testing.assert_allclose(np.asarray(got), want(*args), **TOLERANCE)
-
-
-def _tridiagonal(*shape, k: int, dtype=np.float32, seed=4):
-    """dl, d, du of shape `shape` (dl[..., 0] and du[..., -1] zero: cuSPARSE's convention) with a small diagonal,
-    so pivoting swaps rows, and b (shape + (k,))."""
-    dl, d, du = (_general(*shape, dtype=dtype, seed=seed + i) for i in range(3))
-    dl[..., 0], du[..., -1] = 0, 0
-    return dl, (d * 0.1).astype(dtype), du, _general(*shape, k, dtype=dtype, seed=seed + 3)
-
-
-def _dense_solve(dl, d, du, b):
-    """b solved by the dense tridiagonal matrix (numpy)."""
-    n = d.shape[-1]
-    a = np.zeros(d.shape + (n,), d.dtype)
-    a[..., range(n), range(n)], a[..., range(1, n), range(n - 1)] = d, dl[..., 1:]
-    a[..., range(n - 1), range(1, n)] = du[..., :-1]
-    return np.linalg.solve(a, b)
 
 
 SYMMETRIC = _general(4, 4) + _general(4, 4).T
@@ -104,11 +80,12 @@ CASES = {
     "svd_qr_tall": ((_general(5, 3),), lambda r, a: _svd(r, a, True)),        # gesvd
     "svd_qr_wide": ((_general(3, 5),), lambda r, a: _svd(r, a, False)),       # gesvd, transposed
     "svdvals_qr": ((_general(3, 5),), _close(lambda a: np.linalg.svd(a, compute_uv=False))),
-    "tridiagonal_solve": (_tridiagonal(6, k=2), _close(_dense_solve)),                        # cusparse gtsv2
-    "tridiagonal_solve_batched_f64": (_tridiagonal(2, 5, k=3, dtype=np.float64), _close(_dense_solve)),
-    "tridiagonal_solve_c64": (_tridiagonal(4, k=1, dtype=np.complex64), _close(_dense_solve)),
-    "tridiagonal": ((_general(6, 6, seed=5),), lambda r, a: _sytrd(r, a, lower=True)),         # sytrd
-    "tridiagonal_upper_f64": ((_general(2, 5, 5, dtype=np.float64),), lambda r, a: _sytrd(r, a, lower=False)),
+    "tridiagonal_solve": (tridiagonal_system(6, 2, dtype=np.float32), _close(dense_tridiagonal_solve)),  # gtsv2
+    "tridiagonal_solve_batched_f64": (tridiagonal_system(5, 3, 2), _close(dense_tridiagonal_solve)),
+    "tridiagonal_solve_c64": (tridiagonal_system(4, 1, dtype=np.complex64), _close(dense_tridiagonal_solve)),
+    "tridiagonal": ((_general(6, 6, seed=5),), lambda r, a: assert_scipys_sytrd(r, a, True, **TOLERANCE)),  # sytrd
+    "tridiagonal_upper_f64": ((_general(2, 5, 5, dtype=np.float64),),
+                              lambda r, a: assert_scipys_sytrd(r, a, False, **TOLERANCE)),
     "slogdet": ((SQUARE,), lambda r, a: np.testing.assert_allclose(
         [np.asarray(x) for x in r], np.linalg.slogdet(a), **TOLERANCE)),      # getrf
 }

@@ -192,12 +192,36 @@ def test_real_calls_keep_their_composites_and_cpu_runs_the_kernels(name):
         np.testing.assert_allclose(np.abs(np.asarray(g)), np.abs(np.asarray(w)), rtol=1e-4, atol=1e-4)
 
 
-def _tridiagonal(n: int, k: int, *batch, dtype=np.float64):
-    """dl, d, du (dl[..., 0] and du[..., -1] zero, as JAX passes them) with a small diagonal, so gtsv's pivoting
-    swaps rows, and b (..., n, k)."""
-    dl, d, du = (_general(*batch, n, dtype=dtype) for _ in range(3))
+def tridiagonal_system(n: int, k: int, *batch, dtype=np.float64, seed: int = 11):
+    """dl, d, du (dl[..., 0] and du[..., -1] zero, as JAX passes them and cuSPARSE wants them) with a small
+    diagonal, so gtsv's pivoting swaps rows, and b (..., n, k). Its own generator: test_cusolver_calls draws
+    from it at import, which must not move this module's RNG."""
+    rng = np.random.default_rng(seed)
+
+    def draw(*shape):
+        values = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if np.dtype(dtype).kind == "c" else 0)
+        return values.astype(dtype)
+    dl, d, du = (draw(*batch, n) for _ in range(3))
     dl[..., 0], du[..., -1] = 0, 0
-    return dl, (d * 0.1).astype(dtype), du, _general(*batch, n, k, dtype=dtype)
+    return dl, (d * 0.1).astype(dtype), du, draw(*batch, n, k)
+
+
+def dense_tridiagonal_solve(dl, d, du, b):
+    """b solved by numpy with the dense matrix of diagonals dl[1:], d, du[:-1]."""
+    n = d.shape[-1]
+    a = np.zeros(d.shape + (n,), d.dtype)
+    a[..., range(n), range(n)], a[..., range(1, n), range(n - 1)] = d, dl[..., 1:]
+    a[..., range(n - 1), range(1, n)] = du[..., :-1]
+    return np.linalg.solve(a, b)
+
+
+def assert_scipys_sytrd(results, a, lower: bool, **tolerance):
+    """Every result of JAX's tridiagonal of a (..., n, n) (a with T and the reflectors, d, e, tau) as scipy's
+    sytrd gives it, matrix by matrix."""
+    sytrd = scipy.linalg.lapack.get_lapack_funcs("sytrd", dtype=a.dtype)
+    for i in np.ndindex(a.shape[:-2]):
+        for got, want in zip(results, sytrd(a[i], lower=int(lower))):
+            np.testing.assert_allclose(np.asarray(got)[i], want, **tolerance)
 
 
 @pytest.mark.parametrize("backend, dtype, n", [("reference", np.float64, 7), ("iree:cpu", np.float64, 7),
@@ -207,7 +231,7 @@ def test_gtsv_gives_every_result_lapacks_does(backend, dtype, n):
     """lapack_calls' gtsv against scipy's (LAPACK's own): U's diagonals (dl from its second element: the second
     superdiagonal the row swaps make), x, info; the elements LAPACK does not read stay as given."""
     from hlojit.frontend import lapack_calls
-    dl, d, du, b = _tridiagonal(n, 2, dtype=dtype)
+    dl, d, du, b = tridiagonal_system(n, 2, dtype=dtype)
     info_type = [None] * 4 + [((), np.dtype(np.int32))]
     got = [np.asarray(x) for x in hj.jit(lambda *a: lapack_calls._gtsv({}, info_type, *a), backend=backend)(
         dl, d, du, b)]
@@ -224,18 +248,15 @@ def test_gtsv_gives_every_result_lapacks_does(backend, dtype, n):
     ("tridiagonal_solve_batched_f64", 5, 3, (2,), np.float64)])
 def test_tridiagonal_solve_modules_agree_with_a_dense_solve(name, n, k, batch, dtype):
     """JAX's lax.linalg.tridiagonal_solve (tests/data/jax_lapack: lapack_{s,c,d}gtsv_ffi)."""
-    dl, d, du, b = _tridiagonal(n, k, *batch, dtype=dtype)
-    a = np.zeros(d.shape + (n,), dtype)
-    a[..., range(n), range(n)], a[..., range(1, n), range(n - 1)] = d, dl[..., 1:]
-    a[..., range(n - 1), range(1, n)] = du[..., :-1]
+    dl, d, du, b = tridiagonal_system(n, k, *batch, dtype=dtype)
     tolerance = 1e-12 if dtype == np.float64 else 2e-5
-    np.testing.assert_allclose(np.asarray(_module(name)(dl, d, du, b)), np.linalg.solve(a, b), rtol=tolerance,
-                               atol=tolerance)
+    np.testing.assert_allclose(np.asarray(_module(name)(dl, d, du, b)), dense_tridiagonal_solve(dl, d, du, b),
+                               rtol=tolerance, atol=tolerance)
 
 
 def test_a_singular_tridiagonal_system_is_nan_as_in_jax():
     """gtsv's info names the zero pivot: JAX's code after the call makes x NaN."""
-    dl, d, du, b = _tridiagonal(6, 2, dtype=np.float32)
+    dl, d, du, b = tridiagonal_system(6, 2, dtype=np.float32)
     x = _module("tridiagonal_solve", "iree:cpu")(np.zeros_like(dl), np.zeros_like(d), du, b)
     assert np.isnan(np.asarray(x)).all()
 
@@ -261,10 +282,6 @@ def test_tridiagonal_modules_are_scipys_sytrd():
     """JAX's lax.linalg.tridiagonal (tests/data/jax_lapack: lapack_ssytrd_ffi lower, lapack_dsytrd_ffi upper and
     batched): every result."""
     a = _general(6, 6)
-    for got, want in zip(_module("tridiagonal")(a), scipy.linalg.lapack.ssytrd(a, lower=1)):
-        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=2e-5)
+    assert_scipys_sytrd(_module("tridiagonal")(a), a, lower=True, rtol=2e-5, atol=2e-5)
     b = _general(2, 5, 5, dtype=np.float64)
-    results = [np.asarray(x) for x in _module("tridiagonal_upper_f64")(b)]
-    for i in range(2):
-        for got, want in zip(results, scipy.linalg.lapack.dsytrd(b[i], lower=0)):
-            np.testing.assert_allclose(got[i], want, rtol=1e-12, atol=1e-12)
+    assert_scipys_sytrd(_module("tridiagonal_upper_f64")(b), b, lower=False, rtol=1e-12, atol=1e-12)
