@@ -158,16 +158,16 @@ def _split_off_the_deep_tier(config, items):
     """Without --deep, DEEP_TIER's tests are deselected (pytest's summary counts them). An entry that names no
     test of a module collected is an error: a renamed test must not leave the tier silently."""
     collected = {item.module.__name__ for item in items}
-    named = {_deep_key(item) for item in items}
-    stale = [key for key in DEEP_TIER if key.split("::")[0] in collected and key not in named]
+    keys = [_deep_key(item) for item in items]
+    stale = [key for key in DEEP_TIER if key.split("::")[0] in collected and key not in keys]
     if stale:
         raise pytest.UsageError(f"conftest.DEEP_TIER names no collected test: {stale}")
     if config.getoption("--deep"):
         return
-    deep = [item for item in items if _deep_key(item)]
+    deep = [item for item, key in zip(items, keys) if key]
     if deep:
         config.hook.pytest_deselected(items=deep)
-        items[:] = [item for item in items if not _deep_key(item)]
+        items[:] = [item for item, key in zip(items, keys) if not key]
 
 
 # The test files holding the suite's longest work units (a test, or a table group, of 8-31 CPU seconds: measured
