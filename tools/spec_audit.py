@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import hlojit as hj  # noqa: E402
+from hlojit.dialects.types import finfo  # noqa: E402  (bfloat16's too, whatever ml_dtypes' version)
 
 inf, nan = math.inf, math.nan
 BOOL = [np.dtype(np.bool_)]
@@ -40,7 +41,7 @@ FLOAT = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32
 COMPLEX = [np.dtype(np.complex64), np.dtype(np.complex128)]
 EVERY = BOOL + INTEGER + FLOAT + COMPLEX
 ULPS = 4                                        # allowed error of a transcendental, in ulps of the result type
-EPSILON = {d.name: float(np.finfo(d).eps) for d in FLOAT + COMPLEX}
+EPSILON = {d.name: float(finfo(d).eps) for d in FLOAT + COMPLEX}
 SPELLING = {"bool": "i1", "bfloat16": "bf16", "complex64": "complex<f32>", "complex128": "complex<f64>"}
 
 

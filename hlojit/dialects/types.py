@@ -36,12 +36,54 @@ _BY_SPELLING = {spelling: dtype for dtype, (spelling, _) in _ELEMENT_TYPES.items
 
 @functools.cache
 def bfloat16() -> np.dtype:
-    """ml_dtypes' bfloat16, imported at first use. Why not at import: ml_dtypes 0.7's import takes ~0.55 CPU-s, and
-    a compile worker (pipeline/compile_worker.py), which imports this module and not the IREE runtime (which
-    imports ml_dtypes itself), then pays it only when it compiles a bf16 program. A bf16 dtype in hand means
+    """ml_dtypes' bfloat16, imported at first use. Why not at import: ml_dtypes 0.7's import took ~0.55 CPU-s (0.6's,
+    which pyproject.toml now asks for, ~20 ms), and a compile worker (pipeline/compile_worker.py), which imports this
+    module and not the IREE runtime (which imports ml_dtypes itself), paid it only when it compiled a bf16 program. A bf16 dtype in hand means
     ml_dtypes is imported already: only the MLIR -> numpy direction needs this."""
     import ml_dtypes
     return np.dtype(ml_dtypes.bfloat16)
+
+
+def astype(array, dtype) -> np.ndarray:
+    """`array` converted to `dtype` as numpy converts it, except that a real number becomes bfloat16 rounded once
+    to the nearest (ties to even), as StableHLO's convert says. Why not numpy's astype alone: ml_dtypes before 0.7
+    converts f64 and integers wider than 16 bits through f32, rounding twice (2**24 + 2**16 + 1 became 2**24; once:
+    2**24 + 2**17), and hlojit keeps ml_dtypes below 0.7 because 0.7's import takes ~0.7 s of every process
+    (pyproject.toml). f64 goes to f32 rounded to odd (toward zero, its last bit set where inexact), which f32 ->
+    bf16's nearest-even rounding then rounds exactly once (f32 keeps 16 bits more than bf16); 64-bit integers go to
+    f64 rounded to odd first (beyond 2**53), 32-bit ones exactly."""
+    dtype = np.dtype(dtype)
+    if dtype.name != "bfloat16":
+        return np.asarray(array, dtype)
+    array = np.asarray(array)
+    if array.dtype.kind not in "fiu" or array.dtype.itemsize < 4 or array.dtype == np.float32:
+        return array.astype(dtype)
+    wide = _f64_rounded_to_odd(array) if array.dtype.itemsize == 8 and array.dtype.kind in "iu" else \
+        array.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = wide.astype(np.float32)
+        finite = np.isfinite(wide)
+        bits = narrow.view(np.uint32)
+        away = finite & (np.abs(narrow.astype(np.float64)) > np.abs(wide))   # rounded up in magnitude, or to inf
+        bits = np.where(away, bits - np.uint32(1), bits)     # one step toward zero (the sign bit is apart)
+        inexact = finite & (bits.view(np.float32).astype(np.float64) != wide)
+        bits = np.where(inexact, bits | np.uint32(1), bits)
+    return np.asarray(bits, np.uint32).view(np.float32).astype(dtype)
+
+
+def _f64_rounded_to_odd(integers: np.ndarray) -> np.ndarray:
+    """64-bit integers as f64, rounded to odd: the high and low 32 bits are exact in f64, their sum rounds once,
+    and the sum's exact error (Knuth's two-sum) says which way it rounded."""
+    x = integers.astype(np.uint64 if integers.dtype.kind == "u" else np.int64)
+    high = (x >> np.uint64(32) if x.dtype.kind == "u" else x >> 32).astype(np.float64) * 2.0**32
+    low = (x & np.array(0xFFFFFFFF, x.dtype)).astype(np.float64)
+    total = high + low
+    low_part = total - high
+    error = (high - (total - low_part)) + (low - low_part)
+    bits = total.view(np.uint64)
+    bits = np.where((error != 0) & ((error < 0) == (total > 0)), bits - np.uint64(1), bits)   # toward zero
+    bits = np.where(error != 0, bits | np.uint64(1), bits)
+    return np.asarray(bits, np.uint64).view(np.float64)
 
 
 def finfo(dtype):

@@ -33,6 +33,7 @@ import numpy as np
 from .. import backends
 from ..backends import Array
 from ..backends.teardown import COMPILING
+from ..dialects.types import astype
 from ..errors import TracingError
 from . import dtypes, pytree, trace as _trace
 from .jit import Exec
@@ -211,7 +212,7 @@ def _dispatch(fn, args, kwargs, scalars: bool):
         elif scalar_dtype is not None and type(x) in _SCALAR_TYPES:
             roles.append(True)
             specs.append((type(x),))
-            inputs.append(np.asarray(x, scalar_dtype))  # the program's argument: converted as the op would
+            inputs.append(astype(x, scalar_dtype))  # the program's argument: converted as the op's constant would be
         else:
             roles.append(False)
             specs.append(_static_key(x))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dialects.types import dtype_of, enum_attr
+from ..dialects.types import astype, dtype_of, enum_attr
 from ..errors import BackendError
 from .interpreter import OPS
 
@@ -226,14 +226,15 @@ def _compare(op):
 
 
 def _convert(op):
-    """numpy's astype; complex -> real or integer keeps the real part (StableHLO's rule; numpy would warn), but
-    complex -> i1 is true for every nonzero number (the spec's rule for booleans: 1j is true)."""
+    """numpy's astype (to bfloat16 rounded once: types.astype); complex -> real or integer keeps the real part
+    (StableHLO's rule; numpy would warn), but complex -> i1 is true for every nonzero number (the spec's rule for
+    booleans: 1j is true)."""
     dtype = dtype_of(op.result.type)
     if dtype.kind != "c" and dtype_of(op.operands[0].type).kind == "c":
         if dtype == np.bool_:
             return lambda x: np.asarray(x) != 0
-        return lambda x: np.real(x).astype(dtype)
-    return lambda x: np.asarray(x).astype(dtype)
+        return lambda x: astype(np.real(x), dtype)
+    return lambda x: astype(x, dtype)
 
 
 OPS.update({f"stablehlo.{name}": _same_type(fn) for name, fn in {**_UNARY, **_BINARY}.items()})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dialects.types import finfo
 from ..errors import DTypeError, ShapeError
 from ..frontend import dtypes, ops
 from ..frontend.ops._core import as_tensor, describe, fail
@@ -23,7 +24,7 @@ def _mask_logits(op: str, logits, mask):
                              f"{describe(logits)} ([..., queries, keys])")
     # the lowest finite value rather than -inf: a fully masked row gives equal weights, not NaN (IREE's data-tiled
     # cpu build keeps the select out of the logits' matmul: compile_rewrites.traced_bools_apart_from_matmuls)
-    return ops.where(mask, logits, float(np.finfo(logits.dtype).min))
+    return ops.where(mask, logits, float(finfo(logits.dtype).min))
 
 
 def dot_product_attention(q, k, v, mask=None):

@@ -11,8 +11,8 @@ time: compiler.COMPILE_LOCK).
 
 The worker runs compiler.compile_here on the module's bytecode, in its own sessions (sessions.py): the
 target rewrites, the fallbacks and the statistics are the same code. What it costs: starting a worker imports
-hlojit.pipeline there (~0.4 CPU-s on the other core, once per process; ml_dtypes, another 0.55, only for a bf16
-program: dialects/types.py's `bfloat16`; `prestart` overlaps it with what the caller does before its first
+hlojit.pipeline there (~0.4 CPU-s on the other core, once per process; ml_dtypes (0.02 s; 0.7's took 0.55) only
+for a bf16 program: dialects/types.py's `bfloat16`; `prestart` overlaps it with what the caller does before its first
 compile) and each compile sends its bytecode and its vmfb through pipes (a two-op function's compile: 0.55 s
 against 0.50 in-process). A worker past
 RETIRE_RSS_BYTES (an IREE session keeps every constant parsed into it) is retired after its compile, so a

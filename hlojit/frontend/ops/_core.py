@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from ...dialects import stablehlo as hlo
+from ...dialects import stablehlo as hlo, types as _types
 from ...errors import DTypeError, ShapeError, TracingError
 from .. import dtypes, trace
 from ..tensor import Tensor
@@ -58,7 +58,7 @@ def constant(value, dtype, weak: bool = False, op: str = "constant") -> Tensor:
         info = np.iinfo(dtype)
         if not info.min <= int(value) <= info.max:
             fail(DTypeError, op, f"Python int {value} does not fit in {dtype}")
-    array = array.astype(dtype)
+    array = _types.astype(array, dtype)     # a float for a bfloat16 constant: rounded once
     return wrap(emit(hlo.constant, array), array.shape, dtype, weak)
 
 

@@ -424,7 +424,7 @@ def astype(x, dtype) -> Tensor:
     if dtype == dtypes.bool_ and x.dtype != dtypes.bool_:
         return compare("not_equal", x, 0)  # StableHLO convert to i1 is nonzero-is-true too; be explicit
     if dtype == dtypes.bfloat16 and _kind(x.dtype) in "biu":
-        # through f32 (rounded twice), as JAX (XLA) converts and ml_dtypes did before 0.7 (0.7 rounds once:
+        # through f32 (rounded twice), as JAX (XLA) converts (a direct convert rounds once:
         # 2**24 + 2**16 + 1 gives 2**24 + 2**17, JAX 2**24); pipeline/compile_rewrites.py keeps the two
         # converts apart where a target would fold them into one
         return convert(convert(x, dtypes.float32), dtype)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dialects.types import finfo
 from ...errors import ShapeError, TracingError
 from ..tensor import Tensor
 from .. import dtypes
@@ -75,7 +76,7 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
                              f"not {describe(y)}")
     m, order = x.shape[0], deg + 1
     if rcond is None:
-        rcond = m * float(np.finfo(real_dtype).eps)
+        rcond = m * float(finfo(real_dtype).eps)
     lhs, rhs = vander(x, order), y
     if w is not None:
         w = _core.convert(as_tensor(w, op), dtype)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import errors
+from ....dialects.types import finfo
 from ... import dtypes
 from ... import ops  # the op namespace, complete by the time linalg is imported (its last line)
 from .. import _core
@@ -132,7 +133,7 @@ def pad_above(x, rows: int):
 
 
 def eps(dtype) -> float:
-    return float(np.finfo(dtype).eps)
+    return float(finfo(dtype).eps)
 
 
 def matrix_and_rhs(op: str, a, b):
