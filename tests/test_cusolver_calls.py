@@ -104,8 +104,13 @@ def test_a_jax_cuda_export_runs_and_agrees_with_numpy(backend, name):
     check(results, *arguments)
 
 
-# getrf and lu_pivots_to_permutation; gtsv2 (two scans): the calls are gone
-@pytest.mark.parametrize("name", ["lu_wide", "tridiagonal_solve"])
+# getrf and lu_pivots_to_permutation; gtsv2 (two scans): the calls are gone. complex64's gtsv2 does not compile:
+# IREE 3.13's stream partitioning finds a "circular dependency" between the two scans (found by
+# tools/jax_exports.py on 2026-12-07; barriers on the first scan's results do not help), so a complex tridiagonal
+# solve runs on the CPU targets alone
+@pytest.mark.parametrize("name", ["lu_wide", "tridiagonal_solve", pytest.param("tridiagonal_solve_c64", marks=(
+    pytest.mark.xfail(strict=True, reason="IREE 3.13 cuda: 'circular dependency: input operation uses partition "
+                                          "output'")))])
 def test_a_jax_cuda_export_compiles_for_cuda(name):
     from hlojit.frontend.from_mlir import parse
     from hlojit.pipeline import compile_program, cuda

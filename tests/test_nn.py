@@ -220,3 +220,17 @@ def test_layers_differentiate_like_finite_differences():
     numeric = (float(f(shifted[0])) - float(f(shifted[1]))) / 2e-6
     analytic = sum(float((np.asarray(g) * d).sum()) for g, d in zip(hj.frontend.pytree.flatten(grads)[0], direction))
     assert analytic == pytest.approx(numeric, rel=1e-6)
+
+
+def test_masked_attention_in_bfloat16_matches_float32():
+    """bf16 logits' mask value is bf16's lowest finite number (np.finfo refuses bf16 with ml_dtypes 0.6; the mask
+    raised ValueError before dialects.types.finfo took it)."""
+    import ml_dtypes
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((2, 4, 8)).astype(np.float32) for _ in range(3))
+    mask = np.tril(np.ones((4, 4), bool))
+    f = hj.jit(lambda q, k, v: nn.dot_product_attention(q, k, v, mask=mask), backend="reference")
+    want = np.asarray(f(q, k, v))
+    got = np.asarray(f(*(t.astype(ml_dtypes.bfloat16) for t in (q, k, v))))
+    assert got.dtype == ml_dtypes.bfloat16
+    np.testing.assert_allclose(got.astype(np.float32), want, rtol=0.05, atol=0.05)

@@ -4,17 +4,19 @@ backends and compare with JAX's own results: a hunt for StableHLO that JAX write
     pip install -e '.[bench]'          # jax
     python tools/jax_exports.py [NAME ...] [--backends reference iree:cpu iree:vmvx iree:cuda] [-v] [--cuda-export]
 
-169 functions: numpy and jax.numpy idioms, sorting and searching (NaN, -0.0, ties), gathers and scatters,
+174 functions: numpy and jax.numpy idioms, sorting and searching (NaN, -0.0, ties), gathers and scatters,
 control flow (while, scan, cond, switch), random numbers, special functions, convolutions and pooling with their
 gradients, FFTs, complex numbers, bf16/f16, unsigned and 64-bit integers, and jnp.linalg / jax.scipy.linalg
-(LAPACK custom calls). A case passes where every result has JAX's shape and dtype and its values within the case's
+(LAPACK custom calls, the tridiagonal solve and reduction among them). A case passes where every result has JAX's shape and dtype and its values within the case's
 tolerance (integers and booleans exactly). Prints one line per failing case (every case with -v) and a count per
 backend. iree:cuda only compiles here (no GPU): a case passes where its module compiles, lowered for JAX's
 CPU or, with --cuda-export, exported for cuda (jax.export, platforms=["cuda"]: cuSOLVER's custom calls for
 linalg). Run on 2026-12-05 it found what the README's "JAX's own programs" lists; float -> int converts of
 out-of-range values (convert_f2i, convert_f2u8) are left to differ: the spec leaves them open, XLA saturates.
 On 2026-12-07: reference 167, iree:cpu 168, iree:vmvx 167 of 169 agree (those converts); iree:cuda compiles 169
-(before that day's fft rewrite for cuda, 166), and with --cuda-export 169 (before the cuSOLVER calls, 135).
+(before that day's fft rewrite for cuda, 166), and with --cuda-export 169 (before the cuSOLVER calls, 135). The five
+tridiagonal cases added later that day agree on every backend (tridiagonal_upper_f64 on iree:cpu once its reverse
+of a slice of a slice compiled) and compile for cuda but tridiag_solve_c64 (IREE's stream partitioning).
 """
 from __future__ import annotations
 
@@ -247,6 +249,19 @@ case("matrix_rank", np.outer(f32(5), f32(4)).astype(np.float32))(lambda a: jnp.l
 case("cho_solve", spd(4), f32(4, 2))(lambda a, b: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(a), b))
 case("grad_solve", f32(4, 4) + 3 * np.eye(4, dtype=np.float32), f32(4))(lambda a, b: jax.grad(lambda a: jnp.linalg.solve(a, b).sum())(a))
 case("grad_chol", spd(4))(lambda a: jax.grad(lambda a: jnp.linalg.cholesky(a).sum())(a))
+def bands(n, dt=np.float32, batch=()):
+    """A tridiagonal system's dl, d, du (dl[0] = du[-1] = 0, as LAPACK's gtsv takes them), not diagonally dominant."""
+    dl, d, du = (rng.standard_normal(batch + (n,)).astype(dt) for _ in range(3))
+    dl[..., 0], du[..., -1] = 0, 0
+    return dl, d, du
+case("tridiag_solve", *bands(6), f32(6, 2))(lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b))
+case("tridiag_solve_f64_batched", *bands(8, np.float64, (3,)), f64(3, 8, 2), tol=1e-10)(
+    lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl, d, du, b))
+case("tridiag_solve_c64", *(re + 1j * im for re, im in zip(bands(5), bands(5))), cplx(5, 1))(
+    lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl.astype(np.complex64), d.astype(np.complex64),
+                                                      du.astype(np.complex64), b))
+case("tridiagonal", (lambda a: a + a.T)(f32(5, 5)))(lambda a: lax.linalg.tridiagonal(a, lower=True))
+case("tridiagonal_upper_f64", (lambda a: a + a.T)(f64(6, 6)), tol=1e-10)(lambda a: lax.linalg.tridiagonal(a, lower=False))
 
 
 def _leaves(out) -> list:

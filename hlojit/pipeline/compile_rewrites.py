@@ -47,7 +47,8 @@ and gave every target a workaround only one needed. StableHLO -> StableHLO, list
   whichever dimensions it reverses; a stride along another dimension, or a reverse before the strided slice (the
   frontend's own order), compiles. The reverse moves before the slice, whose starts along the reversed dimensions
   are mirrored: element i of the reversed slice is x[start + stride (n - 1 - i)], which is reverse(x)'s element
-  (size - 1 - start - stride (n - 1)) + stride i.
+  (size - 1 - start - stride (n - 1)) + stride i. A chain of slices counts as the one slice it composes to (the
+  symmetric tridiagonal reduction's d, a unit slice of a strided diagonal, reversed for LAPACK's upper form).
 - llvm-cpu with data tiling: a dot_general of integer converts of i1 (the frontend's boolean matmul, numpy's
   or-of-ands, sums in int32): IREE folds the extension into the matmul and then fails ("failed to legalize
   unresolved target materialization" of its i1 encoding), so the module compiled twice, the second time without
@@ -282,14 +283,29 @@ def _complex128_broadcasts_from_parts(scalar, value: np.ndarray) -> int:
     return count
 
 
+def _slice_chain(sliced):
+    """(x, start, strides, slices) of a stablehlo.slice of slices of x, composed as one slice of x (the slices
+    from the last, whose result the caller has, back to the first)."""
+    x, slices = sliced.operands[0], [sliced]
+    start, strides = attr_ints(sliced, "start_indices"), attr_ints(sliced, "strides")
+    inner = producer(x)
+    while inner is not None and inner.name == "stablehlo.slice":
+        inner_start, inner_strides = attr_ints(inner, "start_indices"), attr_ints(inner, "strides")
+        start = [a + stride * b for a, stride, b in zip(inner_start, inner_strides, start)]
+        strides = [a * b for a, b in zip(inner_strides, strides)]
+        x, slices, inner = inner.operands[0], slices + [inner], producer(inner.operands[0])
+    return x, start, strides, slices
+
+
 def reverses_before_strided_slices(module: ir.Module) -> int:
     count = 0
     for op in _ops_named(module, "stablehlo.reverse"):
         sliced = producer(op.operands[0])
-        if sliced is None or sliced.name != "stablehlo.slice" or attr_ints(sliced, "strides")[-1:] in ([], [1]):
+        if sliced is None or sliced.name != "stablehlo.slice":
             continue
-        x = sliced.operands[0]
-        start, strides = attr_ints(sliced, "start_indices"), attr_ints(sliced, "strides")
+        x, start, strides, slices = _slice_chain(sliced)     # a unit slice of a strided one (tridiagonal's d[:n])
+        if strides[-1:] in ([], [1]):
+            continue
         sizes, out = shape_of(x.type), shape_of(op.result.type)
         dimensions = attr_ints(op, "dimensions")
         for d in dimensions:
@@ -298,8 +314,10 @@ def reverses_before_strided_slices(module: ir.Module) -> int:
         with ir.InsertionPoint(op), op.location:
             op.result.replace_all_uses_with(hlo.slice(hlo.reverse(x, dimensions), start, limit, strides))
         op.erase()
-        if not list(sliced.results[0].uses):
-            sliced.erase()
+        for dead in slices:        # the last first: each one's use was the one before
+            if list(dead.results[0].uses):
+                break
+            dead.erase()
         count += 1
     return count
 
