@@ -7,8 +7,8 @@ backends and compare with JAX's own results: a hunt for StableHLO that JAX write
 174 functions: numpy and jax.numpy idioms, sorting and searching (NaN, -0.0, ties), gathers and scatters,
 control flow (while, scan, cond, switch), random numbers, special functions, convolutions and pooling with their
 gradients, FFTs, complex numbers, bf16/f16, unsigned and 64-bit integers, and jnp.linalg / jax.scipy.linalg
-(LAPACK custom calls, the tridiagonal solve and reduction among them). A case passes where every result has JAX's shape and dtype and its values within the case's
-tolerance (integers and booleans exactly). Prints one line per failing case (every case with -v) and a count per
+(LAPACK custom calls, the tridiagonal solve and reduction among them). A case passes where every result has JAX's
+shape and dtype and its values within the case's tolerance (integers and booleans exactly). Prints one line per failing case (every case with -v) and a count per
 backend. iree:cuda only compiles here (no GPU): a case passes where its module compiles, lowered for JAX's
 CPU or, with --cuda-export, exported for cuda (jax.export, platforms=["cuda"]: cuSOLVER's custom calls for
 linalg). Run on 2026-12-05 it found what the README's "JAX's own programs" lists; float -> int converts of
@@ -261,7 +261,8 @@ case("tridiag_solve_c64", *(re + 1j * im for re, im in zip(bands(5), bands(5))),
     lambda dl, d, du, b: lax.linalg.tridiagonal_solve(dl.astype(np.complex64), d.astype(np.complex64),
                                                       du.astype(np.complex64), b))
 case("tridiagonal", (lambda a: a + a.T)(f32(5, 5)))(lambda a: lax.linalg.tridiagonal(a, lower=True))
-case("tridiagonal_upper_f64", (lambda a: a + a.T)(f64(6, 6)), tol=1e-10)(lambda a: lax.linalg.tridiagonal(a, lower=False))
+case("tridiagonal_upper_f64", (lambda a: a + a.T)(f64(6, 6)), tol=1e-10)(
+    lambda a: lax.linalg.tridiagonal(a, lower=False))
 
 
 def _leaves(out) -> list:

@@ -38,8 +38,8 @@ _BY_SPELLING = {spelling: dtype for dtype, (spelling, _) in _ELEMENT_TYPES.items
 def bfloat16() -> np.dtype:
     """ml_dtypes' bfloat16, imported at first use. Why not at import: ml_dtypes 0.7's import took ~0.55 CPU-s (0.6's,
     which pyproject.toml now asks for, ~20 ms), and a compile worker (pipeline/compile_worker.py), which imports this
-    module and not the IREE runtime (which imports ml_dtypes itself), paid it only when it compiled a bf16 program. A bf16 dtype in hand means
-    ml_dtypes is imported already: only the MLIR -> numpy direction needs this."""
+    module and not the IREE runtime (which imports ml_dtypes itself), paid it only when it compiled a bf16 program.
+    A bf16 dtype in hand means ml_dtypes is imported already: only the MLIR -> numpy direction needs this."""
     import ml_dtypes
     return np.dtype(ml_dtypes.bfloat16)
 
@@ -53,8 +53,8 @@ def astype(array, dtype) -> np.ndarray:
     bf16's nearest-even rounding then rounds exactly once (f32 keeps 16 bits more than bf16); 64-bit integers go to
     f64 rounded to odd first (beyond 2**53), 32-bit ones exactly."""
     dtype = np.dtype(dtype)
-    if dtype.name != "bfloat16":
-        return np.asarray(array, dtype)
+    if dtype.name != "bfloat16":      # an array's copy as astype makes it; a Python int that does not fit refused
+        return array.astype(dtype) if isinstance(array, np.ndarray) else np.asarray(array, dtype)
     array = np.asarray(array)
     if array.dtype.kind not in "fiu" or array.dtype.itemsize < 4 or array.dtype == np.float32:
         return array.astype(dtype)
