@@ -107,8 +107,9 @@ def test_the_workers_cpu_time_counts_as_this_processes_own_load(monkeypatch):
 
 
 def test_a_worker_imports_ml_dtypes_only_for_a_bf16_program(monkeypatch):
-    """ml_dtypes 0.7's import took ~0.55 of a worker's ~0.9 CPU-s start (0.6, the version hlojit now asks for: ~20 ms) (dialects/types.py imported it for its
-    dtype table); a worker needs it only for a bf16 program, and then compiles it."""
+    """ml_dtypes 0.7's import took ~0.55 of a worker's ~0.9 CPU-s start (0.6, the version hlojit now asks for: ~20 ms;
+    dialects/types.py imported it for its dtype table); a worker needs it only for a bf16 program, and then
+    compiles it."""
     imports = compile_worker._MAIN.split("compile_worker.serve")[0] + "print('ml_dtypes' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", imports, "0", "0", REPO], capture_output=True, text=True,
                          check=True, env=dict(os.environ, PYTHONPATH=REPO))

@@ -133,8 +133,8 @@ DIRECT_INTS = np.array([2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 2**31 - 1, -2**
 
 def test_direct_converts_to_bf16_round_once_and_compile(backend="iree:cpu"):
     """llvm-cpu rounded f64 -> bf16 twice (through f32) and could not link i32 -> bf16 on CPUs without AVX512-BF16
-    (`__truncsfbf2`); the spec and the reference round once (checked against exact arithmetic). (vmvx still rounds f64 -> bf16 twice: it cannot
-    lower the f64 -> f32 convert inside the rounding's dispatch.)"""
+    (`__truncsfbf2`); the spec and the reference round once (checked against exact arithmetic). (vmvx still rounds
+    f64 -> bf16 twice: it cannot lower the f64 -> f32 convert inside the rounding's dispatch.)"""
     flags = np.array([True, False])
     with np.errstate(over="ignore"):   # 1e39 -> inf
         expected = [bf16_rounded_once(DIRECT_F64.tolist()), bf16_rounded_once(DIRECT_INTS.tolist()),

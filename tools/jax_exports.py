@@ -8,8 +8,8 @@ backends and compare with JAX's own results: a hunt for StableHLO that JAX write
 control flow (while, scan, cond, switch), random numbers, special functions, convolutions and pooling with their
 gradients, FFTs, complex numbers, bf16/f16, unsigned and 64-bit integers, and jnp.linalg / jax.scipy.linalg
 (LAPACK custom calls, the tridiagonal solve and reduction among them). A case passes where every result has JAX's
-shape and dtype and its values within the case's tolerance (integers and booleans exactly). Prints one line per failing case (every case with -v) and a count per
-backend. iree:cuda only compiles here (no GPU): a case passes where its module compiles, lowered for JAX's
+shape and dtype and its values within the case's tolerance (integers and booleans exactly). Prints one line per
+failing case (every case with -v) and a count per backend. iree:cuda only compiles here (no GPU): a case passes where its module compiles, lowered for JAX's
 CPU or, with --cuda-export, exported for cuda (jax.export, platforms=["cuda"]: cuSOLVER's custom calls for
 linalg). Run on 2026-12-05 it found what the README's "JAX's own programs" lists; float -> int converts of
 out-of-range values (convert_f2i, convert_f2u8) are left to differ: the spec leaves them open, XLA saturates.
