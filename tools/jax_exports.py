@@ -4,19 +4,19 @@ backends and compare with JAX's own results: a hunt for StableHLO that JAX write
     pip install -e '.[bench]'          # jax
     python tools/jax_exports.py [NAME ...] [--backends reference iree:cpu iree:vmvx iree:cuda] [-v] [--cuda-export]
 
-174 functions: numpy and jax.numpy idioms, sorting and searching (NaN, -0.0, ties), gathers and scatters,
-control flow (while, scan, cond, switch), random numbers, special functions, convolutions and pooling with their
-gradients, FFTs, complex numbers, bf16/f16, unsigned and 64-bit integers, and jnp.linalg / jax.scipy.linalg
-(LAPACK custom calls, the tridiagonal solve and reduction among them). A case passes where every result has JAX's
-shape and dtype and its values within the case's tolerance (integers and booleans exactly). Prints one line per
-failing case (every case with -v) and a count per backend. iree:cuda only compiles here (no GPU): a case passes where its module compiles, lowered for JAX's
-CPU or, with --cuda-export, exported for cuda (jax.export, platforms=["cuda"]: cuSOLVER's custom calls for
-linalg). Run on 2026-12-05 it found what the README's "JAX's own programs" lists; float -> int converts of
-out-of-range values (convert_f2i, convert_f2u8) are left to differ: the spec leaves them open, XLA saturates.
-On 2026-12-07: reference 167, iree:cpu 168, iree:vmvx 167 of 169 agree (those converts); iree:cuda compiles 169
-(before that day's fft rewrite for cuda, 166), and with --cuda-export 169 (before the cuSOLVER calls, 135). The five
-tridiagonal cases added later that day agree on every backend (tridiagonal_upper_f64 on iree:cpu once its reverse
-of a slice of a slice compiled) and compile for cuda but tridiag_solve_c64 (IREE's stream partitioning).
+174 functions: numpy and jax.numpy idioms, sorting and searching (NaN, -0.0, ties), gathers and scatters, control flow
+(while, scan, cond, switch), random numbers, special functions, convolutions and pooling with their gradients, FFTs,
+complex numbers, bf16/f16, unsigned and 64-bit integers, and jnp.linalg / jax.scipy.linalg (LAPACK custom calls, the
+tridiagonal solve and reduction among them). A case passes where every result has JAX's shape and dtype and its values
+within the case's tolerance (integers and booleans exactly). Prints one line per failing case (every case with -v) and
+a count per backend. iree:cuda only compiles here (no GPU): a case passes where its module compiles, lowered for JAX's
+CPU or, with --cuda-export, exported for cuda (jax.export, platforms=["cuda"]: cuSOLVER's custom calls for linalg).
+Run on 2026-12-05 it found what the README's "JAX's own programs" lists; float -> int converts of out-of-range values
+(convert_f2i, convert_f2u8) are left to differ: the spec leaves them open, XLA saturates. On 2026-12-07: reference
+167, iree:cpu 168, iree:vmvx 167 of 169 agree (those converts); iree:cuda compiles 169 (before that day's fft rewrite
+for cuda, 166), and with --cuda-export 169 (before the cuSOLVER calls, 135). The five tridiagonal cases added later
+that day agree on every backend (tridiagonal_upper_f64 on iree:cpu once its reverse of a slice of a slice compiled)
+and compile for cuda but tridiag_solve_c64 (IREE's stream partitioning).
 """
 from __future__ import annotations
 
