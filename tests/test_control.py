@@ -292,3 +292,37 @@ def test_jax_exported_control_flow_runs_everywhere():
         got = hj.from_mlir(text, backend=backend)(x, n)
         for g, w in zip(got, want):
             assert_close(g, np.asarray(w), F32)
+
+
+def _long_scans(x, rows):
+    """Scans long enough to run in blocks once control.BLOCKED_FROM is lowered (23 steps: 5 blocks of 4, 3 left):
+    a pytree of ys, reverse, a length without xs, unrolled, and no y at all."""
+    return {
+        "forward": ops.scan(lambda c, v: (c * 0.5 + v, {"c": c, "big": v > 0}), np.float32(0.25), x),
+        "reverse": ops.scan(lambda c, r: (c + r.sum() * 0.1, r * c), ops.zeros(()), rows, reverse=True),
+        "length": ops.scan(lambda c, _: (c * 1.1 + 1, c), np.float32(1), None, length=23),
+        "unrolled": ops.scan(lambda c, v: (c * v + 1, c), np.float32(0.5), x, reverse=True, unroll=3),
+        "no_y": ops.scan(lambda c, v: (c - v * c, None), np.float32(2), x)[0],
+    }
+
+
+@pytest.mark.parametrize("backend", ["reference", "iree:cpu"])
+def test_long_scans_run_in_blocks_and_give_one_loops_bits(backend, monkeypatch):
+    """A scan of BLOCKED_FROM steps or more is a scan of blocks of scans (IREE copies a loop's stacked outputs
+    every iteration): the same steps in the same order, so the same bits as one loop, and the same gradient."""
+    from hlojit.frontend import control
+    rng = np.random.default_rng(11)
+    x, rows = rng.standard_normal(23).astype(F32), rng.standard_normal((23, 3)).astype(F32)
+    loss = lambda x, rows: ops.sum(_long_scans(x, rows)["forward"][1]["c"] ** 2)   # noqa: E731
+    one_loop = hj.jit(_long_scans, backend=backend)(x, rows), hj.jit(hj.grad(loss), backend=backend)(x, rows)
+    monkeypatch.setattr(control, "BLOCKED_FROM", 8)
+    text = hj.jit(_long_scans).lower(x, rows).as_text()
+    assert text.count("stablehlo.while") == 5 * 3, "each scan: the blocks' loop, a block's loop, the 3 steps left"
+    blocked = hj.jit(_long_scans, backend=backend)(x, rows), hj.jit(hj.grad(loss), backend=backend)(x, rows)
+    for a, b in zip(*(hj.tree_util.tree_leaves(r) for r in (one_loop, blocked))):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    c, cs = np.float32(0.25), []
+    for v in x:
+        cs.append(c)
+        c = np.float32(c * np.float32(0.5) + v)
+    np.testing.assert_array_equal(np.asarray(blocked[0]["forward"][1]["c"]), np.array(cs, F32))
