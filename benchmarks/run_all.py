@@ -49,6 +49,7 @@ SCRIPTS = {  # script -> what it measures (run after the table, each prints its 
     "distributed": "data-parallel MLP training step on 1 and 2 MPI processes; all_reduce against raw mpi4py",
     "fft": "complex64 FFTs of 2**20, 1000 and 997 points against numpy (pocketfft) and jax.numpy.fft",
     "linalg": "cholesky, solve, qr, eigh, svd of 256x256 and 1024x1024 f32 against numpy (LAPACK) and JAX",
+    "long_scans": "a scalar recurrence scanned over 4,096 and 65,536 steps (blocked and one loop) against lax.scan",
 }
 
 
