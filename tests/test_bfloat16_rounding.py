@@ -83,3 +83,12 @@ def test_narrow_sources_and_other_targets_are_numpys():
         pass
     else:
         raise AssertionError("300 as int8 was not refused")
+
+
+def test_scalars_and_zeros_convert_without_warnings():
+    """0-d inputs compute in numpy scalars, whose integer arithmetic warns on wrapping (the suite makes a
+    RuntimeWarning an error): a zero's bits once went below 0 in a branch np.where did not take."""
+    for value in (0, 0.0, -0.0, np.int64(0), np.uint64(0), np.int32(0), 1e-50, -1e-50, 7, 2**62):
+        got = astype(value, BF16)
+        assert got.shape == () and float(got) == float(bf16_rounded_once([value])[0]), value
+        assert str(float(got)) == str(float(bf16_rounded_once([value])[0])), value    # the sign of a zero

@@ -65,9 +65,9 @@ def astype(array, dtype) -> np.ndarray:
         finite = np.isfinite(wide)
         bits = narrow.view(np.uint32)
         away = finite & (np.abs(narrow.astype(np.float64)) > np.abs(wide))   # rounded up in magnitude, or to inf
-        bits = np.where(away, bits - np.uint32(1), bits)     # one step toward zero (the sign bit is apart)
+        bits = bits - away.astype(np.uint32)      # one step toward zero (the sign bit is apart; never below 0 there)
         inexact = finite & (bits.view(np.float32).astype(np.float64) != wide)
-        bits = np.where(inexact, bits | np.uint32(1), bits)
+        bits = bits | inexact.astype(np.uint32)
     return np.asarray(bits, np.uint32).view(np.float32).astype(dtype)
 
 
@@ -80,9 +80,8 @@ def _f64_rounded_to_odd(integers: np.ndarray) -> np.ndarray:
     total = high + low
     low_part = total - high
     error = (high - (total - low_part)) + (low - low_part)
-    bits = total.view(np.uint64)
-    bits = np.where((error != 0) & ((error < 0) == (total > 0)), bits - np.uint64(1), bits)   # toward zero
-    bits = np.where(error != 0, bits | np.uint64(1), bits)
+    bits = total.view(np.uint64) - ((error != 0) & ((error < 0) == (total > 0))).astype(np.uint64)   # toward zero
+    bits = bits | (error != 0).astype(np.uint64)
     return np.asarray(bits, np.uint64).view(np.float64)
 
 
