@@ -32,14 +32,16 @@ def python_loop(xs):
 
 
 def contenders(n: int) -> dict:
-    blocked = hj.jit(recurrence, backend="iree:cpu")
-    saved = control.BLOCKED_FROM
-    control.BLOCKED_FROM = n + 1          # traced now, while the threshold is past n: one loop
-    one_loop = hj.jit(recurrence, backend="iree:cpu")
-    one_loop.compile(np.zeros(n, np.float32))
-    control.BLOCKED_FROM = saved
-    found = {"hlojit iree:cpu (blocked)" if n >= saved else "hlojit iree:cpu": blocked}
-    if n >= saved:
+    threshold = control.BLOCKED_FROM
+    name = "hlojit iree:cpu (blocked)" if n >= threshold else "hlojit iree:cpu"
+    found = {name: hj.jit(recurrence, backend="iree:cpu")}
+    if n >= threshold:
+        one_loop = hj.jit(recurrence, backend="iree:cpu")
+        control.BLOCKED_FROM = n + 1          # traced now, while the threshold is past n: one loop
+        try:
+            one_loop.compile(np.zeros(n, np.float32))
+        finally:
+            control.BLOCKED_FROM = threshold
         found["hlojit iree:cpu, one loop"] = one_loop
     try:
         import jax
@@ -56,7 +58,7 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 65536])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    print(f"| steps | contender | first call (s) | call (ms) | vs jax |\n|---|---|---|---|---|")
+    print("| steps | contender | first call (s) | call (ms) | vs jax |\n|---|---|---|---|---|")
     for n in args.sizes:
         xs = np.random.default_rng(0).standard_normal(n).astype(np.float32)
         want = python_loop(xs)[1]
@@ -75,7 +77,7 @@ def main():
         medians = {name: statistics.median(t) for name, t in times.items()}
         base = medians.get("jax.jit(lax.scan)")
         for name, median in medians.items():
-            ratio = f"{base / median:.2f}x" if base else "-"
+            ratio = f"{base / median:.3g}x" if base else "-"
             print(f"| {n:,} | {name} | {first[name]:.2f} | {median * 1e3:.1f} | {ratio} |", flush=True)
 
 
