@@ -14,6 +14,7 @@ import pytest
 
 import hlojit as hj
 from hlojit import ops
+from hlojit.frontend import control
 
 from conftest import BACKENDS, assert_close, line_in
 
@@ -310,7 +311,6 @@ def _long_scans(x, rows):
 def test_long_scans_run_in_blocks_and_give_one_loops_bits(backend, monkeypatch):
     """A scan of BLOCKED_FROM steps or more is a scan of blocks of scans (IREE copies a loop's stacked outputs
     every iteration): the same steps in the same order, so the same bits as one loop, and the same gradient."""
-    from hlojit.frontend import control
     rng = np.random.default_rng(11)
     x, rows = rng.standard_normal(23).astype(F32), rng.standard_normal((23, 3)).astype(F32)
     loss = lambda x, rows: ops.sum(_long_scans(x, rows)["forward"][1]["c"] ** 2)   # noqa: E731

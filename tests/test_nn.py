@@ -1,5 +1,6 @@
 """hj.nn: every layer in one traced program per backend against numpy formulas, initialiser statistics and
 fans (and JAX's numbers when JAX is installed), dropout, and trace-time errors that name op and line."""
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -225,7 +226,6 @@ def test_layers_differentiate_like_finite_differences():
 def test_masked_attention_in_bfloat16_matches_float32():
     """bf16 logits' mask value is bf16's lowest finite number (np.finfo refuses bf16 with ml_dtypes 0.6; the mask
     raised ValueError before dialects.types.finfo took it)."""
-    import ml_dtypes
     rng = np.random.default_rng(3)
     q, k, v = (rng.standard_normal((2, 4, 8)).astype(np.float32) for _ in range(3))
     mask = np.tril(np.ones((4, 4), bool))

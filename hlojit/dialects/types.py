@@ -74,9 +74,8 @@ def astype(array, dtype) -> np.ndarray:
 def _f64_rounded_to_odd(integers: np.ndarray) -> np.ndarray:
     """64-bit integers as f64, rounded to odd: the high and low 32 bits are exact in f64, their sum rounds once,
     and the sum's exact error (Knuth's two-sum) says which way it rounded."""
-    x = integers.astype(np.uint64 if integers.dtype.kind == "u" else np.int64)
-    high = (x >> np.uint64(32) if x.dtype.kind == "u" else x >> 32).astype(np.float64) * 2.0**32
-    low = (x & np.array(0xFFFFFFFF, x.dtype)).astype(np.float64)
+    high = (integers >> 32).astype(np.float64) * 2.0**32      # (an arithmetic shift for int64)
+    low = (integers & 0xFFFFFFFF).astype(np.float64)
     total = high + low
     low_part = total - high
     error = (high - (total - low_part)) + (low - low_part)
