@@ -10,7 +10,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import nn, ops
-from hlojit.pipeline import compile_rewrites, layout, matmul_kernel, normalization_kernels, quirks, window_scatters
+from hlojit.pipeline import compile_rewrites, conv_patches, layout, matmul_kernel, normalization_kernels, quirks, window_scatters
 
 from conftest import LIBRARY_BACKENDS, assert_close
 
@@ -74,7 +74,7 @@ def test_only_llvm_cpu_gets_the_layout():
     # Speed rewrites run last but for the matmul operands' barriers, which must see the graph they leave;
     # select_and_scatter's rewrite after the layout, which moves the op itself channels last (a max-pool gradient),
     # and float compares by bits after both (the layout cannot move through their bitcasts)
-    speed_then_tiling = [layout.channels_last, quirks.requested_winograd,
+    speed_then_tiling = [layout.channels_last, quirks.requested_winograd, conv_patches.convolutions_as_patch_products,
                          window_scatters.select_and_scatters_by_offset, quirks.float_compares_by_bits,
                          matmul_kernel.matmuls_by_kernel,
                          normalization_kernels.softmaxes_by_kernel, normalization_kernels.layer_norms_by_kernel,

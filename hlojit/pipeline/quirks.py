@@ -11,7 +11,7 @@ from iree.compiler import ir
 
 from ..dialects import stablehlo as hlo
 from ..dialects.types import dot_dimensions, dtype_of, enum_attr, shape_of
-from . import (accurate_math, compile_rewrites, conv_gradients, conv_phases, kernels, layout, legalize,
+from . import (accurate_math, compile_rewrites, conv_gradients, conv_patches, conv_phases, kernels, layout, legalize,
                linalg_rewrites, matmul_kernel, normalization_kernels, scatter_rewrites, sort_networks, sort_rewrites,
                vmvx_rewrites, window_scatters)
 from .constant_folding import fold_constants
@@ -204,7 +204,8 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # llvm-cpu's speed rewrites last (a strided convolution's input gradient by stride phases, conv_phases.py, a
 # kernel's as a product of patches, conv_gradients.py, and transposed products as products of swapped operands,
 # layout.py, which vmvx and cuda get first; the input dilations left as padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks
-# for it; then
+# for it; then the convolutions of many input channels as products of patches on the data-tiled flag sets without
+# the matmul kernels (conv_patches.py); then
 # select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
 # get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
 # matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
@@ -238,7 +239,7 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
                  + [sort_networks.sorts_by_network, complex_as_real_pairs_native_ends, fold_constants_of_pairs]
                  + _CPU_SPEC + [
               vector_products_as_reductions, *_GRADIENT_LAYOUTS, conv_gradients.lhs_dilation_as_padding,
-              layout.channels_last, requested_winograd,
+              layout.channels_last, requested_winograd, conv_patches.convolutions_as_patch_products,
               *window_scatters.ALL_TARGETS, float_compares_by_bits, matmul_kernel.matmuls_by_kernel, normalization_kernels.softmaxes_by_kernel,
               normalization_kernels.layer_norms_by_kernel] + compile_rewrites.CPU_AFTER_PAIRS + compile_rewrites.CPU_DATA_TILING,
           "cuda": _FIRST + _GRADIENT_LAYOUTS + sort_rewrites.CUDA + [ffts_beyond_iree_as_real_dft] + _BEFORE_CHLO
@@ -247,11 +248,21 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
                   + compile_rewrites.CUDA}
 
 
+# The cpu rewrites that only some flag sets take: target -> whether it does (every other rewrite runs on all)
+_FLAG_SET_RULES = {
+    **{rewrite: data_tiled for rewrite in compile_rewrites.CPU_DATA_TILING},
+    matmul_kernel.matmuls_by_kernel: uses_matmul_kernels,
+    conv_patches.convolutions_as_patch_products: lambda t: data_tiled(t) and not uses_matmul_kernels(t),
+}
+
+
 def apply(module: ir.Module, target: Target) -> dict:
     """Rewrite `module` for `target`; {rewrite name: ops rewritten} of those that changed something, in the
     order they ran (what `explain` lists and an artifact's manifest counts)."""
-    tiled, own_matmuls = data_tiled(target), uses_matmul_kernels(target)
     with module.context:
         return {quirk.__name__: n for quirk in QUIRKS.get(target.name, ())
-                if (tiled or quirk not in compile_rewrites.CPU_DATA_TILING)
-                and (own_matmuls or quirk is not matmul_kernel.matmuls_by_kernel) and (n := quirk(module))}
+                if _FLAG_SET_RULES.get(quirk, _always)(target) and (n := quirk(module))}
+
+
+def _always(target: Target) -> bool:
+    return True
