@@ -248,7 +248,8 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
                   + compile_rewrites.CUDA}
 
 
-# The cpu rewrites that only some flag sets take: target -> whether it does (every other rewrite runs on all)
+# The cpu rewrites only some flag sets take, each with the test of a target that says whether it does (every
+# other rewrite of a target runs on all its flag sets)
 _FLAG_SET_RULES = {
     **{rewrite: data_tiled for rewrite in compile_rewrites.CPU_DATA_TILING},
     matmul_kernel.matmuls_by_kernel: uses_matmul_kernels,
