@@ -10,7 +10,8 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import nn, ops
-from hlojit.pipeline import compile_rewrites, conv_patches, layout, matmul_kernel, normalization_kernels, quirks, window_scatters
+from hlojit.pipeline import (compile_rewrites, conv_patches, layout, matmul_kernel, normalization_kernels, quirks,
+                             window_scatters)
 
 from conftest import LIBRARY_BACKENDS, assert_close
 
