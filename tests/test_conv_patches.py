@@ -1,5 +1,6 @@
 """pipeline/conv_patches.py: convolutions of 128 input channels or more as one product of their patches on llvm-cpu's
-plain data-tiled builds (the suite's iree:cpu), against a float64 oracle; which flag sets and convolutions it takes."""
+flag sets without the matmul kernels (the suite's iree:cpu), against a float64 oracle; which targets and convolutions
+it takes."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +10,7 @@ from iree.compiler import ir
 import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import quirks
-from hlojit.pipeline.targets import cpu
+from hlojit.pipeline import targets
 
 # (input shape, kernel shape, layout, stride, padding, dilation, groups): 2-D in both layouts, strided, asymmetric and
 # SAME padding, a dilated kernel, 1x1, 1-D and 3-D, and what the rewrite leaves (64 channels, feature groups)
@@ -45,14 +46,16 @@ def test_patch_products_match_a_float64_convolution_on_iree_cpu():
         np.testing.assert_allclose(g, w, rtol=0, atol=2e-5 * np.abs(w).max(), err_msg=f"case {k}")
 
 
-def _rewritten(flag_set: str) -> dict:
+def _rewritten(target) -> dict:
     program = hj.jit(_convolutions).lower(*_arguments(np.float32)).program
     with ir.Context():
         module = ir.Module.parse(str(program.module))
-        return quirks.apply(module, cpu(flag_set=flag_set))
+        return quirks.apply(module, target)
 
 
-@pytest.mark.parametrize("flag_set, taken", [("data-tiling", TAKEN), ("data-tiling+winograd", TAKEN),
-                                             ("data-tiling+matmul-kernels", None)])
-def test_only_data_tiled_builds_without_the_matmul_kernels_take_it(flag_set, taken):
-    assert _rewritten(flag_set).get("convolutions_as_patch_products") == taken
+@pytest.mark.parametrize("target, taken", [
+    (targets.cpu(), TAKEN), (targets.cpu(flag_set="data-tiling+winograd"), TAKEN),
+    (targets.cpu().fallback, TAKEN), (targets.quick(targets.cpu()), TAKEN),
+    (targets.cpu(flag_set="data-tiling+matmul-kernels"), None)], ids=lambda v: getattr(v, "flag_set", str(v)))
+def test_every_cpu_flag_set_but_the_matmul_kernels_takes_it(target, taken):
+    assert _rewritten(target).get("convolutions_as_patch_products") == taken

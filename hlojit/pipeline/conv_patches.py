@@ -1,15 +1,18 @@
-"""Convolutions with many input channels as one product of their patches (im2col), on llvm-cpu's data-tiled flag
-sets that have no hand-written products (the matmul-kernels set convolves by implicit GEMM, matmul_kernel.py).
+"""Convolutions with many input channels as one product of their patches (im2col), on every llvm-cpu flag set but
+the one with hand-written products (data-tiling+matmul-kernels convolves by implicit GEMM, matmul_kernel.py): the
+default `data-tiling` (portable exports, HLOJIT_CPU_FLAGS=data-tiling, the fallback of the others), its Winograd and
+inner-tiled twins, the build without data tiling and tiered compilation's quick build.
 
-Why: IREE 3.13's own convolution (channels last, layout.py) slows as the input channels grow, while its data-tiled
-matmuls do not. Measured on the 2-vCPU Zen 3 (AVX2), 2026-12-07, a 3x3 SAME convolution at batch 8, plain data
-tiling, best of 4 calls: 64 channels at 56x56 38 GFLOP/s as IREE's convolution against 26 as patches times the
-kernel; 128 at 28x28 20 against 61; 256 at 14x14 5.7 against 72; 512 at 7x7 3.1 against 99. ResNet-18 b8's
-forward took 3.9 s so (JAX 0.45). So from PATCHES_FROM_CHANNELS input channels on: the patches [N * out pixels,
-window * C] (each window tap a strided slice of the padded input, concatenated along the channels) times the kernel
-[window * C, O], one data-tiled matmul. Not past MAX_PRODUCT_ELEMENTS patch elements (the copy is the window's size
-times the input's), nor with feature or batch groups, input dilation (conv_phases.py and conv_gradients.py take
-those), window reversal or negative padding: IREE's convolution keeps those.
+Why: IREE 3.13's own convolution (channels last, layout.py) slows as the input channels grow, while its matmuls do
+not. Measured on the 2-vCPU Zen 3 (AVX2), 2026-12-07, a 3x3 SAME convolution at batch 8, plain data tiling, best of
+4 calls: 64 channels at 56x56 38 GFLOP/s as IREE's convolution against 26 as patches times the kernel; 128 at 28x28
+20 against 61; 256 at 14x14 5.7 against 72; 512 at 7x7 3.1 against 99. Without data tiling (iree-benchmark-module,
+median of 3): 256 channels 606 ms against 30, 512 611 against 38; the quick build 616 / 398 against 33 / 32.
+ResNet-18 b8's forward took 3.9 s with plain data tiling (JAX 0.45). So from PATCHES_FROM_CHANNELS input channels
+on: the patches [N * out pixels, window * C] (each window tap a strided slice of the padded input, concatenated
+along the channels) times the kernel [window * C, O], one matmul. Not past MAX_PRODUCT_ELEMENTS patch elements (the
+copy is the window's size times the input's), nor with feature or batch groups, input dilation (conv_phases.py and
+conv_gradients.py take those), window reversal or negative padding: IREE's convolution keeps those.
 """
 from __future__ import annotations
 

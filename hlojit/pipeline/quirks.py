@@ -204,8 +204,8 @@ def fold_constants_of_pairs(module: ir.Module) -> int:
 # llvm-cpu's speed rewrites last (a strided convolution's input gradient by stride phases, conv_phases.py, a
 # kernel's as a product of patches, conv_gradients.py, and transposed products as products of swapped operands,
 # layout.py, which vmvx and cuda get first; the input dilations left as padding; layout.py: one channels-last layout for the whole module; then winograd.py's, where HLOJIT_WINOGRAD asks
-# for it; then the convolutions of many input channels as products of patches on the data-tiled flag sets without
-# the matmul kernels (conv_patches.py); then
+# for it; then the convolutions of many input channels as products of patches on the flag sets without the matmul
+# kernels (conv_patches.py); then
 # select_and_scatter's rewrite (window_scatters.py: after the layout, which moves the op channels last; vmvx and cuda
 # get it after the spec's meaning); then the hand-written products and convolutions of the matmul-kernels flag sets, softmaxes and layer norms on every flag set:
 # matmul_kernel.py, normalization_kernels.py), and after it the matmul operands IREE's llvm-cpu codegen cannot take as they are (compile_rewrites.py: spread splats on every
@@ -253,7 +253,7 @@ QUIRKS = {"vmvx": _FIRST + _GRADIENT_LAYOUTS + [ffts_as_real_dft] + _BEFORE_CHLO
 _FLAG_SET_RULES = {
     **{rewrite: data_tiled for rewrite in compile_rewrites.CPU_DATA_TILING},
     matmul_kernel.matmuls_by_kernel: uses_matmul_kernels,
-    conv_patches.convolutions_as_patch_products: lambda t: data_tiled(t) and not uses_matmul_kernels(t),
+    conv_patches.convolutions_as_patch_products: lambda t: not uses_matmul_kernels(t),
 }
 
 
