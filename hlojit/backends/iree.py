@@ -372,7 +372,8 @@ class Executable:
         """IREE returns an input's buffer as an output when the function passes it through (or reshapes it, or
         folds `x * 1` to x), and one buffer for equal outputs. Two Arrays then share memory: donating one
         would let IREE write into the other. Lines that find such pairs (only those of equal byte size can
-        be) and mark both as viewed, so a donation copies them. Numpy inputs were copies: nothing to check."""
+        be) and mark both as viewed, so a donation copies them. Numpy inputs were copies (r{i} is None): an
+        output whose only candidates are inputs looks its buffer up only where one of them is device-resident."""
         def nbytes(shape, dtype):
             return math.prod(shape) * dtype.itemsize
         inputs_of_size: dict[int, list[int]] = {}     # (computed once: a training step has hundreds of each)
@@ -380,20 +381,28 @@ class Executable:
             if i not in self.donated:
                 inputs_of_size.setdefault(nbytes(shape, dtype), []).append(i)
         outputs_of_size: dict[int, list[int]] = {}
-        checks, inputs, outputs = [], set(), set()
+        candidates: dict[int, list[int]] = {}         # output k -> the inputs it may share a buffer with
+        paired: set[int] = set()                      # outputs that may share one with another output
         for k, (shape, dtype) in enumerate(self._outputs):
             size = nbytes(shape, dtype)
-            for i in inputs_of_size.get(size, ()):
-                checks.append(f"if r{i} is not None and b_o{k} == b_r{i}: shared(A{k}, a{i})")
-                inputs.add(i)
-                outputs.add(k)
-            for j in outputs_of_size.get(size, ()):
-                checks.append(f"if b_o{k} == b_o{j}: shared(A{k}, A{j})")
-                outputs.update((k, j))
+            candidates[k] = inputs_of_size.get(size, [])
+            if outputs_of_size.get(size):
+                paired.update((k, *outputs_of_size[size]))
             outputs_of_size.setdefault(size, []).append(k)
-        # each buffer looked up once (0.6 us each): the MLP's Adam step compared 102 pairs, two lookups a pair
-        return ([f"b_o{k} = buffer_of(o{k})" for k in sorted(outputs)] +
-                [f"b_r{i} = buffer_of(r{i}) if r{i} is not None else None" for i in sorted(inputs)] + checks)
+        inputs = sorted({i for k in candidates for i in candidates[k]})
+        # each buffer looked up once (0.6 us each: x**4 + 1's call on numpy was ~7 us), and only where it can matter
+        lines = [f"b_r{i} = buffer_of(r{i}) if r{i} is not None else None" for i in inputs]
+        for k in sorted(set(paired) | {k for k in candidates if candidates[k]}):
+            if k in paired or len(candidates[k]) > 8:
+                lines.append(f"b_o{k} = buffer_of(o{k})")
+            else:
+                lines.append(f"b_o{k} = buffer_of(o{k}) if {' or '.join(f'b_r{i} is not None' for i in candidates[k])}"
+                             " else None")
+        for k in sorted(candidates):
+            lines += [f"if b_r{i} is not None and b_o{k} == b_r{i}: shared(A{k}, a{i})" for i in candidates[k]]
+            lines += [f"if b_o{k} == b_o{j}: shared(A{k}, A{j})" for j in outputs_of_size[nbytes(*self._outputs[k])]
+                      if j < k]
+        return lines
 
 
 def _buffer_of(ref):
