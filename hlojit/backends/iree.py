@@ -386,15 +386,13 @@ class Executable:
             outputs_of_size.setdefault(size, []).append(k)
         candidates = {k: inputs_of_size.get(size, []) for k, size in enumerate(sizes)}   # inputs output k may share
         paired = {k for same in outputs_of_size.values() if len(same) > 1 for k in same}  # ... or other outputs
-        inputs = sorted({i for k in candidates for i in candidates[k]})
         # each buffer looked up once (0.6 us each: x**4 + 1's call on numpy was ~7 us), and only where it can matter
-        lines = [f"b_r{i} = buffer_of(r{i}) if r{i} is not None else None" for i in inputs]
+        lines = [f"b_r{i} = buffer_of(r{i}) if r{i} is not None else None"
+                 for i in sorted({i for inputs in candidates.values() for i in inputs})]
         for k in sorted(paired | {k for k in candidates if candidates[k]}):
-            if k in paired or len(candidates[k]) > 8:
-                lines.append(f"b_o{k} = buffer_of(o{k})")
-            else:
-                lines.append(f"b_o{k} = buffer_of(o{k}) if {' or '.join(f'b_r{i} is not None' for i in candidates[k])}"
-                             " else None")
+            resident = " or ".join(f"b_r{i} is not None" for i in candidates[k])   # a device-resident candidate
+            lines.append(f"b_o{k} = buffer_of(o{k})" if k in paired or len(candidates[k]) > 8 else
+                         f"b_o{k} = buffer_of(o{k}) if {resident} else None")
         for k in sorted(candidates):
             lines += [f"if b_r{i} is not None and b_o{k} == b_r{i}: shared(A{k}, a{i})" for i in candidates[k]]
             lines += [f"if b_o{k} == b_o{j}: shared(A{k}, A{j})" for j in outputs_of_size[sizes[k]] if j < k]
