@@ -368,11 +368,12 @@ BLOCKED_FROM = 16384
 def _blocked_scan(f, init, x_leaves, x_tree, n: int, reverse: bool, unroll):
     """The scan of n steps as an outer scan over blocks of b ~ sqrt(n) steps whose body is an inner scan of a block,
     and the steps past the last whole block as a scan of their own. Why: IREE 3.13 copies a loop's stacked outputs
-    whole every iteration (../shared/IREE_NOTES.md, loops), n^2 elements for n steps; blocked, the inner loop copies
-    its block's b each step and the outer the whole once a block, ~2 n sqrt(n). Measured (iree:cpu, 2-vCPU Zen 3,
-    a scalar f32 recurrence): 65,536 steps 764 -> 260 ms. The same f on the same x in the same order: the results
-    are those of one loop, bit for bit. In reverse the blocks cover the last steps, which run first. `unroll`
-    unrolls the inner loops (and the steps past the last block)."""
+    whole every iteration (its stream IR allocates and copies the carried buffer: README, Linear algebra), n^2
+    elements for n steps; blocked, the inner loop copies its block's b each step and the outer the whole once a
+    block, ~2 n sqrt(n). Measured (iree:cpu, 2-vCPU Zen 3, a scalar f32 recurrence): 65,536 steps 764 -> 260 ms.
+    The same f on the same x in the same order: the results are those of one loop, bit for bit. In reverse the
+    blocks cover the last steps, which run first. `unroll` unrolls the inner loops (and the steps past the last
+    block)."""
     from .ops import concatenate, reshape
     block = 1 << round(np.log2(np.sqrt(n)))
     blocks, rest = divmod(n, block)

@@ -106,16 +106,16 @@ def fingerprinted_modules() -> tuple:
     from ..dialects import build, regions, stablehlo, types
     from . import (accurate_math, compile_rewrites, compiler, complex_math_pairs, complex_pairs, constant_folding,
                    conv_gradients, conv_patches, conv_phases, eigh_kernel, factorization_kernels, fft_rewrites,
-                   kernel_epilogues, kernel_rows, kernel_text, kernels, layout, legalize, linalg_rewrites, matmul_kernel,
-                   normalization_kernels, qr_kernels, quirks, register_tiles, rotation_buffer, scatter_rewrites,
-                   sessions, sort_networks, sort_rewrites, subnormal_compares, svd_kernel, values, vm_rewrites,
-                   vmvx_rewrites, window_scatters, winograd)
-    return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, conv_gradients, conv_patches,
-            conv_phases, eigh_kernel, factorization_kernels, fft_rewrites, kernel_epilogues, kernel_rows, kernel_text,
-            kernels, matmul_kernel, qr_kernels, register_tiles, rotation_buffer, svd_kernel, normalization_kernels,
-            window_scatters, layout, legalize, accurate_math, linalg_rewrites, values, quirks, scatter_rewrites,
-            sessions, sort_networks, sort_rewrites, stablehlo, regions, build, types, subnormal_compares, vm_rewrites,
-            vmvx_rewrites, winograd,
+                   kernel_epilogues, kernel_rows, kernel_text, kernels, layout, legalize, linalg_rewrites,
+                   matmul_kernel, normalization_kernels, qr_kernels, quirks, register_tiles, rotation_buffer,
+                   scatter_rewrites, sessions, sort_networks, sort_rewrites, subnormal_compares, svd_kernel, values,
+                   vm_rewrites, vmvx_rewrites, window_scatters, winograd)
+    return (compiler, compile_rewrites, complex_math_pairs, complex_pairs, constant_folding, conv_gradients,
+            conv_patches, conv_phases, eigh_kernel, factorization_kernels, fft_rewrites, kernel_epilogues, kernel_rows,
+            kernel_text, kernels, matmul_kernel, qr_kernels, register_tiles, rotation_buffer, svd_kernel,
+            normalization_kernels, window_scatters, layout, legalize, accurate_math, linalg_rewrites, values, quirks,
+            scatter_rewrites, sessions, sort_networks, sort_rewrites, stablehlo, regions, build, types,
+            subnormal_compares, vm_rewrites, vmvx_rewrites, winograd,
             *constant_folding.EVALUATOR_MODULES)
 
 
