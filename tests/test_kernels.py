@@ -4,6 +4,8 @@ the traced op, the rewrite on each target, and the kernel's numbers against nump
 tests/test_spectral_kernels.py."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from iree.compiler import ir
@@ -11,6 +13,7 @@ from iree.compiler import ir
 import hlojit as hj
 from hlojit import ops
 from hlojit.pipeline import kernels, quirks, register_tiles, targets
+from conftest import line_in
 
 
 def spd(shape, dtype, seed=0):
@@ -47,6 +50,19 @@ def test_cholesky_traces_to_one_composite_and_its_decomposition():
     text = str(hj.jit(ops.linalg.cholesky).lower(np.eye(4, dtype=np.float32)).program.module)
     assert text.count('stablehlo.composite "hlojit.cholesky" %arg0 {decomposition = @hlojit_cholesky_0}') == 1
     assert "func.func private @hlojit_cholesky_0(%arg0: tensor<4x4xf32>) -> tensor<4x4xf32>" in text
+
+
+def test_every_op_of_the_decomposition_names_the_users_line():
+    """The decomposition's ops are built at the user's line found once (trace.at_user_location), as the walk of
+    each op's frames found it."""
+    def solve(a, b):
+        return ops.linalg.solve(a, b)   # the line
+    module = hj.jit(solve).lower(np.eye(3, dtype=np.float32), np.ones(3, np.float32)).program.module
+    text = module.operation.get_asm(enable_debug_info=True)
+    line = line_in(__file__, "ops.linalg.solve(a, b)   # the line")
+    private = text[text.index("func.func private"):]
+    locations = set(re.findall(r'loc\("([^"]+)":(\d+):\d+\)', private))
+    assert locations == {(__file__, str(line))}, locations
 
 
 def test_the_decomposition_is_traced_once_per_operand_type():
