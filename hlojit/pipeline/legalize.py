@@ -46,13 +46,14 @@ _OPAQUE = frozenset({"hal.executable.source", "hal.executable", "flow.executable
 
 def walk(op):
     """Every op nested in `op`, depth first (a list per block: a rewrite may erase what it has seen); an executable
-    is listed, not entered (_OPAQUE)."""
+    is listed, not entered (_OPAQUE). The regions are asked for before the name: most ops have none, and `.name`
+    builds a string (the quirks walk each module ~60 times: 2.7k ops of a factorization 13 -> 6 ms a walk)."""
     for region in op.regions:
         for block in region.blocks:
             for inner in list(block.operations):
                 inner = inner.operation
                 yield inner
-                if inner.name not in _OPAQUE:
+                if inner.regions and inner.name not in _OPAQUE:
                     yield from walk(inner)
 
 
