@@ -186,6 +186,30 @@ def test_only_compiling_or_explaining_measures_the_machine(monkeypatch):
         backend.target
 
 
+def test_a_program_without_products_convolutions_or_ffts_measures_nothing(fresh, monkeypatch):
+    """It compiles alike under every flag set: the default set, with no measuring (a fresh install's first
+    x.sin() + 1 waited 16 s for it); a product anywhere in the module (a composite's decomposition too) measures."""
+    measured = []
+    monkeypatch.setattr(tuning, "machine_target", lambda *args, **kwargs: measured.append(1) or cpu(
+        flag_set="inner-tiled"))
+    backend = IreeBackend("iree:cpu", cpu(), tune_machine=True)
+    monkeypatch.setattr(hj.backends, "_CACHE", {**hj.backends._CACHE, "iree:cpu": backend})
+    x = np.linspace(-1, 1, 6, dtype=np.float32)
+    elementwise = hj.jit(lambda x: ops.sin(x) * 2.0 + ops.cumsum(x), backend="iree:cpu")
+    np.testing.assert_allclose(np.asarray(elementwise(x)), np.sin(x) * 2 + np.cumsum(x), rtol=1e-6)
+    assert not measured and elementwise.compile(x).compiled.target.flag_set == "data-tiling"
+    assert elementwise.explain(x).target.flag_set == "data-tiling" and not measured
+    assert hj.backends.target_named("cpu", elementwise.lower(x).program).flag_set == "data-tiling"
+    for f, args in ((lambda x: x @ x.T, [x.reshape(2, 3)]), (ops.linalg.inv, [np.eye(3, dtype=np.float32) * 2]),
+                    (lambda x: ops.fft.fft(x).real, [x])):
+        program = hj.jit(f).lower(*args).program
+        assert tuning.flag_set_matters(program)
+        assert backend.target_for(program).flag_set == "inner-tiled"
+    assert measured == [1]
+    monkeypatch.setenv("HLOJIT_CPU_FLAGS", "inner-tiled")    # pinned: every program takes the pinned set
+    assert backend.target_for(elementwise.lower(x).program).flag_set == "inner-tiled"
+
+
 
 def three_shapes(x, w, v, u):
     """3x3 convolutions of three shapes (the second twice): Winograd's choice is per shape."""

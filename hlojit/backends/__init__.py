@@ -35,14 +35,16 @@ def get(name: str | None = None):
     return _CACHE[name]
 
 
-def target_named(name: str):
-    """The target `name` ("cpu", "vmvx", "cuda", or "iree:" before one) as its IREE backend compiles for it: "cpu"
-    is this machine's measured flag set (pipeline/tuning.py; HLOJIT_CPU_FLAGS pins one), so what `explain` and
-    `export` compile is what a call runs. ValueError for a name that is no target."""
+def target_named(name: str, program=None):
+    """The target `name` ("cpu", "vmvx", "cuda", or "iree:" before one) as its IREE backend compiles for it (`program`
+    where given: IreeBackend.target_for): "cpu" is this machine's measured flag set (pipeline/tuning.py;
+    HLOJIT_CPU_FLAGS pins one), so what `explain` and `export` compile is what a call runs. ValueError for a name
+    that is no target."""
     bare = name.removeprefix("iree:")
     if bare not in targets.TARGETS:
         targets.get(bare)   # raises ValueError naming the known targets
-    return get("iree:" + bare).target
+    backend = get("iree:" + bare)
+    return backend.target if program is None else backend.target_for(program)
 
 
 def device_put(x, backend: str | None = None) -> Array:

@@ -1,22 +1,21 @@
 """Running vmfbs with the IREE runtime: devices, loaded executables and the call fast path.
 
-Devices live in one process-wide registry and, with the VM instance and their HAL modules, are never
-freed: a buffer freed after its device segfaults, and Python's exit frees globals in no promised order
-(teardown.py, which also stops daemon threads' calls at exit). On the CPU each executable picks its driver
-by the work it does: `local-sync` runs inline (p50 3-4 us per call, steady) and wins for small functions;
-`local-task` uses every core and is ~2x faster on big kernels but costs ~10-110 us per call on 2 vCPUs
-(../shared/IREE_NOTES.md), and loses to local-sync on a loaded machine, so big functions race the two per
-call (iree_drivers.py). `hj.jit(f, driver=...)` pins a driver; local-task's thread count is process-wide
-(set_cpu_threads).
+Devices live in one process-wide registry and, with the VM instance and their HAL modules, are never freed: a buffer
+freed after its device segfaults, and Python's exit frees globals in no promised order (teardown.py, which also stops
+daemon threads' calls at exit). On the CPU each executable picks its driver by the work it does: `local-sync` runs
+inline (p50 3-4 us per call, steady) and wins for small functions; `local-task` uses every core and is ~2x faster on
+big kernels but costs ~10-110 us per call on 2 vCPUs, and loses to local-sync on a loaded machine, so big functions
+race the two per call (iree_drivers.py). `hj.jit(f, driver=...)` pins a driver; local-task's thread count is
+process-wide (set_cpu_threads).
 
 Calls are synchronous. What runs on local-task is compiled with `--iree-execution-model=async-external`
-(FENCED_FLAGS): its functions take wait/signal fences, `invoke` returns once the work is queued, and the call
-sleeps through most of the wait its recent calls had (PACE), then polls the signal fence (POLL_SECONDS between
-looks) before it returns. Why: IREE 3.13's own wait keeps the
-calling thread busy, 2.0-2.8 ms of CPU per MLP 784-512-512-10 forward (b256) beside the workers' ~4, which on a
-shared VM takes a core's share from the workers; polled, that forward ran 4.26 ms a call against 6.72 at load
-~12 (0.68x -> 1.07x JAX), its fastest calls unchanged (docs/speed_history.md). Executables tell the ABI from the
-function's reflection (`iree.abi.model`), so sync-model vmfbs (local-sync's, tuning's) run as before.
+(FENCED_FLAGS): its functions take wait/signal fences, `invoke` returns once the work is queued, and the call sleeps
+through most of the wait its recent calls had (PACE), then polls the signal fence (POLL_SECONDS between looks) before
+it returns. Why: IREE 3.13's own wait keeps the calling thread busy, 2.0-2.8 ms of CPU per MLP 784-512-512-10 forward
+(b256) beside the workers' ~4, which on a shared VM takes a core's share from the workers; polled, that forward ran
+4.26 ms a call against 6.72 at load ~12 (0.68x -> 1.07x JAX), its fastest calls unchanged (docs/speed_history.md).
+Executables tell the ABI from the function's reflection (`iree.abi.model`), so sync-model vmfbs (local-sync's,
+tuning's) run as before.
 """
 from __future__ import annotations
 
@@ -36,6 +35,7 @@ from ..errors import BackendError, CompileError
 from . import check_donations, cpu_threads, iree_drivers
 from .teardown import COMPILING, Gate, keep_until_process_end
 from ..pipeline import Compiled, Program, Target, compile_cached, compile_worker, halves, targets, tiered, tuning
+from ..pipeline.legalize import walk
 from .array import Array
 
 _INSTANCE = None
@@ -143,14 +143,7 @@ _IN_PLACE_OPS = registry.op_set({"stablehlo.sort", "stablehlo.scatter", "stableh
 
 def writes_arguments(program: Program) -> bool:
     """Whether IREE may write into @main's argument buffers: then device-resident Arrays are copied per call."""
-    def walk(op) -> bool:
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    if inner.operation.name in _IN_PLACE_OPS or walk(inner.operation):
-                        return True
-        return False
-    return walk(program.module.operation)
+    return any(op.name in _IN_PLACE_OPS for op in walk(program.module.operation))
 
 
 def work_estimate(program: Program) -> int:
@@ -420,11 +413,7 @@ def call_timer(compiled: Compiled, function: str, arguments, outputs):
     and returns the seconds that took: how tuning.py compares flag sets. Called once here (a warm-up)."""
     executable = Executable(compiled, [(a.shape, a.dtype) for a in arguments], outputs, "local-task",
                             function=function, name=function)
-    dev = device("local-task")
-    resident = [Array(dev.allocator.allocate_buffer_copy(
-        memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
-        buffer=np.ascontiguousarray(a), element_type=_ELEMENT_TYPES[a.dtype]).ref, a.shape, a.dtype, "local-task")
-        for a in arguments]
+    resident = [_on_device(np.array(a, order="C"), "local-task") for a in arguments]
     executable(resident)
 
     def seconds() -> float:
@@ -432,6 +421,15 @@ def call_timer(compiled: Compiled, function: str, arguments, outputs):
         executable(resident)
         return time.perf_counter() - start
     return seconds
+
+
+def _on_device(array: np.ndarray, driver: str) -> Array:
+    """A copy of the C-ordered `array` in a buffer of `driver`'s device, as an Array."""
+    dev = device(driver)
+    view = dev.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL, device=dev,
+                                              allowed_usage=rt.BufferUsage.DEFAULT, buffer=array,
+                                              element_type=_ELEMENT_TYPES[array.dtype])
+    return Array(view.ref, array.shape, array.dtype, driver)
 
 
 def _upgrade(quick: Executable, make, optimised: Compiled, on_upgrade):
@@ -476,12 +474,13 @@ class Chain:
 
 class IreeBackend:
     """`tune_machine`: the target is the cpu target with this machine's measured flag set (tuning.py),
-    chosen when first needed."""
+    chosen when first needed; a program the flag sets compile alike takes the default set (`target_for`)."""
 
     def __init__(self, name: str, target: Target, tune_machine: bool = False):
         self.name = name
         self.driver = target.driver    # the same for every flag set: known without tuning
         self._target = target
+        self._untuned = tuning.default_set(target) if tune_machine else None   # for programs no set changes
         self._tune_machine = tune_machine
 
     @property
@@ -491,13 +490,19 @@ class IreeBackend:
             self._tune_machine = False
         return self._target
 
+    def target_for(self, program: Program) -> Target:
+        """`target`, but the default set (no measuring, one cache entry) for a program the sets compile alike, with
+        no product, convolution or FFT (tuning.flag_set_matters), where the set is measured (not pinned)."""
+        if self._untuned is not None and tuning.pinned() is None and not tuning.flag_set_matters(program):
+            return self._untuned
+        return self.target
+
     def expect_compile(self):
         """A program is about to be traced for this backend: start a compile worker now, so its start-up runs
         beside the trace (pipeline/compile_worker.py); two where big programs compile as halves, which take one
-        each. Measured (ResNet-18 b8 forward, a second between jit and the call, 2026-12-05, while a worker took
-        ~0.9 s to start, ~0.4 since): compile and load 2.24-2.55 s against 2.7-3.1 with one (the second half waited
-        for its worker's start); a two-op function's first call right after jit 1.09-1.11 s against 1.05-1.09. An
-        idle worker holds ~107 MB."""
+        each. Measured (ResNet-18 b8 forward, a second between jit and the call, 2026-12-05, a worker's start ~0.9 s
+        then): compile and load 2.24-2.55 s against 2.7-3.1 with one; a two-op function's first call right after jit
+        1.09-1.11 s against 1.05-1.09. An idle worker holds ~107 MB."""
         compile_worker.prestart(2 if halves.enabled() else 1)
 
     def load(self, program: Program, driver: str | None = None, autotune: bool = False,
@@ -537,7 +542,7 @@ class IreeBackend:
         caller cannot swap, or the persistent cache has the whole program, it loads whole. Other halves compile where
         tiering does not apply (where it does, its quick build goes first)."""
         split = halves.halves(program, work) if halves.enabled() else None
-        if split is None or split.interim != tiered.applies(program, self.target):
+        if split is None or split.interim != tiered.applies(program, self.target_for(program)):
             return None
         background = None
         if split.interim:
@@ -567,7 +572,7 @@ class IreeBackend:
     def _plan(self, program: Program, driver: str | None, work: int) -> tuple[Target, str, bool]:
         """(target, driver, race) of a program: the driver given, or by its `work` (work_estimate), raced unless
         given; local-task's cpu builds take polled fences (module doc)."""
-        target = self.target
+        target = self.target_for(program)
         race = driver is None   # not pinned: big CPU work races local-task against local-sync
         driver = driver or choose_driver(target, work)
         if driver == "local-task" and target.name == "cpu":
@@ -583,17 +588,12 @@ class IreeBackend:
     def put(self, array: np.ndarray) -> Array:
         """One copy of `array` in a buffer of this backend's device: calls take it as it is, with no upload.
         CPU drivers share host memory, so the Array serves local-sync and local-task calls alike."""
-        driver = self.driver
-        dev = device(driver)
         buffer = np.array(array, order="C")  # (keeps 0-d 0-d)
         _PUT_GATE.acquire()  # the copy releases the GIL (teardown.py)
         try:
-            view = dev.allocator.allocate_buffer_copy(memory_type=rt.MemoryType.DEVICE_LOCAL,
-                                                      allowed_usage=rt.BufferUsage.DEFAULT, device=dev,
-                                                      buffer=buffer, element_type=_ELEMENT_TYPES[array.dtype])
+            return _on_device(buffer, self.driver)
         finally:
             _PUT_GATE.release()
-        return Array(view.ref, array.shape, array.dtype, driver)
 
     def __repr__(self):
         return f"<backend {self.name}>"

@@ -456,14 +456,13 @@ class Exec:
         program = self.lower(*args, **kwargs).program
         if target is not None:   # a name: what that backend's calls compile (cpu: the machine's flag set)
             return explain.explain(program, target if isinstance(target, targets.Target) else
-                                   backends.target_named(target))
-        target = getattr(self.backend, "target", None)
-        if target is None:
+                                   backends.target_named(target, program))
+        if not hasattr(self.backend, "target_for"):   # the reference backend (`target` would measure the machine)
             return explain.explain(program, targets.cpu())
-        if self.autotune and target.name == "cpu":   # as backend.load does
-            choice = tuning.choose(program, target, call_timer)
+        if self.autotune and self.backend.target.name == "cpu":   # as backend.load does
+            choice = tuning.choose(program, self.backend.target, call_timer)
             return explain.explain(choice.source, choice.target, choice.report)
-        return explain.explain(program, target)
+        return explain.explain(program, self.backend.target_for(program))
 
     def compile(self, *args, **kwargs):
         """The backend executable for these arguments' signature, compiled now if it is not cached yet.

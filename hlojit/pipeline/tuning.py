@@ -9,7 +9,9 @@ candidates on the idle 2-vCPU Xeon, 2026-12-06).
 
 Two levels:
 - per machine (`machine_target`, what `iree:cpu` uses): the candidate whose microbenchmarks are fastest
-  (the geometric mean of each one's time against the best candidate's). Measured on first use; the
+  (the geometric mean of each one's time against the best candidate's). Measured on first use by a program with
+  a product, convolution or FFT (`flag_set_matters`: the others compile alike under every set and take the default
+  one, IreeBackend.target_for); the
   choice is remembered in the compile cache folder as `tuning-<key>.json`, keyed by the host CPU's
   features, the IREE compiler's version, the candidates' flags and the microbenchmarks. HLOJIT_CACHE=0
   keeps it in this process only; HLOJIT_CPU_FLAGS=<name> pins a set and measures nothing.
@@ -54,6 +56,7 @@ from iree.compiler import ir
 from ..dialects.types import short_signature
 from ..errors import ConfigError
 from . import cache, private_files, winograd
+from .legalize import walk
 from .compiler import Compiled, compile_program
 from .program import Program
 from .targets import CPU_FLAG_SETS, Target, cpu, cpu_name_of
@@ -142,6 +145,18 @@ def machine_target(timer, cpu_name: str = "host", candidates=tuple(CPU_FLAG_SETS
         return chosen
 
 
+# The ops the flag sets compile differently (data or inner tiling of products, the matmul kernels and patch products,
+# Winograd; an FFT becomes products): a program with none of them, anywhere in its module, compiles alike under each
+FLAG_SENSITIVE_OPS = frozenset({"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution", "stablehlo.fft"})
+
+
+def flag_set_matters(program: Program) -> bool:
+    """Whether `program` has an op whose compiling the cpu flag sets differ in (FLAG_SENSITIVE_OPS). Why ask: a
+    program without one runs the same on the default set, and measuring the machine (16 s on the 2-vCPU Zen 3,
+    2026-12-08) made a fresh install's first x.sin() + 1 take 17 s."""
+    return any(op.name in FLAG_SENSITIVE_OPS for op in walk(program.module.operation))
+
+
 def measure_machine(timer, cpu_name, candidates, benchmarks, rounds: int = ROUNDS) -> dict:
     """Compile the microbenchmarks with each candidate and time them: the record of what was measured."""
     start = time.perf_counter()
@@ -213,6 +228,12 @@ def describe(record: dict) -> str:
 
 def _noted(target: Target, note: str) -> Target:
     return dataclasses.replace(target, note=note)
+
+
+def default_set(target: Target) -> Target:
+    """The default cpu `target`, noted as what a program the flag sets compile alike takes (flag_set_matters)."""
+    return _noted(target, "the default flag set: the program has no product, convolution or FFT, which the sets "
+                          "differ in")
 
 
 # --- the per-program search ---
