@@ -68,8 +68,8 @@ class AtUserLocation:
     """Every op built inside takes the user's line found once on entry: for library code that calls no user
     function (a composite's decomposition), whose ops all have that line anyway. Why: finding it walks ~30 frames
     of hlojit per op, ~12 us of the ~130 each op of a factorization took to trace (40 of 450 ms for svd, qr, eigh
-    and inv of 6 x 5). (A class: a
-    contextlib generator's __enter__ is called from contextlib.py, which the walk would take for the user's.)"""
+    and inv of 6 x 5). A class, not a contextlib generator: its __enter__ is called from contextlib.py, which the
+    walk would take for the user's line."""
 
     def __enter__(self):
         self._before = getattr(_local, "location", None)

@@ -11,10 +11,9 @@ Two levels:
 - per machine (`machine_target`, what `iree:cpu` uses): the candidate whose microbenchmarks are fastest
   (the geometric mean of each one's time against the best candidate's). Measured on first use by a program with
   a product, convolution or FFT (`flag_set_matters`: the others compile alike under every set and take the default
-  one, IreeBackend.target_for); the
-  choice is remembered in the compile cache folder as `tuning-<key>.json`, keyed by the host CPU's
-  features, the IREE compiler's version, the candidates' flags and the microbenchmarks. HLOJIT_CACHE=0
-  keeps it in this process only; HLOJIT_CPU_FLAGS=<name> pins a set and measures nothing.
+  one, IreeBackend.target_for); the choice is remembered in the compile cache folder as `tuning-<key>.json`, keyed
+  by the host CPU's features, the IREE compiler's version, the candidates' flags and the microbenchmarks.
+  HLOJIT_CACHE=0 keeps it in this process only; HLOJIT_CPU_FLAGS=<name> pins a set and measures nothing.
 - per program (`autotune`, on opt-in: `hj.jit(f, autotune=True)` or HLOJIT_AUTOTUNE=1): every candidate
   compiled (each vmfb stored in the compile cache under its own key), the program itself timed on
   zero-filled arguments, the fastest kept; the choice is remembered under the program's key. Before that,
@@ -56,8 +55,8 @@ from iree.compiler import ir
 from ..dialects.types import short_signature
 from ..errors import ConfigError
 from . import cache, private_files, winograd
-from .legalize import walk
 from .compiler import Compiled, compile_program
+from .legalize import walk
 from .program import Program
 from .targets import CPU_FLAG_SETS, Target, cpu, cpu_name_of
 
