@@ -200,6 +200,8 @@ def test_a_program_without_products_convolutions_or_ffts_measures_nothing(fresh,
     assert not measured and elementwise.compile(x).compiled.target.flag_set == "data-tiling"
     assert elementwise.explain(x).target.flag_set == "data-tiling" and not measured
     assert hj.backends.target_named("cpu", elementwise.lower(x).program).flag_set == "data-tiling"
+    manifest = hj.export(elementwise, x, path=str(fresh.parent / "elementwise"))   # what its calls compile
+    assert "--iree-llvmcpu-enable-inner-tiled" not in manifest.target["flags"] and not measured
     for f, args in ((lambda x: x @ x.T, [x.reshape(2, 3)]), (ops.linalg.inv, [np.eye(3, dtype=np.float32) * 2]),
                     (lambda x: ops.fft.fft(x).real, [x])):
         program = hj.jit(f).lower(*args).program

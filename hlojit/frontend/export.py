@@ -19,11 +19,11 @@ from . import pytree
 from .jit import Exec
 
 
-def _target(target, portable: bool) -> Target:
+def _target(target, portable: bool, program) -> Target:
     if isinstance(target, str):
         if portable and target.removeprefix("iree:") == "cpu":
             return targets.cpu("generic")
-        return backends.target_named(target)   # "cpu": the flag set this machine's calls compile with
+        return backends.target_named(target, program)   # "cpu": the flag set this machine's calls of it compile with
     if not isinstance(target, Target):
         raise TypeError(f"target must be a name ({', '.join(targets.TARGETS)}) or a hlojit.pipeline.Target, "
                         f"not {type(target).__name__}")
@@ -47,10 +47,10 @@ def export(f, *example_args, path, target="cpu", portable: bool = False, absolut
     `portable` and `absolute_paths` are export's own: `f` cannot take keyword arguments of those names.)"""
     from ..backends import iree as iree_backend  # the runtime loads only when artifacts are used
     exe = f if isinstance(f, Exec) else Exec(f)
-    target = _target(target, portable)
     _, statics, dynamic = exe._bind(example_args, example_kwargs)
     _, paths, treedefs, specs = exe._signature_of(dynamic)
     lowered = exe.lower(*example_args, **example_kwargs)
+    target = _target(target, portable, lowered.program)
     kinds = {name: p.kind.name.lower() for name, p in exe._signature.parameters.items()}
     return artifacts.export(
         lowered.program, target, path,
