@@ -514,12 +514,12 @@ class IreeBackend:
         background = None
         with COMPILING:  # MLIR's and IREE's compiler C++ (teardown.py)
             iree_drivers.OWN_LOAD.sample()   # a compile's CPU time is this process's load, not the machine's
-            work = work_estimate(program)
-            as_halves = None if autotune else self._halves(program, driver, work, on_upgrade)
+            work, target = work_estimate(program), self.target_for(program)
+            as_halves = None if autotune else self._halves(program, driver, work, target, on_upgrade)
         if as_halves is not None:
             return as_halves()
         with COMPILING:
-            target, chosen, race = self._plan(program, driver, work)
+            target, chosen, race = self._plan(target, driver, work)
             if autotune and target.name == "cpu":
                 compiled = tuning.autotune(program, target, call_timer)
             elif on_upgrade is not None:
@@ -533,7 +533,7 @@ class IreeBackend:
             background.start(lambda optimised: _upgrade(executable, make, optimised, on_upgrade))
         return executable
 
-    def _halves(self, program: Program, driver: str | None, work: int, on_upgrade=None):
+    def _halves(self, program: Program, driver: str | None, work: int, target: Target, on_upgrade=None):
         """A big program (`work`: its work_estimate) compiled as two halves at once (pipeline/halves.py), each half
         with its own driver race: a function that makes their Chain; None where it compiles whole (small, control
         flow, or a half that IREE does not compile: the whole program decides then). Interim halves (a training
@@ -542,17 +542,17 @@ class IreeBackend:
         caller cannot swap, or the persistent cache has the whole program, it loads whole. Other halves compile where
         tiering does not apply (where it does, its quick build goes first)."""
         split = halves.halves(program, work) if halves.enabled() else None
-        if split is None or split.interim != tiered.applies(program, self.target_for(program)):
+        if split is None or split.interim != tiered.applies(program, target):
             return None
         background = None
         if split.interim:
             if on_upgrade is None:
                 return None
-            whole_target, whole_driver, whole_race = self._plan(program, driver, work)
+            whole_target, whole_driver, whole_race = self._plan(target, driver, work)
             background = tiered.optimised_later(program, whole_target)
             if background is None:
                 return None
-        plans = [self._plan(part, driver, work_estimate(part)) for part in (split.first, split.second)]
+        plans = [self._plan(self.target_for(part), driver, work_estimate(part)) for part in (split.first, split.second)]
         try:
             compiled = halves.compile_at_once(split, tuple(target for target, _, _ in plans))
         except CompileError:
@@ -569,10 +569,10 @@ class IreeBackend:
             return chain
         return make
 
-    def _plan(self, program: Program, driver: str | None, work: int) -> tuple[Target, str, bool]:
-        """(target, driver, race) of a program: the driver given, or by its `work` (work_estimate), raced unless
-        given; local-task's cpu builds take polled fences (module doc)."""
-        target = self.target_for(program)
+    @staticmethod
+    def _plan(target: Target, driver: str | None, work: int) -> tuple[Target, str, bool]:
+        """(target, driver, race) of a program for `target` (target_for's): the driver given, or by its `work`
+        (work_estimate), raced unless given; local-task's cpu builds take polled fences (module doc)."""
         race = driver is None   # not pinned: big CPU work races local-task against local-sync
         driver = driver or choose_driver(target, work)
         if driver == "local-task" and target.name == "cpu":
