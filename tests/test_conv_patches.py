@@ -9,8 +9,7 @@ from iree.compiler import ir
 
 import hlojit as hj
 from hlojit import ops
-from hlojit.pipeline import quirks
-from hlojit.pipeline import targets
+from hlojit.pipeline import quirks, targets
 
 # (input shape, kernel shape, layout, stride, padding, dilation, groups): 2-D in both layouts, strided, asymmetric and
 # SAME padding, a dilated kernel, 1x1, 1-D and 3-D, and what the rewrite leaves (64 channels, feature groups)

@@ -53,7 +53,7 @@ def test_cholesky_traces_to_one_composite_and_its_decomposition():
 
 
 def test_every_op_of_the_decomposition_names_the_users_line():
-    """The decomposition's ops are built at the user's line found once (trace.AtUserLocation), as the walk of
+    """The decomposition's ops are built at the user's line found once (trace.at_location), as the walk of
     each op's frames found it."""
     def solve(a, b):
         return ops.linalg.solve(a, b)   # the line

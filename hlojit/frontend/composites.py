@@ -78,7 +78,7 @@ def _decomposition(trace, name: str, impl, inputs: list[Tensor], attributes: dic
         with ir.InsertionPoint(trace.module.body):
             fn = func.FuncOp(symbol, ir.FunctionType.get(types, []), visibility="private")
         block = fn.add_entry_block()
-        with ir.InsertionPoint(block), _trace.AtUserLocation():
+        with ir.InsertionPoint(block), _trace.at_location(_trace.user_location()):
             out = impl(*[wrap(a, x.shape, x.dtype, x.weak) for a, x in zip(block.arguments, inputs)])
             outs = list(out) if isinstance(out, tuple) else [out]
             func.ReturnOp([o.value for o in outs])

@@ -64,20 +64,17 @@ def user_location() -> ir.Location:
     return ir.Location.file(frame.f_code.co_filename, frame.f_lineno, 0)
 
 
-class AtUserLocation:
-    """Every op built inside takes the user's line found once on entry: for library code that calls no user
-    function (a composite's decomposition), whose ops all have that line anyway. Why: finding it walks ~30 frames
-    of hlojit per op, ~12 us of the ~130 each op of a factorization took to trace (40 of 450 ms for svd, qr, eigh
-    and inv of 6 x 5). A class, not a contextlib generator: its __enter__ is called from contextlib.py, which the
-    walk would take for the user's line."""
-
-    def __enter__(self):
-        self._before = getattr(_local, "location", None)
-        _local.location = user_location()
-
-    def __exit__(self, *exc):
-        _local.location = self._before
-        return False
+@contextlib.contextmanager
+def at_location(location):
+    """Every op built inside takes `location` (None: each its own user's line). Autodiff's backward ops take their
+    forward op's line; a composite's decomposition takes the user's line found once (`at_location(user_location())`):
+    its library code calls no user function, so every op would find that line, walking ~30 frames of hlojit each,
+    ~12 us of the ~130 each op of a factorization took to trace (40 of 450 ms for svd, qr, eigh and inv of 6 x 5)."""
+    before, _local.location = getattr(_local, "location", None), location
+    try:
+        yield
+    finally:
+        _local.location = before
 
 
 @contextlib.contextmanager

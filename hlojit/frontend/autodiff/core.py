@@ -16,7 +16,6 @@ defined (`derivatives.closed_form`: softmax, log_softmax, gelu, top_k).
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from typing import Callable
@@ -109,16 +108,11 @@ def site_of(op) -> str:
     return f"{os.path.basename(source[0])}:{source[1]}" if source else "<unknown>"
 
 
-@contextlib.contextmanager
 def located(op):
     """Backward ops take the user's line of the forward op they differentiate (for explain)."""
     source = source_of(op)
-    before = getattr(_trace._local, "location", None)
-    _trace._local.location = ir.Location.file(source[0], source[1], 0) if source else before
-    try:
-        yield
-    finally:
-        _trace._local.location = before
+    return _trace.at_location(ir.Location.file(source[0], source[1], 0) if source else
+                              getattr(_trace._local, "location", None))
 
 
 # --- the walk --------------------------------------------------------------------------------------
